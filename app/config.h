@@ -1,0 +1,55 @@
+// The daemon's settings (SPEC §1): flags, each also UVSCHED_<NAME> in the
+// environment; a flag beats its variable.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reactor/http_server.h"
+#include "reactor/log.h"
+
+namespace uvsched {
+
+struct FunctionSize {
+  double cpus = 0;
+  double mem_mib = 0;
+};
+
+struct Config {
+  std::string listen_host = "127.0.0.1";
+  uint16_t listen_port = 10200;  // KubeML's scheduler debug port
+  std::string store = "embedded:./data";
+  std::string ps_url = "http://127.0.0.1:10300";
+  std::string router_url = "http://127.0.0.1:8888";
+  int max_parallelism = 32;
+  uint64_t metrics_poll_interval_ms = 10'000;  // 0 = off
+  uint64_t recompute_interval_ms = 5'000;
+  std::optional<FunctionSize> function_size;
+  uint64_t offer_ttl_ms = 5'000;
+  uint64_t offer_linger_ttl_ms = 120'000;
+  uint64_t reconcile_interval_ms = 300'000;  // 0 = off
+  uint64_t failover_timeout_ms = 120'000;
+  uint64_t agent_timeout_ms = 30'000;
+  LogLevel log_level = LogLevel::kInfo;
+  LogFormat log_format = LogFormat::kText;
+  ServerLimits limits;
+};
+
+struct ConfigResult {
+  enum class Action { kRun, kHelp, kVersion, kError };
+  Action action = Action::kRun;
+  Config config;
+  std::string message;  // the error, or the help/version text
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+// args excludes the program name. env defaults to the process environment.
+ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup& env = nullptr);
+
+std::string_view uvsched_version();
+
+}  // namespace uvsched

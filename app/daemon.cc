@@ -1,0 +1,53 @@
+#include "app/daemon.h"
+
+#include "handlers/ops/ops_routes.h"
+#include "reactor/log.h"
+#include "reactor/loop_clock.h"
+
+namespace uvsched {
+namespace {
+
+std::unique_ptr<Clock> make_clock(uv_loop_t* loop, Clock* given) {
+  return given ? nullptr : std::make_unique<LoopClock>(loop);
+}
+
+}  // namespace
+
+Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
+    : loop_(loop),
+      config_(std::move(config)),
+      own_clock_(make_clock(loop, clock)),
+      clock_(clock ? *clock : *own_clock_),
+      http_metrics_(metrics_) {
+  server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, router_);
+  server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
+  metrics_.gauge("uvsched_http_connections", "Open HTTP connections.",
+                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->connection_count())); });
+  add_ops_routes(router_, metrics_, readiness_);
+}
+
+Daemon::~Daemon() = default;
+
+int Daemon::start() {
+  int rc = server_->listen(config_.listen_host, config_.listen_port);
+  if (rc != 0) {
+    log_error("listen_failed").kv("host", config_.listen_host).kv("port", static_cast<int>(config_.listen_port))
+        .kv("error", uv_strerror(rc));
+    return rc;
+  }
+  log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
+      .kv("store", config_.store);
+  return 0;
+}
+
+void Daemon::stop(std::function<void()> done) {
+  if (stopping_) return;
+  stopping_ = true;
+  log_info("stopping").kv("connections", static_cast<uint64_t>(server_->connection_count()));
+  server_->shutdown([done = std::move(done)] {
+    log_info("stopped");
+    if (done) done();
+  });
+}
+
+}  // namespace uvsched

@@ -1,0 +1,59 @@
+// uvsched as a library: everything the daemon does, on a uv_loop_t that the
+// embedding program owns. The program runs the loop; the Daemon only adds
+// handles to it, and stop() removes them all again.
+//
+//   uv_loop_t* loop = uv_default_loop();
+//   uvsched::Daemon d(loop, config);
+//   if (d.start() != 0) ...;
+//   ... uv_run(loop, UV_RUN_DEFAULT) ...
+//   d.stop([] { /* every handle of the daemon is closed */ });
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <memory>
+
+#include "app/config.h"
+#include "handlers/ops/http_metrics.h"
+#include "handlers/ops/metrics_registry.h"
+#include "handlers/ops/readiness.h"
+#include "handlers/router.h"
+#include "reactor/clock.h"
+#include "reactor/http_server.h"
+
+namespace uvsched {
+
+class Daemon {
+ public:
+  // clock: nullptr means the loop's own clock.
+  Daemon(uv_loop_t* loop, Config config, Clock* clock = nullptr);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Binds the listener. 0, or a libuv error code (uv_strerror tells).
+  int start();
+  // Graceful: stop accepting, finish in-flight requests, close every handle.
+  void stop(std::function<void()> done);
+
+  uint16_t port() const { return server_->port(); }
+  const Config& config() const { return config_; }
+  // An embedding program may add its own routes before start().
+  Router& router() { return router_; }
+  MetricsRegistry& metrics() { return metrics_; }
+
+ private:
+  uv_loop_t* loop_;
+  Config config_;
+  std::unique_ptr<Clock> own_clock_;
+  Clock& clock_;
+  MetricsRegistry metrics_;
+  HttpMetrics http_metrics_;
+  Readiness readiness_;
+  Router router_;
+  std::unique_ptr<HttpServer> server_;
+  bool stopping_ = false;
+};
+
+}  // namespace uvsched

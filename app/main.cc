@@ -1,0 +1,66 @@
+// The uvsched daemon: parse the configuration, run a Daemon on the default
+// loop, stop gracefully on SIGINT/SIGTERM.
+#include <uv.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/config.h"
+#include "app/daemon.h"
+#include "reactor/log.h"
+
+namespace {
+
+struct Signals {
+  uv_signal_t sigint;
+  uv_signal_t sigterm;
+  uvsched::Daemon* daemon;
+};
+
+void on_signal(uv_signal_t* handle, int signum) {
+  auto* s = static_cast<Signals*>(handle->data);
+  uvsched::log_info("signal").kv("signal", signum == SIGINT ? "SIGINT" : "SIGTERM");
+  uv_signal_stop(&s->sigint);
+  uv_signal_stop(&s->sigterm);
+  s->daemon->stop([s] {
+    uv_close(reinterpret_cast<uv_handle_t*>(&s->sigint), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&s->sigterm), nullptr);
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  uvsched::ConfigResult parsed = uvsched::parse_config(args);
+  switch (parsed.action) {
+    case uvsched::ConfigResult::Action::kHelp:
+    case uvsched::ConfigResult::Action::kVersion:
+      fputs(parsed.message.c_str(), stdout);
+      return 0;
+    case uvsched::ConfigResult::Action::kError:
+      fprintf(stderr, "uvsched: %s\n", parsed.message.c_str());
+      return 2;
+    case uvsched::ConfigResult::Action::kRun:
+      break;
+  }
+  uvsched::log_configure(parsed.config.log_level, parsed.config.log_format);
+  signal(SIGPIPE, SIG_IGN);
+
+  uv_loop_t* loop = uv_default_loop();
+  uvsched::Daemon daemon(loop, parsed.config);
+  if (daemon.start() != 0) return 1;
+
+  Signals signals;
+  signals.daemon = &daemon;
+  uv_signal_init(loop, &signals.sigint);
+  uv_signal_init(loop, &signals.sigterm);
+  signals.sigint.data = signals.sigterm.data = &signals;
+  uv_signal_start(&signals.sigint, on_signal, SIGINT);
+  uv_signal_start(&signals.sigterm, on_signal, SIGTERM);
+
+  uv_run(loop, UV_RUN_DEFAULT);
+  uv_loop_close(loop);
+  return 0;
+}

@@ -1,0 +1,45 @@
+// A small streaming JSON writer: commas and escaping are its business, the
+// caller's is only the order of keys and values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace uvsched {
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view k);
+  JsonWriter& value(std::string_view s);
+  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
+  JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
+  JsonWriter& value(int64_t n);
+  JsonWriter& value(int n) { return value(static_cast<int64_t>(n)); }
+  JsonWriter& value(uint64_t n);
+  JsonWriter& value(double d);  // non-finite numbers are written as null
+  JsonWriter& value(bool b);
+  JsonWriter& null();
+  // Pre-encoded JSON (an object kept as text, say), written as one value.
+  JsonWriter& raw(std::string_view json);
+
+  const std::string& str() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void separate();
+
+  std::string out_;
+  std::vector<bool> first_;  // per open container: no element written yet
+  bool after_key_ = false;
+};
+
+// Appends s as a quoted JSON string.
+void append_json_string(std::string& out, std::string_view s);
+
+}  // namespace uvsched

@@ -1,0 +1,56 @@
+// Routes a request to a handler by method and path pattern ("/finish/{id}").
+// Answers 404 for an unknown path and 405 with Allow for a known path asked
+// with the wrong method. The matched pattern becomes the metrics label.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "reactor/http_server.h"
+
+namespace uvsched {
+
+struct RequestContext {
+  HttpRequest& request;
+  Responder responder;
+  std::vector<std::pair<std::string_view, std::string>> params;
+
+  // The decoded value of a {name} segment; empty when the route has none.
+  const std::string& param(std::string_view name) const;
+  void reply(HttpResponse&& r) { responder.send(std::move(r)); }
+};
+
+using RouteHandler = std::function<void(RequestContext&)>;
+
+class Router final : public RequestHandler {
+ public:
+  // pattern: literal segments and {name} segments, e.g. "/v1/agents/{host}/offers/{id}".
+  void add(std::string_view method, std::string_view pattern, RouteHandler handler);
+  // Answers paths under `prefix` that no route matches (e.g. Kubernetes Status 404s).
+  void set_not_found(std::string_view prefix, RouteHandler handler);
+
+  void handle(HttpRequest& request, Responder responder) override;
+
+ private:
+  struct Route {
+    std::string method;
+    std::string pattern;
+    std::vector<std::string> segments;  // "{x}" marks a parameter
+    RouteHandler handler;
+  };
+
+  bool match(const Route& route, const std::vector<std::string_view>& segments,
+             std::vector<std::pair<std::string_view, std::string>>* params) const;
+
+  std::deque<Route> routes_;  // deque: stable addresses, patterns double as labels
+  std::unordered_map<std::string, std::vector<Route*>> literal_;
+  std::vector<Route*> parametric_;
+  std::vector<std::pair<std::string, RouteHandler>> not_found_;
+};
+
+}  // namespace uvsched

@@ -1,0 +1,98 @@
+// A non-blocking HTTP/1.1 client on the loop: a keep-alive connection pool per
+// origin, a time-out per request, streamed (chunked) response bodies, async
+// DNS. Callbacks run on the loop, never from inside request().
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reactor/clock.h"
+#include "reactor/http_message.h"
+#include "reactor/url.h"
+
+namespace uvsched {
+
+struct ClientRequest {
+  std::string method = "GET";
+  std::string url;  // absolute: http://host:port/path?query
+  HttpHeaders headers;
+  std::string body;
+  uint64_t timeout_ms = 10'000;  // connect to last byte; 0 = none (long-lived streams)
+  // When set, body bytes are handed over as they arrive (chunk framing removed)
+  // instead of being collected into ClientResponse::body.
+  std::function<void(std::string_view)> on_body;
+};
+
+struct ClientResponse {
+  int error = 0;  // 0, or a libuv error code: UV_ETIMEDOUT, UV_ECONNREFUSED, UV_ECANCELED...
+  std::string error_text;
+  int status = 0;
+  HttpHeaders headers;
+  std::string body;
+
+  bool ok() const { return error == 0 && status >= 200 && status < 300; }
+  const std::string* header(std::string_view name) const { return find_header(headers, name); }
+};
+
+using ClientCallback = std::function<void(ClientResponse&&)>;
+
+struct ClientOptions {
+  size_t max_connections_per_origin = 32;
+  uint64_t idle_timeout_ms = 30'000;  // an unused pooled connection is closed after
+  size_t max_response_bytes = 64 * 1024 * 1024;
+};
+
+class HttpClient {
+ public:
+  HttpClient(uv_loop_t* loop, Clock& clock, ClientOptions options = {});
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  using RequestId = uint64_t;
+  RequestId request(ClientRequest request, ClientCallback callback);
+  // The callback of a cancelled request is never called.
+  void cancel(RequestId id);
+  // Fails what is pending with UV_ECANCELED, closes every connection, then done().
+  void close(std::function<void()> done);
+
+  size_t open_connections() const;
+
+ private:
+  class Connection;
+  struct Pending;
+  struct Pool {
+    Url base;
+    std::vector<Connection*> idle;
+    std::vector<Connection*> all;
+    std::deque<std::unique_ptr<Pending>> waiting;
+  };
+
+  void dispatch(std::unique_ptr<Pending> p);
+  void assign(Pool& pool, Connection* conn, std::unique_ptr<Pending> p);
+  void connection_idle(Connection* conn);
+  void connection_closed(Connection* conn);
+  void defer(ClientCallback cb, ClientResponse&& r);
+  void run_deferred();
+  void maybe_closed();
+
+  uv_loop_t* loop_;
+  Clock& clock_;
+  ClientOptions options_;
+  RequestId next_id_ = 1;
+  std::map<std::string, Pool> pools_;
+  std::unique_ptr<Timer> defer_timer_;
+  std::vector<std::pair<ClientCallback, ClientResponse>> deferred_;
+  bool closing_ = false;
+  std::function<void()> closed_cb_;
+};
+
+}  // namespace uvsched

@@ -1,0 +1,390 @@
+#include "reactor/http_connection.h"
+
+#include <utility>
+
+#include "reactor/http_wire.h"
+
+namespace uvsched {
+namespace {
+
+HttpConnection* from_parser(llhttp_t* p) { return static_cast<HttpConnection*>(p->data); }
+
+struct WriteRequest {
+  uv_write_t req;
+  std::string data;
+};
+
+std::string json_error_body(std::string_view message) {
+  std::string body = "{\"error\":\"";
+  for (char c : message) {
+    if (c == '"' || c == '\\') body += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) body += c;
+  }
+  body += "\"}";
+  return body;
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(HttpServer* server) : server_(server), timer_(server->clock_.new_timer()) {
+  static const llhttp_settings_t settings = [] {
+    llhttp_settings_t s;
+    llhttp_settings_init(&s);
+    s.on_message_begin = &HttpConnection::on_message_begin;
+    s.on_url = &HttpConnection::on_url;
+    s.on_header_field = &HttpConnection::on_header_field;
+    s.on_header_value = &HttpConnection::on_header_value;
+    s.on_headers_complete = &HttpConnection::on_headers_complete;
+    s.on_body = &HttpConnection::on_body;
+    s.on_message_complete = &HttpConnection::on_message_complete;
+    return s;
+  }();
+  llhttp_init(&parser_, HTTP_REQUEST, &settings);
+  parser_.data = this;
+  uv_tcp_init(server->loop_, &tcp_);
+  tcp_.data = this;
+}
+
+void HttpConnection::start() {
+  uv_tcp_nodelay(&tcp_, 1);
+  update_reading();
+  update_timer();
+}
+
+void HttpConnection::close() {
+  if (closing_) return;
+  closing_ = true;
+  timer_->stop();
+  uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), &HttpConnection::on_closed);
+}
+
+void HttpConnection::on_closed(uv_handle_t* h) {
+  auto* self = static_cast<HttpConnection*>(h->data);
+  for (auto& ex : self->exchanges_) {
+    ex->conn = nullptr;
+    if (auto cb = std::move(ex->on_close)) cb();
+  }
+  self->exchanges_.clear();
+  self->server_->forget(self);
+  delete self;
+}
+
+void HttpConnection::begin_shutdown() {
+  no_more_requests_ = true;
+  for (auto& ex : exchanges_) {
+    if (ex->state == detail::Exchange::State::kStreaming) {
+      ex->state = detail::Exchange::State::kEnded;
+      ex->out += kLastChunk;
+      if (auto cb = std::move(ex->on_close)) cb();
+    }
+  }
+  flush();
+  update_reading();
+  if (drained()) close();
+}
+
+bool HttpConnection::keep_alive_allowed() const { return !server_->shutting_down_; }
+
+bool HttpConnection::drained() const { return exchanges_.empty() && writes_in_flight_ == 0; }
+
+size_t HttpConnection::backlog() const {
+  return uv_stream_get_write_queue_size(reinterpret_cast<const uv_stream_t*>(&tcp_));
+}
+
+// ---- reading -------------------------------------------------------------
+
+void HttpConnection::on_alloc(uv_handle_t* h, size_t, uv_buf_t* buf) {
+  auto* self = static_cast<HttpConnection*>(h->data);
+  *buf = uv_buf_init(self->server_->read_buffer_.data(), self->server_->read_buffer_.size());
+}
+
+void HttpConnection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
+  auto* self = static_cast<HttpConnection*>(s->data);
+  if (nread > 0) {
+    self->in_read_ = true;
+    self->feed(buf->base, static_cast<size_t>(nread));
+    self->in_read_ = false;
+    self->flush();
+  } else if (nread == UV_EOF) {
+    // Half-close: answer what was asked, then close. A partial request is
+    // dropped, and a stream's reader that hung up is gone for good.
+    self->no_more_requests_ = true;
+    self->in_message_ = false;
+    for (const auto& ex : self->exchanges_) {
+      if (ex->state == detail::Exchange::State::kStreaming) {
+        self->close();
+        return;
+      }
+    }
+  } else if (nread < 0) {
+    self->close();
+    return;
+  }
+  if (self->closing_) return;
+  if (self->no_more_requests_ && self->drained()) {
+    self->close();
+    return;
+  }
+  self->update_reading();
+  self->update_timer();
+}
+
+void HttpConnection::feed(const char* data, size_t len) {
+  if (no_more_requests_) return;  // after an error or Connection: close, later bytes are ignored
+  llhttp_errno_t err = llhttp_execute(&parser_, data, len);
+  if (err == HPE_OK) return;
+  if (err == HPE_PAUSED) {
+    const char* pos = llhttp_get_error_pos(&parser_);
+    paused_input_.assign(pos, static_cast<size_t>(data + len - pos));
+    parser_paused_ = true;
+    return;
+  }
+  if (err == HPE_PAUSED_UPGRADE) {
+    no_more_requests_ = true;  // protocol upgrades are not offered: answer, then close
+    return;
+  }
+  if (limit_status_ != 0) {
+    fail(limit_status_, limit_status_ == 413   ? "request body too large"
+                        : limit_status_ == 414 ? "request URI too long"
+                                               : "request header fields too large");
+  } else {
+    std::string message = "malformed HTTP request: ";
+    message += llhttp_get_error_reason(&parser_);
+    fail(400, message);
+  }
+}
+
+bool HttpConnection::count_header_bytes(size_t len, int status) {
+  header_bytes_ += len;
+  if (header_bytes_ <= server_->limits_.max_header_bytes) return true;
+  limit_status_ = status;
+  return false;
+}
+
+int HttpConnection::on_message_begin(llhttp_t* p) {
+  auto* self = from_parser(p);
+  self->request_ = HttpRequest{};
+  self->header_value_next_ = false;
+  self->header_bytes_ = 0;
+  self->in_message_ = true;
+  self->message_started_ms_ = self->server_->clock_.now_ms();
+  return HPE_OK;
+}
+
+int HttpConnection::on_url(llhttp_t* p, const char* at, size_t len) {
+  auto* self = from_parser(p);
+  if (!self->count_header_bytes(len, 414)) return HPE_USER;
+  self->request_.target.append(at, len);
+  return HPE_OK;
+}
+
+int HttpConnection::on_header_field(llhttp_t* p, const char* at, size_t len) {
+  auto* self = from_parser(p);
+  if (!self->count_header_bytes(len, 431)) return HPE_USER;
+  auto& headers = self->request_.headers;
+  if (headers.empty() || self->header_value_next_) {
+    headers.emplace_back();
+    self->header_value_next_ = false;
+  }
+  headers.back().name.append(at, len);
+  return HPE_OK;
+}
+
+int HttpConnection::on_header_value(llhttp_t* p, const char* at, size_t len) {
+  auto* self = from_parser(p);
+  if (!self->count_header_bytes(len, 431)) return HPE_USER;
+  self->header_value_next_ = true;
+  if (!self->request_.headers.empty()) self->request_.headers.back().value.append(at, len);
+  return HPE_OK;
+}
+
+int HttpConnection::on_headers_complete(llhttp_t* p) {
+  auto* self = from_parser(p);
+  const auto& limits = self->server_->limits_;
+  if ((p->flags & F_CONTENT_LENGTH) && p->content_length > limits.max_body_bytes) {
+    self->limit_status_ = 413;
+    return -1;
+  }
+  self->request_.method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
+  // curl and others wait for "100 Continue" before a large body; say it only
+  // when no earlier response is still owed, so responses stay in order.
+  const std::string* expect = self->request_.header("Expect");
+  if (expect && iequals(*expect, "100-continue") && self->exchanges_.empty()) {
+    self->write_out("HTTP/1.1 100 Continue\r\n\r\n");
+  }
+  return HPE_OK;
+}
+
+int HttpConnection::on_body(llhttp_t* p, const char* at, size_t len) {
+  auto* self = from_parser(p);
+  if (self->request_.body.size() + len > self->server_->limits_.max_body_bytes) {
+    self->limit_status_ = 413;
+    return HPE_USER;
+  }
+  self->request_.body.append(at, len);
+  return HPE_OK;
+}
+
+int HttpConnection::on_message_complete(llhttp_t* p) {
+  auto* self = from_parser(p);
+  self->in_message_ = false;
+  self->request_.keep_alive = llhttp_should_keep_alive(p) != 0;
+  self->dispatch();
+  if (self->no_more_requests_) return HPE_PAUSED;  // Connection: close: ignore what follows
+  return self->exchanges_.size() >= self->server_->limits_.max_pipelined ? HPE_PAUSED : HPE_OK;
+}
+
+void HttpConnection::dispatch() {
+  auto ex = std::make_shared<detail::Exchange>();
+  ex->conn = this;
+  ex->keep_alive = request_.keep_alive;
+  ex->head = request_.method == "HEAD";
+  ex->method = request_.method;
+  ex->start_ns = uv_hrtime();
+  if (!request_.keep_alive) no_more_requests_ = true;
+  exchanges_.push_back(ex);
+  server_->handler_.handle(request_, Responder(std::move(ex)));
+}
+
+void HttpConnection::fail(int status, std::string_view message) {
+  auto ex = std::make_shared<detail::Exchange>();
+  ex->conn = this;
+  ex->keep_alive = false;
+  ex->method = request_.method.empty() ? std::string_view("-") : request_.method;
+  ex->start_ns = uv_hrtime();
+  exchanges_.push_back(ex);
+  no_more_requests_ = true;
+  in_message_ = false;
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = json_error_body(message);
+  Responder(std::move(ex)).send(std::move(r));
+}
+
+// ---- writing -------------------------------------------------------------
+
+void HttpConnection::exchange_updated() {
+  if (in_read_ || closing_) return;  // on_read flushes once when it is done
+  flush();
+  if (closing_) return;
+  if (no_more_requests_ && drained()) {
+    close();
+    return;
+  }
+  update_reading();
+  update_timer();
+}
+
+void HttpConnection::flush() {
+  if (closing_) return;
+  std::string out;
+  while (!exchanges_.empty()) {
+    auto& ex = *exchanges_.front();
+    if (ex.state == detail::Exchange::State::kPending) break;
+    if (out.empty()) {
+      out = std::move(ex.out);
+    } else {
+      out += ex.out;
+    }
+    ex.out.clear();
+    if (ex.state == detail::Exchange::State::kStreaming) break;  // later responses wait their turn
+    if (!ex.keep_alive) no_more_requests_ = true;
+    ex.conn = nullptr;
+    exchanges_.pop_front();
+  }
+  if (!out.empty()) write_out(std::move(out));
+}
+
+void HttpConnection::write_out(std::string&& bytes) {
+  uv_buf_t buf = uv_buf_init(bytes.data(), bytes.size());
+  int n = uv_try_write(reinterpret_cast<uv_stream_t*>(&tcp_), &buf, 1);
+  if (n == static_cast<int>(bytes.size())) return;
+  if (n < 0 && n != UV_EAGAIN) {
+    close();
+    return;
+  }
+  auto* w = new WriteRequest;
+  w->data = n > 0 ? bytes.substr(static_cast<size_t>(n)) : std::move(bytes);
+  w->req.data = this;
+  buf = uv_buf_init(w->data.data(), w->data.size());
+  int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&tcp_), &buf, 1, &HttpConnection::on_write);
+  if (rc != 0) {
+    delete w;
+    close();
+    return;
+  }
+  ++writes_in_flight_;
+}
+
+void HttpConnection::on_write(uv_write_t* req, int status) {
+  auto* w = reinterpret_cast<WriteRequest*>(req);
+  auto* self = static_cast<HttpConnection*>(req->data);
+  delete w;
+  --self->writes_in_flight_;
+  if (self->closing_) return;
+  if (status < 0) {
+    self->close();
+    return;
+  }
+  if (self->no_more_requests_ && self->drained()) {
+    self->close();
+    return;
+  }
+  self->update_reading();
+  self->update_timer();
+}
+
+// ---- flow control and time-outs -------------------------------------------
+
+void HttpConnection::update_reading() {
+  if (closing_) return;
+  const auto& limits = server_->limits_;
+  auto has_room = [&] {
+    return exchanges_.size() < limits.max_pipelined && backlog() < limits.write_high_water;
+  };
+  // Pipelined bytes parked while the window was full: parse them now, as
+  // many windows' worth as the responses keep up with.
+  while (parser_paused_ && has_room() && !no_more_requests_) {
+    parser_paused_ = false;
+    llhttp_resume(&parser_);
+    std::string rest = std::move(paused_input_);
+    paused_input_.clear();
+    in_read_ = true;
+    feed(rest.data(), rest.size());
+    in_read_ = false;
+    flush();
+    if (closing_) return;
+  }
+  bool room = has_room();
+
+  bool want = room && !parser_paused_ && !no_more_requests_;
+  auto* stream = reinterpret_cast<uv_stream_t*>(&tcp_);
+  if (want && !reading_) {
+    if (uv_read_start(stream, &HttpConnection::on_alloc, &HttpConnection::on_read) == 0) reading_ = true;
+  } else if (!want && reading_) {
+    uv_read_stop(stream);
+    reading_ = false;
+  }
+}
+
+void HttpConnection::update_timer() {
+  if (closing_) return;
+  const auto& limits = server_->limits_;
+  if (in_message_) {
+    // Slow-request guard: the whole request must arrive within request_timeout.
+    uint64_t elapsed = server_->clock_.now_ms() - message_started_ms_;
+    uint64_t left = elapsed >= limits.request_timeout_ms ? 0 : limits.request_timeout_ms - elapsed;
+    timer_->start(left, [this] {
+      fail(408, "request not received in time");
+      exchange_updated();
+    });
+  } else if (exchanges_.empty()) {
+    // Idle keep-alive connection, or a peer that stopped reading our writes.
+    timer_->start(limits.idle_timeout_ms, [this] { close(); });
+  } else {
+    timer_->stop();  // a handler or a stream owns the pace now
+  }
+}
+
+}  // namespace uvsched

@@ -1,0 +1,84 @@
+// One accepted TCP connection of the HttpServer: reads bytes into llhttp,
+// queues one Exchange per request, writes responses back in request order.
+// Owned by the server; deletes itself in its close callback.
+#pragma once
+
+#include <llhttp.h>
+#include <uv.h>
+
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "reactor/http_server.h"
+
+namespace uvsched {
+
+class HttpConnection {
+ public:
+  explicit HttpConnection(HttpServer* server);
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+  uv_tcp_t* tcp() { return &tcp_; }
+  HttpServer* server() const { return server_; }
+  void start();
+  void close();
+  // Stop taking requests; end streams; close once the queue is written.
+  void begin_shutdown();
+
+  // Called by Responder/ResponseStream when an exchange has bytes to write.
+  void exchange_updated();
+  // Bytes handed to libuv but not yet written to the socket.
+  size_t backlog() const;
+  // False once the server is shutting down: responses then say Connection: close.
+  bool keep_alive_allowed() const;
+
+ private:
+  friend class HttpServer;
+  static void on_alloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf);
+  static void on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
+  static void on_write(uv_write_t* req, int status);
+  static void on_closed(uv_handle_t* h);
+
+  static int on_message_begin(llhttp_t* p);
+  static int on_url(llhttp_t* p, const char* at, size_t len);
+  static int on_header_field(llhttp_t* p, const char* at, size_t len);
+  static int on_header_value(llhttp_t* p, const char* at, size_t len);
+  static int on_headers_complete(llhttp_t* p);
+  static int on_body(llhttp_t* p, const char* at, size_t len);
+  static int on_message_complete(llhttp_t* p);
+
+  void feed(const char* data, size_t len);
+  bool count_header_bytes(size_t len, int status);
+  void dispatch();
+  void fail(int status, std::string_view message);
+  void flush();
+  void write_out(std::string&& bytes);
+  void update_reading();
+  void update_timer();
+  bool drained() const;
+
+  HttpServer* server_;
+  uv_tcp_t tcp_;
+  llhttp_t parser_;
+  HttpRequest request_;  // the request being parsed
+  bool header_value_next_ = false;
+  size_t header_bytes_ = 0;
+  size_t body_limit_hit_ = 0;
+  int limit_status_ = 0;  // 413/414/431 when a limit stopped the parser
+  bool in_message_ = false;
+  uint64_t message_started_ms_ = 0;
+
+  std::deque<std::shared_ptr<detail::Exchange>> exchanges_;
+  std::string paused_input_;  // unparsed bytes while the pipeline is full
+  bool parser_paused_ = false;
+  bool reading_ = false;
+  bool in_read_ = false;       // inside on_read: flush once at its end
+  bool no_more_requests_ = false;
+  bool closing_ = false;
+  size_t writes_in_flight_ = 0;
+  std::unique_ptr<Timer> timer_;
+};
+
+}  // namespace uvsched

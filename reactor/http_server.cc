@@ -1,0 +1,204 @@
+#include "reactor/http_server.h"
+
+#include <cstring>
+
+#include "reactor/http_connection.h"
+#include "reactor/http_wire.h"
+
+namespace uvsched {
+
+// ---- Responder / ResponseStream --------------------------------------------
+
+namespace detail {
+ExchangeRef::~ExchangeRef() {
+  if (ex->conn == nullptr) return;
+  if (ex->state == Exchange::State::kPending) {
+    Responder(ex).send(HttpResponse{500, "application/json", {}, R"({"error":"request dropped unanswered"})"});
+  } else if (ex->state == Exchange::State::kStreaming) {
+    ex->state = Exchange::State::kEnded;
+    ex->on_close = nullptr;
+    ex->out += kLastChunk;
+    ex->conn->exchange_updated();
+  }
+}
+}  // namespace detail
+
+void Responder::send(HttpResponse&& response) {
+  if (!ref_) return;
+  detail::Exchange& ex = *ref_->ex;
+  if (ex.state != detail::Exchange::State::kPending) return;
+  ex.state = detail::Exchange::State::kReady;
+  HttpConnection* conn = ex.conn;
+  if (conn != nullptr && !conn->keep_alive_allowed()) ex.keep_alive = false;
+  // Serialized even without a connection: a detached exchange is how tests
+  // and in-process callers read a handler's answer.
+  append_response(ex.out, response, ex.keep_alive, ex.head);
+  if (conn == nullptr) return;
+  conn->server()->report(ex, response.status);
+  conn->exchange_updated();
+}
+
+ResponseStream Responder::start_stream(int status, std::string_view content_type, const HttpHeaders& extra) {
+  if (!ref_) return ResponseStream();
+  detail::Exchange& ex = *ref_->ex;
+  if (ex.state != detail::Exchange::State::kPending) return ResponseStream();
+  ex.state = detail::Exchange::State::kStreaming;
+  HttpConnection* conn = ex.conn;
+  if (conn == nullptr) return ResponseStream(ref_);
+  append_stream_head(ex.out, status, content_type, extra, ex.keep_alive);
+  conn->server()->report(ex, status);
+  conn->exchange_updated();
+  return ResponseStream(ref_);
+}
+
+void Responder::set_label(std::string_view label) {
+  if (ref_) ref_->ex->label = label;
+}
+
+bool ResponseStream::open() const {
+  return ref_ && ref_->ex->conn != nullptr && ref_->ex->state == detail::Exchange::State::kStreaming;
+}
+
+bool ResponseStream::write(std::string_view data) {
+  if (!open()) return false;
+  detail::Exchange& ex = *ref_->ex;
+  HttpConnection* conn = ex.conn;
+  if (conn->backlog() + ex.out.size() + data.size() > conn->server()->limits().stream_max_buffered) {
+    conn->close();  // a reader this far behind would grow our memory without bound
+    return false;
+  }
+  append_chunk(ex.out, data);
+  conn->exchange_updated();
+  return true;
+}
+
+void ResponseStream::end() {
+  if (!open()) return;
+  detail::Exchange& ex = *ref_->ex;
+  ex.state = detail::Exchange::State::kEnded;
+  ex.on_close = nullptr;
+  ex.out += kLastChunk;
+  ex.conn->exchange_updated();
+}
+
+void ResponseStream::on_close(std::function<void()> cb) {
+  if (!ref_) return;
+  if (ref_->ex->conn == nullptr) {
+    if (cb) cb();
+    return;
+  }
+  ref_->ex->on_close = std::move(cb);
+}
+
+// ---- HttpServer ------------------------------------------------------------
+
+HttpServer::HttpServer(uv_loop_t* loop, Clock& clock, ServerLimits limits, RequestHandler& handler)
+    : loop_(loop), clock_(clock), limits_(limits), handler_(handler), grace_timer_(clock.new_timer()) {}
+
+HttpServer::~HttpServer() = default;
+
+int HttpServer::listen(const std::string& host, uint16_t port) {
+  sockaddr_storage addr{};
+  std::string h = host == "localhost" ? "127.0.0.1" : host;
+  int rc = h.find(':') != std::string::npos
+               ? uv_ip6_addr(h.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr))
+               : uv_ip4_addr(h.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr));
+  if (rc != 0) return rc;
+
+  uv_tcp_init(loop_, &listener_);
+  listener_.data = this;
+  listener_closed_ = false;
+  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 1024, &HttpServer::on_connection);
+  if (rc != 0) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), [](uv_handle_t* h) {
+      static_cast<HttpServer*>(h->data)->listener_closed_ = true;
+    });
+    return rc;
+  }
+  sockaddr_storage bound{};
+  int len = sizeof bound;
+  uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr*>(&bound), &len);
+  port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  listening_ = true;
+  return 0;
+}
+
+void HttpServer::on_connection(uv_stream_t* listener, int status) {
+  auto* self = static_cast<HttpServer*>(listener->data);
+  if (status < 0 || self->shutting_down_) return;
+  if (self->connections_.size() >= self->limits_.max_connections) {
+    self->reject_over_limit();
+    return;
+  }
+  auto* conn = new HttpConnection(self);
+  self->connections_.insert(conn);
+  if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(conn->tcp())) != 0) {
+    conn->close();
+    return;
+  }
+  conn->start();
+}
+
+void HttpServer::reject_over_limit() {
+  static const std::string kBusy = [] {
+    HttpResponse r;
+    r.status = 503;
+    r.content_type = "application/json";
+    r.headers.push_back({"Retry-After", "1"});
+    r.body = R"({"error":"too many connections"})";
+    std::string out;
+    append_response(out, r, false, false);
+    return out;
+  }();
+  auto* tcp = new uv_tcp_t;
+  uv_tcp_init(loop_, tcp);
+  if (uv_accept(reinterpret_cast<uv_stream_t*>(&listener_), reinterpret_cast<uv_stream_t*>(tcp)) == 0) {
+    uv_buf_t buf = uv_buf_init(const_cast<char*>(kBusy.data()), kBusy.size());
+    uv_try_write(reinterpret_cast<uv_stream_t*>(tcp), &buf, 1);  // best effort: the socket is fresh
+  }
+  uv_close(reinterpret_cast<uv_handle_t*>(tcp), [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
+}
+
+void HttpServer::forget(HttpConnection* conn) {
+  connections_.erase(conn);
+  maybe_finish_shutdown();
+}
+
+void HttpServer::report(const detail::Exchange& ex, int status) {
+  if (!observer_) return;
+  double seconds = static_cast<double>(uv_hrtime() - ex.start_ns) / 1e9;
+  observer_(ResponseRecord{ex.label, ex.method, status, seconds});
+}
+
+void HttpServer::shutdown(std::function<void()> done) {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  shutdown_done_ = std::move(done);
+  if (listening_) {
+    listening_ = false;
+    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), [](uv_handle_t* h) {
+      auto* self = static_cast<HttpServer*>(h->data);
+      self->listener_closed_ = true;
+      self->maybe_finish_shutdown();
+    });
+  }
+  std::vector<HttpConnection*> conns(connections_.begin(), connections_.end());
+  for (auto* c : conns) c->begin_shutdown();
+  grace_timer_->start(limits_.shutdown_grace_ms, [this] {
+    std::vector<HttpConnection*> left(connections_.begin(), connections_.end());
+    for (auto* c : left) c->close();
+  });
+  maybe_finish_shutdown();
+}
+
+void HttpServer::maybe_finish_shutdown() {
+  if (!shutting_down_ || !listener_closed_ || !connections_.empty() || !shutdown_done_) return;
+  grace_timer_->stop();
+  auto done = std::move(shutdown_done_);
+  shutdown_done_ = nullptr;
+  done();
+}
+
+}  // namespace uvsched

@@ -1,0 +1,163 @@
+// An HTTP/1.1 server on one libuv loop: keep-alive, pipelining (responses in
+// request order), chunked request bodies, long-lived chunked response streams,
+// size limits, slow-request and idle time-outs, write back-pressure and a
+// graceful shutdown. It knows nothing of routes: every complete request goes
+// to one RequestHandler, which answers now or later through a Responder.
+#pragma once
+
+#include <uv.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "reactor/clock.h"
+#include "reactor/http_message.h"
+
+namespace uvsched {
+
+struct ServerLimits {
+  size_t max_header_bytes = 16 * 1024;        // request line + headers; over it: 414 / 431
+  size_t max_body_bytes = 1024 * 1024;        // over it: 413
+  size_t max_connections = 10'000;            // over it: 503 and close
+  uint64_t idle_timeout_ms = 60'000;          // keep-alive connection with nothing to do
+  uint64_t request_timeout_ms = 10'000;       // first byte of a request to its last: else 408
+  uint64_t shutdown_grace_ms = 5'000;         // in-flight requests get this long on shutdown
+  size_t max_pipelined = 64;                  // requests in flight on one connection before reading pauses
+  size_t write_high_water = 256 * 1024;       // unread response bytes before reading pauses
+  size_t stream_max_buffered = 8 * 1024 * 1024;  // an event stream lagging this far is cut
+};
+
+class HttpConnection;
+
+namespace detail {
+// One request/response pair on a connection; shared by the connection's queue
+// and the handler's Responder, so either may outlive the other.
+struct Exchange {
+  enum class State : uint8_t { kPending, kReady, kStreaming, kEnded };
+  HttpConnection* conn = nullptr;  // cleared when the connection closes
+  State state = State::kPending;
+  bool keep_alive = true;
+  bool head = false;
+  std::string_view method;
+  std::string_view label;  // route label for metrics; must outlive the server
+  uint64_t start_ns = 0;
+  std::string out;  // serialized bytes not yet handed to the socket
+  std::function<void()> on_close;  // streams: the peer went away or the server stops
+};
+
+// The handlers' hold on an exchange, shared by every copy of its Responder and
+// ResponseStream. When the last copy goes, a request nobody answered gets a
+// 500 and an open stream is ended, so a forgetful handler cannot wedge a
+// connection's pipeline.
+struct ExchangeRef {
+  std::shared_ptr<Exchange> ex;
+  explicit ExchangeRef(std::shared_ptr<Exchange> e) : ex(std::move(e)) {}
+  ~ExchangeRef();
+  ExchangeRef(const ExchangeRef&) = delete;
+  ExchangeRef& operator=(const ExchangeRef&) = delete;
+};
+}  // namespace detail
+
+class ResponseStream;
+
+// The handler's half of an exchange. Copyable; send() once.
+class Responder {
+ public:
+  Responder() = default;
+  explicit Responder(std::shared_ptr<detail::Exchange> ex)
+      : ref_(std::make_shared<detail::ExchangeRef>(std::move(ex))) {}
+
+  void send(HttpResponse&& response);
+  // Starts a chunked response that stays open until end() or the peer leaves.
+  ResponseStream start_stream(int status, std::string_view content_type, const HttpHeaders& extra = {});
+  void set_label(std::string_view label);
+  bool connected() const { return ref_ && ref_->ex->conn != nullptr; }
+  bool answered() const { return !ref_ || ref_->ex->state != detail::Exchange::State::kPending; }
+
+ private:
+  std::shared_ptr<detail::ExchangeRef> ref_;
+};
+
+class ResponseStream {
+ public:
+  ResponseStream() = default;
+  explicit ResponseStream(std::shared_ptr<detail::ExchangeRef> ref) : ref_(std::move(ref)) {}
+
+  // Sends one chunk. False when the stream is closed, or when its reader lags
+  // so far behind that the connection was cut.
+  bool write(std::string_view data);
+  void end();
+  bool open() const;
+  // Called once when the peer disconnects or the server shuts down.
+  void on_close(std::function<void()> cb);
+
+ private:
+  std::shared_ptr<detail::ExchangeRef> ref_;
+};
+
+class RequestHandler {
+ public:
+  virtual ~RequestHandler() = default;
+  virtual void handle(HttpRequest& request, Responder responder) = 0;
+};
+
+// Reported once per response (for streams: when the stream starts).
+struct ResponseRecord {
+  std::string_view label;  // "" when no route claimed the request
+  std::string_view method;
+  int status;
+  double seconds;
+};
+using ResponseObserver = std::function<void(const ResponseRecord&)>;
+
+class HttpServer {
+ public:
+  HttpServer(uv_loop_t* loop, Clock& clock, ServerLimits limits, RequestHandler& handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and listens. Returns 0 or a libuv error code.
+  int listen(const std::string& host, uint16_t port);
+  uint16_t port() const { return port_; }
+  void set_observer(ResponseObserver observer) { observer_ = std::move(observer); }
+
+  // Stops accepting, lets in-flight requests finish (up to shutdown_grace_ms),
+  // ends streams, closes every connection, then calls done.
+  void shutdown(std::function<void()> done);
+
+  size_t connection_count() const { return connections_.size(); }
+  const ServerLimits& limits() const { return limits_; }
+
+ private:
+  friend class HttpConnection;
+  friend class Responder;
+  static void on_connection(uv_stream_t* listener, int status);
+  void reject_over_limit();
+  void forget(HttpConnection* conn);
+  void maybe_finish_shutdown();
+  void report(const detail::Exchange& ex, int status);
+
+  uv_loop_t* loop_;
+  Clock& clock_;
+  ServerLimits limits_;
+  RequestHandler& handler_;
+  ResponseObserver observer_;
+  uv_tcp_t listener_;
+  bool listening_ = false;
+  bool listener_closed_ = true;
+  bool shutting_down_ = false;
+  uint16_t port_ = 0;
+  std::unordered_set<HttpConnection*> connections_;
+  std::unique_ptr<Timer> grace_timer_;
+  std::function<void()> shutdown_done_;
+  std::array<char, 64 * 1024> read_buffer_;  // one loop thread: reads are consumed before the next
+};
+
+}  // namespace uvsched

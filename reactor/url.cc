@@ -1,0 +1,103 @@
+#include "reactor/url.h"
+
+#include <charconv>
+
+namespace uvsched {
+
+std::string Url::origin() const {
+  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return h + ":" + std::to_string(port);
+}
+
+std::optional<std::pair<std::string, uint16_t>> parse_host_port(std::string_view text) {
+  std::string_view host, port;
+  if (!text.empty() && text.front() == '[') {
+    size_t close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') return std::nullopt;
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else {
+    size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  unsigned value = 0;
+  auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (host.empty() || port.empty() || ec != std::errc() || p != port.data() + port.size() || value > 65535)
+    return std::nullopt;
+  return std::make_pair(std::string(host), static_cast<uint16_t>(value));
+}
+
+std::optional<Url> parse_url(std::string_view text) {
+  constexpr std::string_view kHttp = "http://";
+  if (text.substr(0, kHttp.size()) != kHttp) return std::nullopt;
+  std::string_view rest = text.substr(kHttp.size());
+  size_t slash = rest.find_first_of("/?");
+  std::string_view authority = rest.substr(0, slash);
+  std::string_view target = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash);
+  if (authority.empty()) return std::nullopt;
+
+  Url url;
+  url.scheme = "http";
+  bool has_port = authority.back() != ']' && authority.find(':', authority.front() == '[' ? authority.find(']') : 0) !=
+                                                 std::string_view::npos;
+  if (has_port) {
+    auto hp = parse_host_port(authority);
+    if (!hp) return std::nullopt;
+    url.host = hp->first;
+    url.port = hp->second;
+  } else {
+    if (authority.front() == '[') authority = authority.substr(1, authority.size() - 2);
+    url.host = std::string(authority);
+    url.port = 80;
+  }
+  if (url.host.empty()) return std::nullopt;
+  url.target = target.empty() ? "/" : (target.front() == '?' ? "/" + std::string(target) : std::string(target));
+  return url;
+}
+
+static int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '%') {
+      if (i + 2 >= in.size()) return std::nullopt;
+      int hi = hex_value(in[i + 1]);
+      int lo = hex_value(in[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> query_param(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    size_t eq = pair.find('=');
+    auto key = percent_decode(pair.substr(0, eq), true);
+    if (key && *key == name) {
+      return eq == std::string_view::npos ? std::string() : percent_decode(pair.substr(eq + 1), true);
+    }
+    if (amp == std::string_view::npos) break;
+    query = query.substr(amp + 1);
+  }
+  return std::nullopt;
+}
+
+}  // namespace uvsched

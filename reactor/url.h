@@ -1,0 +1,32 @@
+// URL pieces the server and client need: absolute http URLs, query strings and
+// percent-decoding. No I/O, no DNS.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace uvsched {
+
+struct Url {
+  std::string scheme;  // "http"
+  std::string host;    // without brackets for IPv6 literals
+  uint16_t port = 0;
+  std::string target;  // path plus ?query, at least "/"
+
+  std::string origin() const;  // "host:port", the connection-pool key
+};
+
+// Parses "http://host[:port][/path][?query]". Returns nullopt on anything else.
+std::optional<Url> parse_url(std::string_view text);
+
+// Splits "HOST:PORT" (or "[v6]:PORT"); nullopt when the port is missing or bad.
+std::optional<std::pair<std::string, uint16_t>> parse_host_port(std::string_view text);
+
+// Decodes %XX and '+' (as space, for query strings). nullopt on a bad escape.
+std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space);
+
+// The decoded value of the first `name` parameter of a query string.
+std::optional<std::string> query_param(std::string_view query, std::string_view name);
+
+}  // namespace uvsched

@@ -1,0 +1,306 @@
+// The real daemon on a free loopback port, spoken to over raw sockets: what a
+// new user (or a hostile peer) would try first.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/raw_http.h"
+
+namespace uvsched::test {
+namespace {
+
+const std::string kGetHealth = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
+
+class DaemonHttpTest : public ::testing::Test {
+ protected:
+  void start(std::vector<std::string> args = {}) {
+    daemon_ = std::make_unique<DaemonProcess>(std::move(args));
+    ASSERT_TRUE(daemon_->start()) << daemon_->log();
+  }
+  void TearDown() override {
+    if (daemon_ && daemon_->running()) {
+      EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
+    }
+  }
+  uint16_t port() const { return daemon_->port(); }
+  void expect_alive() {
+    auto r = http_request(port(), "GET", "/health");
+    ASSERT_TRUE(r) << "daemon stopped answering";
+    EXPECT_EQ(r->status, 200);
+  }
+  std::unique_ptr<DaemonProcess> daemon_;
+};
+
+TEST_F(DaemonHttpTest, HealthProbesAnswer) {
+  start();
+  auto health = http_request(port(), "GET", "/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(health->body, "");
+  auto healthz = http_request(port(), "GET", "/healthz");
+  ASSERT_TRUE(healthz);
+  EXPECT_EQ(healthz->status, 200);
+  auto readyz = http_request(port(), "GET", "/readyz");
+  ASSERT_TRUE(readyz);
+  EXPECT_EQ(readyz->status, 200);
+  EXPECT_NE(readyz->body.find("\"ready\""), std::string::npos);
+}
+
+TEST_F(DaemonHttpTest, MetricsCountRequestsByRouteAndCode) {
+  start();
+  ASSERT_TRUE(http_request(port(), "GET", "/health"));
+  ASSERT_TRUE(http_request(port(), "GET", "/nowhere"));
+  auto m = http_request(port(), "GET", "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->status, 200);
+  EXPECT_EQ(m->header("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_NE(m->body.find("uvsched_http_requests_total{route=\"/health\",method=\"GET\",code=\"200\"} 1\n"),
+            std::string::npos)
+      << m->body;
+  EXPECT_NE(m->body.find("uvsched_http_requests_total{route=\"unmatched\",method=\"GET\",code=\"404\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(m->body.find("uvsched_http_request_duration_seconds_count{route=\"/health\"} 1\n"), std::string::npos);
+  EXPECT_NE(m->body.find("# TYPE uvsched_http_request_duration_seconds histogram"), std::string::npos);
+}
+
+TEST_F(DaemonHttpTest, UnknownPathIs404AndWrongMethodIs405WithAllow) {
+  start();
+  auto nf = http_request(port(), "GET", "/no/such/thing");
+  ASSERT_TRUE(nf);
+  EXPECT_EQ(nf->status, 404);
+  EXPECT_EQ(nf->header("Content-Type"), "application/json");
+  EXPECT_NE(nf->body.find("\"error\""), std::string::npos);
+
+  auto wrong = http_request(port(), "DELETE", "/metrics");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 405);
+  EXPECT_EQ(wrong->header("Allow"), "GET");
+}
+
+TEST_F(DaemonHttpTest, KeepAliveServesManyRequestsOnOneConnection) {
+  start();
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(c.send(kGetHealth));
+    auto r = c.read_response();
+    ASSERT_TRUE(r) << "request " << i;
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(r->header("Connection"), "");
+  }
+}
+
+TEST_F(DaemonHttpTest, PipelinedResponsesComeBackInRequestOrder) {
+  start();
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  std::string batch;
+  const int n = 150;  // more than the per-connection pipeline window, so reading pauses and resumes
+  for (int i = 0; i < n; ++i) batch += i % 3 == 0 ? "GET /nope HTTP/1.1\r\nHost: t\r\n\r\n" : kGetHealth;
+  ASSERT_TRUE(c.send(batch));
+  for (int i = 0; i < n; ++i) {
+    auto r = c.read_response();
+    ASSERT_TRUE(r) << "response " << i;
+    EXPECT_EQ(r->status, i % 3 == 0 ? 404 : 200) << "response " << i;
+  }
+}
+
+TEST_F(DaemonHttpTest, ConnectionCloseIsHonoured) {
+  start();
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  ASSERT_TRUE(c.send("GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + kGetHealth));
+  auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->header("Connection"), "close");
+  EXPECT_TRUE(c.wait_closed());
+}
+
+TEST_F(DaemonHttpTest, TwoHundredConcurrentConnections) {
+  start();
+  std::vector<RawConnection> conns(200);
+  for (auto& c : conns) ASSERT_TRUE(c.connect(port()));
+  for (auto& c : conns) ASSERT_TRUE(c.send(kGetHealth));
+  for (auto& c : conns) {
+    auto r = c.read_response();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+  }
+}
+
+TEST_F(DaemonHttpTest, ChunkedRequestBodyIsReadAndTheConnectionStaysUsable) {
+  start();
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  ASSERT_TRUE(c.send("POST /health HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"));
+  auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);  // /health is GET-only; the body was still consumed whole
+  ASSERT_TRUE(c.send(kGetHealth));
+  auto r2 = c.read_response();
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->status, 200);
+}
+
+TEST_F(DaemonHttpTest, OversizedBodyIs413) {
+  start({"--max-body-bytes", "1024"});
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  ASSERT_TRUE(c.send("POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n"));
+  auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  EXPECT_EQ(r->header("Connection"), "close");
+
+  RawConnection chunked;
+  ASSERT_TRUE(chunked.connect(port()));
+  std::string body = "POST /health HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 3; ++i) body += "200\r\n" + std::string(512, 'x') + "\r\n";
+  chunked.send(body);
+  auto r2 = chunked.read_response();
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->status, 413);
+  expect_alive();
+}
+
+TEST_F(DaemonHttpTest, OversizedHeadersAre431AndHugeUrlsAre414) {
+  start();
+  auto big_header = http_request(port(), "GET", "/health", {}, "X-Big: " + std::string(32 * 1024, 'a') + "\r\n");
+  ASSERT_TRUE(big_header);
+  EXPECT_EQ(big_header->status, 431);
+
+  auto huge_url = http_request(port(), "GET", "/health?" + std::string(100 * 1024, 'q'));
+  ASSERT_TRUE(huge_url);
+  EXPECT_EQ(huge_url->status, 414);
+  expect_alive();
+}
+
+TEST_F(DaemonHttpTest, MalformedRequestsAre400AndTheDaemonKeepsServing) {
+  start();
+  const std::vector<std::string> bad = {
+      "BLAH\r\n\r\n",
+      "GET /health HTTP/9.9\r\n\r\n",
+      "POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n",
+      "POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
+      "GET /health HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
+      std::string("GET /\0health HTTP/1.1\r\n\r\n", 25),
+  };
+  for (const auto& req : bad) {
+    RawConnection c;
+    ASSERT_TRUE(c.connect(port()));
+    ASSERT_TRUE(c.send(req));
+    auto r = c.read_response();
+    ASSERT_TRUE(r) << req;
+    EXPECT_EQ(r->status, 400) << req;
+    EXPECT_NE(r->body.find("malformed"), std::string::npos);
+    EXPECT_TRUE(c.wait_closed());
+  }
+  expect_alive();
+}
+
+TEST_F(DaemonHttpTest, RandomBytesNeverKillTheDaemon) {
+  start();
+  std::mt19937 rng(12345);
+  for (int i = 0; i < 300; ++i) {
+    RawConnection c;
+    ASSERT_TRUE(c.connect(port()));
+    std::string junk(1 + rng() % 4096, '\0');
+    for (auto& ch : junk) ch = static_cast<char>(rng());
+    if (i % 2 == 0) junk = "GET /health HTTP/1.1\r\n" + junk;  // junk inside the headers too
+    c.send(junk);
+  }
+  expect_alive();
+}
+
+TEST_F(DaemonHttpTest, SlowRequestIsCutWithout408StallingOthers) {
+  start({"--request-timeout", "0.5"});
+  RawConnection slow;
+  ASSERT_TRUE(slow.connect(port()));
+  ASSERT_TRUE(slow.send("GET /health HTTP/1.1\r\nHost: t\r\nX-Slow: "));
+  expect_alive();  // another client is served while the slow one dawdles
+  auto r = slow.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 408);
+  EXPECT_TRUE(slow.wait_closed());
+}
+
+TEST_F(DaemonHttpTest, IdleConnectionsAreClosed) {
+  start({"--idle-timeout", "0.3"});
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  ASSERT_TRUE(c.send(kGetHealth));
+  ASSERT_TRUE(c.read_response());
+  EXPECT_TRUE(c.wait_closed());
+}
+
+TEST_F(DaemonHttpTest, ConnectionsOverTheLimitGet503) {
+  start({"--max-connections", "4"});
+  std::vector<RawConnection> held(4);
+  for (auto& c : held) {
+    ASSERT_TRUE(c.connect(port()));
+    ASSERT_TRUE(c.send(kGetHealth));
+    ASSERT_TRUE(c.read_response());
+  }
+  RawConnection extra;
+  ASSERT_TRUE(extra.connect(port()));
+  auto r = extra.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  held.clear();
+  // Once the held connections are gone, new ones are served again.
+  std::optional<RawResponse> ok;
+  for (int i = 0; i < 200 && !(ok && ok->status == 200); ++i) ok = http_request(port(), "GET", "/health");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+}
+
+TEST_F(DaemonHttpTest, SigtermWithOpenConnectionsExitsZero) {
+  start();
+  RawConnection idle;
+  ASSERT_TRUE(idle.connect(port()));
+  RawConnection half;
+  ASSERT_TRUE(half.connect(port()));
+  ASSERT_TRUE(half.send("GET /health HTTP/1.1\r\n"));
+  EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
+  EXPECT_NE(daemon_->log().find("event=stopped"), std::string::npos);
+  EXPECT_TRUE(idle.wait_closed());
+}
+
+TEST_F(DaemonHttpTest, SigintExitsZero) {
+  start();
+  EXPECT_EQ(daemon_->stop(SIGINT), 0) << daemon_->log();
+}
+
+TEST(DaemonCli, HelpVersionAndBadFlags) {
+  std::string out;
+  EXPECT_EQ(run_binary({"--help"}, &out), 0);
+  EXPECT_NE(out.find("--listen"), std::string::npos);
+  EXPECT_NE(out.find("UVSCHED_LISTEN"), std::string::npos);
+  out.clear();
+  EXPECT_EQ(run_binary({"--version"}, &out), 0);
+  EXPECT_NE(out.find("uvsched 0."), std::string::npos);
+  out.clear();
+  EXPECT_EQ(run_binary({"--bogus"}, &out), 2);
+  EXPECT_NE(out.find("unknown flag --bogus"), std::string::npos);
+  out.clear();
+  EXPECT_EQ(run_binary({"--max-parallelism", "zero"}, &out), 2);
+  EXPECT_NE(out.find("--max-parallelism"), std::string::npos);
+}
+
+TEST(DaemonCli, PortInUseFailsWithAClearMessage) {
+  DaemonProcess first;
+  ASSERT_TRUE(first.start());
+  std::string out;
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:" + std::to_string(first.port())}, &out), 1);
+  EXPECT_NE(out.find("listen_failed"), std::string::npos) << out;
+  EXPECT_NE(out.find("address already in use"), std::string::npos) << out;
+  EXPECT_EQ(first.stop(SIGTERM), 0);
+}
+
+}  // namespace
+}  // namespace uvsched::test

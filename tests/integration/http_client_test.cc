@@ -1,0 +1,171 @@
+// The HttpClient against an HttpServer on the same loop (the test thread owns
+// the loop and runs it until the exchange is over).
+#include "reactor/http_client.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "handlers/json_response.h"
+#include "handlers/router.h"
+#include "reactor/log.h"
+#include "reactor/loop_clock.h"
+
+namespace uvsched {
+namespace {
+
+class HttpClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    signal(SIGPIPE, SIG_IGN);  // as the daemon does: peers that hang up are errors, not signals
+    log_configure(LogLevel::kOff, LogFormat::kText);
+    uv_loop_init(&loop_);
+    clock_ = std::make_unique<LoopClock>(&loop_);
+    router_.add("GET", "/hello", [](RequestContext& ctx) { ctx.reply(text_response(200, "hello")); });
+    router_.add("POST", "/echo", [](RequestContext& ctx) { ctx.reply(text_response(201, ctx.request.body)); });
+    router_.add("GET", "/never", [this](RequestContext& ctx) { parked_.push_back(ctx.responder); });
+    router_.add("GET", "/close", [](RequestContext& ctx) {
+      HttpResponse r = text_response(200, "bye");
+      ctx.request.keep_alive = false;
+      ctx.reply(std::move(r));
+    });
+    router_.add("GET", "/events", [this](RequestContext& ctx) {
+      stream_ = ctx.responder.start_stream(200, "application/x-ndjson");
+      stream_.write("one\n");
+      stream_.write("two\n");
+      stream_.end();
+    });
+    server_ = std::make_unique<HttpServer>(&loop_, *clock_, ServerLimits{}, router_);
+    ASSERT_EQ(server_->listen("127.0.0.1", 0), 0);
+    client_ = std::make_unique<HttpClient>(&loop_, *clock_);
+    base_ = "http://127.0.0.1:" + std::to_string(server_->port());
+  }
+
+  void TearDown() override {
+    bool closed = false;
+    parked_.clear();
+    client_->close([&] { closed = true; });
+    server_->shutdown([] {});
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    EXPECT_TRUE(closed);
+    client_.reset();
+    server_.reset();
+    clock_.reset();
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    EXPECT_EQ(uv_loop_close(&loop_), 0);
+  }
+
+  // Runs the loop until `done` (bounded by a watchdog timer).
+  void run_until(const bool& done) {
+    auto watchdog = clock_->new_timer();
+    bool expired = false;
+    watchdog->start(10'000, [&] { expired = true; });
+    while (!done && !expired) uv_run(&loop_, UV_RUN_ONCE);
+    ASSERT_FALSE(expired) << "timed out";
+  }
+
+  ClientResponse fetch(ClientRequest req) {
+    ClientResponse out;
+    bool done = false;
+    client_->request(std::move(req), [&](ClientResponse&& r) {
+      out = std::move(r);
+      done = true;
+    });
+    run_until(done);
+    return out;
+  }
+
+  uv_loop_t loop_;
+  std::unique_ptr<LoopClock> clock_;
+  Router router_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<HttpClient> client_;
+  std::vector<Responder> parked_;
+  ResponseStream stream_;
+  std::string base_;
+};
+
+TEST_F(HttpClientTest, GetAndPostWithKeepAliveReuse) {
+  auto r = fetch({.method = "GET", .url = base_ + "/hello"});
+  EXPECT_EQ(r.error, 0) << r.error_text;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "hello");
+  for (int i = 0; i < 20; ++i) {
+    auto e = fetch({.method = "POST", .url = base_ + "/echo", .body = "n" + std::to_string(i)});
+    EXPECT_EQ(e.status, 201);
+    EXPECT_EQ(e.body, "n" + std::to_string(i));
+  }
+  EXPECT_EQ(client_->open_connections(), 1u);  // sequential requests share one connection
+  EXPECT_EQ(server_->connection_count(), 1u);
+}
+
+TEST_F(HttpClientTest, ConcurrentRequestsAllComplete) {
+  int done = 0;
+  for (int i = 0; i < 100; ++i) {
+    client_->request({.method = "POST", .url = base_ + "/echo", .body = std::to_string(i)},
+                     [&, i](ClientResponse&& r) {
+                       EXPECT_EQ(r.body, std::to_string(i));
+                       ++done;
+                     });
+  }
+  bool all = false;
+  auto check = clock_->new_timer();
+  std::function<void()> poll = [&] {
+    all = done == 100;
+    if (!all) check->start(1, poll);
+  };
+  check->start(1, poll);
+  run_until(all);
+  EXPECT_LE(client_->open_connections(), 32u);
+}
+
+TEST_F(HttpClientTest, TimeoutRefusedAndBadUrlAreErrors) {
+  auto slow = fetch({.method = "GET", .url = base_ + "/never", .timeout_ms = 100});
+  EXPECT_EQ(slow.error, UV_ETIMEDOUT);
+
+  auto bad = fetch({.method = "GET", .url = "not a url"});
+  EXPECT_EQ(bad.error, UV_EINVAL);
+
+  // A port nothing listens on: bind one, learn its number, close it.
+  uv_tcp_t probe;
+  uv_tcp_init(&loop_, &probe);
+  sockaddr_in addr;
+  uv_ip4_addr("127.0.0.1", 0, &addr);
+  uv_tcp_bind(&probe, reinterpret_cast<sockaddr*>(&addr), 0);
+  sockaddr_storage bound;
+  int len = sizeof bound;
+  uv_tcp_getsockname(&probe, reinterpret_cast<sockaddr*>(&bound), &len);
+  int port = ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  uv_close(reinterpret_cast<uv_handle_t*>(&probe), nullptr);
+  auto refused = fetch({.method = "GET", .url = "http://127.0.0.1:" + std::to_string(port) + "/"});
+  EXPECT_EQ(refused.error, UV_ECONNREFUSED);
+}
+
+TEST_F(HttpClientTest, ServerClosingAfterResponseIsHandled) {
+  auto a = fetch({.method = "GET", .url = base_ + "/close"});
+  EXPECT_EQ(a.body, "bye");
+  auto b = fetch({.method = "GET", .url = base_ + "/hello"});
+  EXPECT_EQ(b.error, 0) << b.error_text;
+  EXPECT_EQ(b.body, "hello");
+}
+
+TEST_F(HttpClientTest, StreamedBodyIsDeliveredInPieces) {
+  std::string seen;
+  auto r = fetch({.method = "GET", .url = base_ + "/events", .timeout_ms = 0,
+                  .on_body = [&](std::string_view piece) { seen += piece; }});
+  EXPECT_EQ(r.error, 0);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(seen, "one\ntwo\n");
+  EXPECT_EQ(r.body, "");
+}
+
+TEST_F(HttpClientTest, CancelledRequestsNeverCallBack) {
+  bool called = false;
+  auto id = client_->request({.method = "GET", .url = base_ + "/never"}, [&](ClientResponse&&) { called = true; });
+  client_->cancel(id);
+  auto after = fetch({.method = "GET", .url = base_ + "/hello"});
+  EXPECT_EQ(after.body, "hello");
+  EXPECT_FALSE(called);
+}
+
+}  // namespace
+}  // namespace uvsched

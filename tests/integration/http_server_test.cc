@@ -1,0 +1,220 @@
+// The HttpServer in-process with test handlers: asynchronous answers, streams,
+// back-pressure and shutdown, seen from raw sockets on the test thread.
+#include "reactor/http_server.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <memory>
+
+#include "reactor/log.h"
+#include "reactor/loop_clock.h"
+#include "tests/support/loop_thread.h"
+#include "tests/support/raw_http.h"
+
+namespace uvsched::test {
+namespace {
+
+// Echoes bodies, answers /slow after a timer, opens a stream on /stream.
+class TestHandler : public RequestHandler {
+ public:
+  explicit TestHandler(Clock& clock) : clock_(clock) {}
+
+  void handle(HttpRequest& req, Responder res) override {
+    std::string path(req.path());
+    if (path == "/echo") {
+      HttpResponse r;
+      r.body = req.body;
+      res.send(std::move(r));
+    } else if (path == "/slow") {
+      auto t = std::shared_ptr<Timer>(clock_.new_timer());
+      timers_.push_back(t);
+      t->start(100, [res]() mutable {
+        HttpResponse r;
+        r.body = "slow";
+        res.send(std::move(r));
+      });
+    } else if (path == "/stream") {
+      stream_ = res.start_stream(200, "application/x-ndjson");
+      stream_.on_close([this] { ++stream_closed; });
+      stream_.write("{\"type\":\"SUBSCRIBED\"}\n");
+    } else if (path == "/drop") {
+      // The handler forgets to answer: the Responder's last copy goes here.
+    } else if (path == "/never") {
+      parked_.push_back(res);  // answered only at shutdown
+    } else {
+      HttpResponse r;
+      r.body = path;
+      res.send(std::move(r));
+    }
+  }
+
+  Clock& clock_;
+  ResponseStream stream_;
+  std::atomic<int> stream_closed{0};
+  std::vector<std::shared_ptr<Timer>> timers_;
+  std::vector<Responder> parked_;
+};
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    signal(SIGPIPE, SIG_IGN);  // as the daemon does: peers that hang up are errors, not signals
+    log_configure(LogLevel::kOff, LogFormat::kText);
+    loop_.run([this] {
+      clock_ = std::make_unique<LoopClock>(loop_.loop());
+      handler_ = std::make_unique<TestHandler>(*clock_);
+      ServerLimits limits;
+      limits.stream_max_buffered = 256 * 1024;
+      limits.write_high_water = 64 * 1024;
+      limits.shutdown_grace_ms = 300;
+      server_ = std::make_unique<HttpServer>(loop_.loop(), *clock_, limits, *handler_);
+      ASSERT_EQ(server_->listen("127.0.0.1", 0), 0);
+      port_ = server_->port();
+    });
+  }
+  void TearDown() override { shutdown(); }
+
+  void shutdown() {
+    if (!server_) return;
+    std::atomic<bool> done{false};
+    loop_.run([&] { server_->shutdown([&] { done = true; }); });
+    for (int i = 0; i < 1000 && !done; ++i) loop_.run([] {});  // each run is one loop turn
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!done && std::chrono::steady_clock::now() < deadline) loop_.run([] {});
+    ASSERT_TRUE(done);
+    loop_.run([&] {
+      handler_->stream_ = ResponseStream();
+      handler_->parked_.clear();
+      handler_->timers_.clear();
+      server_.reset();
+      handler_.reset();
+      clock_.reset();
+    });
+  }
+
+  LoopThread loop_;
+  std::unique_ptr<LoopClock> clock_;
+  std::unique_ptr<TestHandler> handler_;
+  std::unique_ptr<HttpServer> server_;
+  uint16_t port_ = 0;
+};
+
+TEST_F(HttpServerTest, ChunkedBodyArrivesWhole) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"));
+  ASSERT_TRUE(c.send("4\r\nuvsc\r\n"));
+  ASSERT_TRUE(c.send("3\r\nhed\r\n0\r\n\r\n"));
+  auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "uvsched");
+}
+
+TEST_F(HttpServerTest, ExpectContinueIsAnswered) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n"));
+  ASSERT_TRUE(c.read_until("100 Continue\r\n\r\n"));
+  ASSERT_TRUE(c.send("hi"));
+  auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "hi");
+}
+
+TEST_F(HttpServerTest, AsyncAnswersKeepPipelineOrder) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto first = c.read_response();
+  auto second = c.read_response();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->body, "slow");
+  EXPECT_EQ(second->body, "/fast");
+}
+
+TEST_F(HttpServerTest, ARequestDroppedUnansweredGets500AndThePipelineMovesOn) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("GET /drop HTTP/1.1\r\nHost: t\r\n\r\nGET /next HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto dropped = c.read_response();
+  auto next = c.read_response();
+  ASSERT_TRUE(dropped && next);
+  EXPECT_EQ(dropped->status, 500);
+  EXPECT_EQ(next->body, "/next");
+}
+
+TEST_F(HttpServerTest, StreamDeliversChunksAndReportsPeerClose) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("POST /stream HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"));
+  auto head = c.read_until("SUBSCRIBED");
+  ASSERT_TRUE(head);
+  EXPECT_NE(head->find("Transfer-Encoding: chunked"), std::string::npos);
+  loop_.run([this] { EXPECT_TRUE(handler_->stream_.write("{\"type\":\"HEARTBEAT\"}\n")); });
+  ASSERT_TRUE(c.read_until("HEARTBEAT"));
+  c.close();
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (handler_->stream_closed == 0 && std::chrono::steady_clock::now() < deadline) loop_.run([] {});
+  EXPECT_EQ(handler_->stream_closed, 1);
+  loop_.run([this] { EXPECT_FALSE(handler_->stream_.write("late\n")); });
+}
+
+TEST_F(HttpServerTest, StreamEndTerminatesTheBodyAndTheConnectionLivesOn) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(c.read_until("SUBSCRIBED"));
+  loop_.run([this] { handler_->stream_.end(); });
+  ASSERT_TRUE(c.read_until("0\r\n\r\n"));
+  ASSERT_TRUE(c.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "/after");
+}
+
+TEST_F(HttpServerTest, AStreamWhoseReaderStallsIsCutNotBuffered) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  int rcvbuf = 4096;
+  setsockopt(c.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  ASSERT_TRUE(c.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(c.read_until("SUBSCRIBED"));
+  // The reader never reads again; the writer pushes 64 MiB at most.
+  bool cut = false;
+  const std::string chunk(16 * 1024, 'e');
+  loop_.run([&] {
+    for (int i = 0; i < 4096 && !cut; ++i) cut = !handler_->stream_.write(chunk);
+  });
+  EXPECT_TRUE(cut);
+}
+
+TEST_F(HttpServerTest, ShutdownEndsStreamsAndLetsInflightFinish) {
+  RawConnection stream;
+  ASSERT_TRUE(stream.connect(port_));
+  ASSERT_TRUE(stream.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(stream.read_until("SUBSCRIBED"));
+  RawConnection slow;
+  ASSERT_TRUE(slow.connect(port_));
+  ASSERT_TRUE(slow.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n"));
+  RawConnection never;
+  ASSERT_TRUE(never.connect(port_));
+  ASSERT_TRUE(never.send("GET /never HTTP/1.1\r\nHost: t\r\n\r\n"));
+  // Make sure both requests reached their handlers before shutting down.
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  size_t parked = 0;
+  while (parked == 0 && std::chrono::steady_clock::now() < deadline) loop_.run([&] { parked = handler_->parked_.size(); });
+  ASSERT_EQ(parked, 1u);
+
+  shutdown();
+  EXPECT_TRUE(stream.read_until("0\r\n\r\n"));  // the stream was ended cleanly
+  auto r = slow.read_response();                // the in-flight request was answered
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "slow");
+  EXPECT_EQ(r->header("Connection"), "close");
+  EXPECT_TRUE(never.wait_closed());  // the grace period ran out for the one never answered
+}
+
+}  // namespace
+}  // namespace uvsched::test

@@ -1,0 +1,151 @@
+#include "tests/support/daemon_process.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace uvsched::test {
+namespace {
+
+std::vector<char*> argv_of(std::vector<std::string>& args) {
+  std::vector<char*> out;
+  for (auto& a : args) out.push_back(a.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// waitpid with a deadline, polling at 10 ms: a test harness, not the daemon.
+int wait_exit(pid_t pid, std::chrono::milliseconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) {
+      if (WIFEXITED(status)) return WEXITSTATUS(status);
+      if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+      return -1;
+    }
+    if (std::chrono::steady_clock::now() > until) return -1;
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
+}  // namespace
+
+std::string daemon_binary() {
+  const char* bin = std::getenv("UVSCHED_BIN");
+  return bin ? bin : "build/uvsched";
+}
+
+DaemonProcess::DaemonProcess(std::vector<std::string> extra_args) : args_(std::move(extra_args)) {}
+
+DaemonProcess::~DaemonProcess() {
+  if (pid_ > 0) stop(SIGKILL, 10s);
+  if (reader_.joinable()) reader_.join();
+  if (stderr_fd_ >= 0) ::close(stderr_fd_);
+}
+
+bool DaemonProcess::start(std::chrono::milliseconds deadline) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  std::vector<std::string> args = {daemon_binary(), "--listen", "127.0.0.1:0", "--log-level", "info"};
+  args.insert(args.end(), args_.begin(), args_.end());
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(fds[1], STDERR_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    auto argv = argv_of(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ::close(fds[1]);
+  stderr_fd_ = fds[0];
+  reader_ = std::thread([this] { drain(); });
+
+  const std::string marker = "event=listening addr=127.0.0.1:";
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      size_t at = log_.find(marker);
+      if (at != std::string::npos) {
+        port_ = static_cast<uint16_t>(std::atoi(log_.c_str() + at + marker.size()));
+        return port_ != 0;
+      }
+    }
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return false;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
+void DaemonProcess::drain() {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(stderr_fd_, buf, sizeof buf);
+    if (n <= 0) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    log_.append(buf, static_cast<size_t>(n));
+  }
+}
+
+int DaemonProcess::stop(int sig, std::chrono::milliseconds deadline) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, sig);
+  int code = wait_exit(pid_, deadline);
+  if (code == -1) {
+    kill(pid_, SIGKILL);
+    wait_exit(pid_, 10s);
+  }
+  pid_ = -1;
+  if (reader_.joinable()) reader_.join();
+  return code;
+}
+
+bool DaemonProcess::wait_for_log(const std::string& needle, std::chrono::milliseconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    if (log().find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
+std::string DaemonProcess::log() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return log_;
+}
+
+int run_binary(const std::vector<std::string>& extra, std::string* output) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  std::vector<std::string> args = {daemon_binary()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    dup2(fds[1], STDERR_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    auto argv = argv_of(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ::close(fds[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) output->append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  return wait_exit(pid, 20s);
+}
+
+}  // namespace uvsched::test

@@ -1,0 +1,54 @@
+// Starts the real uvsched binary as a child on a free loopback port (it binds
+// port 0 and the harness reads the port from its "listening" log line), keeps
+// its stderr, and stops it with a signal, waiting with a deadline.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace uvsched::test {
+
+using namespace std::chrono_literals;
+
+// The daemon binary: $UVSCHED_BIN, set by meson for each test.
+std::string daemon_binary();
+
+class DaemonProcess {
+ public:
+  explicit DaemonProcess(std::vector<std::string> extra_args = {});
+  ~DaemonProcess();
+  DaemonProcess(const DaemonProcess&) = delete;
+
+  // Spawns and waits for the listening line. False if it exited or timed out.
+  bool start(std::chrono::milliseconds deadline = 20s);
+  uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // Sends `sig` and waits for exit; the exit code, 128+signal, or -1 on time-out.
+  int stop(int sig, std::chrono::milliseconds deadline = 20s);
+  bool running() const { return pid_ > 0; }
+  // Waits until the captured stderr holds `needle`.
+  bool wait_for_log(const std::string& needle, std::chrono::milliseconds deadline = 10s);
+  std::string log() const;
+
+ private:
+  void drain();
+
+  std::vector<std::string> args_;
+  pid_t pid_ = -1;
+  int stderr_fd_ = -1;
+  uint16_t port_ = 0;
+  std::thread reader_;
+  mutable std::mutex mu_;
+  std::string log_;
+};
+
+// Runs the binary to completion with args; returns exit code and stdout+stderr.
+int run_binary(const std::vector<std::string>& args, std::string* output);
+
+}  // namespace uvsched::test

@@ -1,0 +1,91 @@
+#include "app/config.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace uvsched {
+namespace {
+
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+ConfigResult parse(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  return parse_config(args, env_of(std::move(env)));
+}
+
+TEST(Config, DefaultsFollowTheSpec) {
+  auto r = parse({});
+  ASSERT_EQ(r.action, ConfigResult::Action::kRun) << r.message;
+  const Config& c = r.config;
+  EXPECT_EQ(c.listen_host, "127.0.0.1");
+  EXPECT_EQ(c.listen_port, 10200);
+  EXPECT_EQ(c.store, "embedded:./data");
+  EXPECT_EQ(c.ps_url, "http://127.0.0.1:10300");
+  EXPECT_EQ(c.router_url, "http://127.0.0.1:8888");
+  EXPECT_EQ(c.max_parallelism, 32);
+  EXPECT_EQ(c.metrics_poll_interval_ms, 10'000u);
+  EXPECT_EQ(c.recompute_interval_ms, 5'000u);
+  EXPECT_FALSE(c.function_size);
+  EXPECT_EQ(c.offer_ttl_ms, 5'000u);
+  EXPECT_EQ(c.offer_linger_ttl_ms, 120'000u);
+  EXPECT_EQ(c.reconcile_interval_ms, 300'000u);
+  EXPECT_EQ(c.agent_timeout_ms, 30'000u);
+  EXPECT_EQ(c.limits.max_body_bytes, 1024u * 1024u);
+}
+
+TEST(Config, FlagsInBothFormsAndEnvironment) {
+  auto r = parse({"--listen=0.0.0.0:9000", "--store", "etcd:http://127.0.0.1:2379,http://127.0.0.1:22379",
+                  "--function-size", "0.5,512", "--metrics-poll-interval", "0", "--offer-ttl", "0.25"},
+                 {{"UVSCHED_MAX_PARALLELISM", "8"}, {"UVSCHED_LISTEN", "1.2.3.4:1"}});
+  ASSERT_EQ(r.action, ConfigResult::Action::kRun) << r.message;
+  EXPECT_EQ(r.config.listen_host, "0.0.0.0");  // the flag beats the variable
+  EXPECT_EQ(r.config.listen_port, 9000);
+  EXPECT_EQ(r.config.max_parallelism, 8);
+  EXPECT_EQ(r.config.store, "etcd:http://127.0.0.1:2379,http://127.0.0.1:22379");
+  ASSERT_TRUE(r.config.function_size);
+  EXPECT_EQ(r.config.function_size->cpus, 0.5);
+  EXPECT_EQ(r.config.function_size->mem_mib, 512);
+  EXPECT_EQ(r.config.metrics_poll_interval_ms, 0u);
+  EXPECT_EQ(r.config.offer_ttl_ms, 250u);
+}
+
+TEST(Config, BadInputNamesTheFlag) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--listen", "nohost"}, "--listen"},
+      {{"--listen"}, "needs a value"},
+      {{"--store", "redis:x"}, "--store"},
+      {{"--store", "etcd:127.0.0.1:2379"}, "http://"},
+      {{"--ps-url", "localhost:10300"}, "--ps-url"},
+      {{"--max-parallelism", "0"}, "--max-parallelism"},
+      {{"--offer-ttl", "-1"}, "--offer-ttl"},
+      {{"--function-size", "1"}, "--function-size"},
+      {{"--log-format", "xml"}, "--log-format"},
+      {{"--whatever"}, "unknown flag --whatever"},
+      {{"positional"}, "unexpected argument"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse(c.args);
+    EXPECT_EQ(r.action, ConfigResult::Action::kError) << c.args[0];
+    EXPECT_NE(r.message.find(c.says), std::string::npos) << r.message;
+  }
+  auto env = parse({}, {{"UVSCHED_AGENT_TIMEOUT", "soon"}});
+  EXPECT_EQ(env.action, ConfigResult::Action::kError);
+  EXPECT_NE(env.message.find("UVSCHED_AGENT_TIMEOUT"), std::string::npos);
+}
+
+TEST(Config, HelpAndVersion) {
+  EXPECT_EQ(parse({"--help"}).action, ConfigResult::Action::kHelp);
+  EXPECT_EQ(parse({"--version"}).action, ConfigResult::Action::kVersion);
+}
+
+}  // namespace
+}  // namespace uvsched

@@ -1,0 +1,76 @@
+#include "handlers/router.h"
+
+#include <gtest/gtest.h>
+
+#include "handlers/json_response.h"
+
+namespace uvsched {
+namespace {
+
+// Routes a request through a detached exchange and returns the serialized reply.
+std::string route(Router& router, std::string_view method, std::string target) {
+  HttpRequest req;
+  req.method = method;
+  req.target = std::move(target);
+  auto ex = std::make_shared<detail::Exchange>();
+  router.handle(req, Responder(ex));
+  return ex->out;
+}
+
+class RouterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    router.add("GET", "/health", [](RequestContext& ctx) { ctx.reply(text_response(200, "ok")); });
+    router.add("POST", "/train", [](RequestContext& ctx) { ctx.reply(text_response(200, "train")); });
+    router.add("DELETE", "/finish/{id}", [](RequestContext& ctx) { ctx.reply(text_response(200, "fin " + ctx.param("id"))); });
+    router.add("GET", "/v1/agents/{host}/offers/{id}", [](RequestContext& ctx) {
+      ctx.reply(text_response(200, ctx.param("host") + "|" + ctx.param("id")));
+    });
+    router.add("DELETE", "/v1/agents/{host}/offers/{id}", [](RequestContext& ctx) { ctx.reply(text_response(200, "rescind")); });
+    router.add("GET", "/v1/agents/special/offers/fixed", [](RequestContext& ctx) { ctx.reply(text_response(200, "literal")); });
+    router.add("GET", "/boom", [](RequestContext&) -> void { throw std::runtime_error("kaboom"); });
+  }
+  Router router;
+};
+
+TEST_F(RouterTest, MatchesLiteralAndParametricRoutes) {
+  struct Case {
+    std::string method, target, status_line, body;
+  } cases[] = {
+      {"GET", "/health", "HTTP/1.1 200 OK", "ok"},
+      {"GET", "/health?x=1", "HTTP/1.1 200 OK", "ok"},
+      {"HEAD", "/health", "HTTP/1.1 200 OK", ""},
+      {"DELETE", "/finish/ab12cd34", "HTTP/1.1 200 OK", "fin ab12cd34"},
+      {"DELETE", "/finish/a%20b", "HTTP/1.1 200 OK", "fin a b"},
+      {"GET", "/v1/agents/node-1/offers/o-7", "HTTP/1.1 200 OK", "node-1|o-7"},
+      {"GET", "/v1/agents/special/offers/fixed", "HTTP/1.1 200 OK", "literal"},
+      {"GET", "/finish", "HTTP/1.1 404 Not Found", ""},
+      {"GET", "/finish/a/b", "HTTP/1.1 404 Not Found", ""},
+      {"GET", "/finish/%zz", "HTTP/1.1 404 Not Found", ""},
+      {"POST", "/health", "HTTP/1.1 405 Method Not Allowed", ""},
+      {"GET", "/boom", "HTTP/1.1 500 Internal Server Error", ""},
+  };
+  for (const auto& c : cases) {
+    std::string out = route(router, c.method, c.target);
+    EXPECT_EQ(out.substr(0, out.find("\r\n")), c.status_line) << c.method << " " << c.target;
+    if (!c.body.empty()) {
+      EXPECT_EQ(out.substr(out.find("\r\n\r\n") + 4), c.body) << c.method << " " << c.target;
+    }
+  }
+}
+
+TEST_F(RouterTest, WrongMethodListsAllowedMethods) {
+  std::string out = route(router, "PUT", "/finish/x");
+  EXPECT_NE(out.find("Allow: DELETE\r\n"), std::string::npos) << out;
+  out = route(router, "PATCH", "/v1/agents/h/offers/1");
+  EXPECT_NE(out.find("Allow: GET, DELETE\r\n"), std::string::npos) << out;
+}
+
+TEST_F(RouterTest, NotFoundFallbackByPrefix) {
+  router.set_not_found("/api/", [](RequestContext& ctx) { ctx.reply(json_response(404, R"({"kind":"Status"})")); });
+  EXPECT_NE(route(router, "GET", "/api/v1/nothing").find(R"({"kind":"Status"})"), std::string::npos);
+  EXPECT_NE(route(router, "GET", "/other").find(R"({"error":)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace uvsched

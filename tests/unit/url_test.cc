@@ -1,0 +1,61 @@
+#include "reactor/url.h"
+
+#include <gtest/gtest.h>
+
+namespace uvsched {
+namespace {
+
+TEST(Url, ParsesHttpUrls) {
+  struct Case {
+    std::string in;
+    bool ok;
+    std::string host;
+    uint16_t port;
+    std::string target;
+  } cases[] = {
+      {"http://127.0.0.1:10300", true, "127.0.0.1", 10300, "/"},
+      {"http://127.0.0.1:10300/update/ab12", true, "127.0.0.1", 10300, "/update/ab12"},
+      {"http://localhost/metrics?x=1", true, "localhost", 80, "/metrics?x=1"},
+      {"http://[::1]:2379/v3/kv/range", true, "::1", 2379, "/v3/kv/range"},
+      {"http://[::1]/", true, "::1", 80, "/"},
+      {"http://host:8080?q", true, "host", 8080, "/?q"},
+      {"https://secure:443/", false, "", 0, ""},
+      {"http://", false, "", 0, ""},
+      {"http://h:99999/", false, "", 0, ""},
+      {"http://h:/", false, "", 0, ""},
+      {"ftp://x/", false, "", 0, ""},
+  };
+  for (const auto& c : cases) {
+    auto u = parse_url(c.in);
+    ASSERT_EQ(u.has_value(), c.ok) << c.in;
+    if (!c.ok) continue;
+    EXPECT_EQ(u->host, c.host) << c.in;
+    EXPECT_EQ(u->port, c.port) << c.in;
+    EXPECT_EQ(u->target, c.target) << c.in;
+  }
+}
+
+TEST(Url, HostPort) {
+  EXPECT_EQ(parse_host_port("127.0.0.1:10200")->second, 10200);
+  EXPECT_EQ(parse_host_port("[::1]:0")->first, "::1");
+  EXPECT_FALSE(parse_host_port("127.0.0.1"));
+  EXPECT_FALSE(parse_host_port(":80"));
+  EXPECT_FALSE(parse_host_port("h:65536"));
+  EXPECT_FALSE(parse_host_port("h:8x"));
+}
+
+TEST(Url, PercentDecodingAndQueryParams) {
+  EXPECT_EQ(*percent_decode("a%20b+c", true), "a b c");
+  EXPECT_EQ(*percent_decode("a+b", false), "a+b");
+  EXPECT_FALSE(percent_decode("bad%2", false));
+  EXPECT_FALSE(percent_decode("bad%zz", false));
+  std::string_view q = "labelSelector=app%3Ddemo&watch=true&empty=&flag";
+  EXPECT_EQ(*query_param(q, "labelSelector"), "app=demo");
+  EXPECT_EQ(*query_param(q, "watch"), "true");
+  EXPECT_EQ(*query_param(q, "empty"), "");
+  EXPECT_EQ(*query_param(q, "flag"), "");
+  EXPECT_FALSE(query_param(q, "missing"));
+}
+
+}  // namespace
+}  // namespace uvsched
