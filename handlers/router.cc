@@ -89,7 +89,7 @@ void Router::handle(HttpRequest& request, Responder responder) {
     }
   };
 
-  if (auto it = literal_.find(std::string(path)); it != literal_.end()) {
+  if (auto it = literal_.find(path); it != literal_.end()) {
     for (Route* r : it->second) consider(r, {});
   }
   if (chosen == nullptr && !parametric_.empty()) {

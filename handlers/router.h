@@ -48,7 +48,11 @@ class Router final : public RequestHandler {
              std::vector<std::pair<std::string_view, std::string>>* params) const;
 
   std::deque<Route> routes_;  // deque: stable addresses, patterns double as labels
-  std::unordered_map<std::string, std::vector<Route*>> literal_;
+  struct PathHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, std::vector<Route*>, PathHash, std::equal_to<>> literal_;
   std::vector<Route*> parametric_;
   std::vector<std::pair<std::string, RouteHandler>> not_found_;
 };

@@ -12,10 +12,17 @@ HttpMetrics::HttpMetrics(MetricsRegistry& registry)
                                    1, 2.5, 5, 10})) {}
 
 void HttpMetrics::record(const ResponseRecord& r) {
-  std::string_view route = r.label.empty() ? std::string_view("unmatched") : r.label;
-  std::string code = std::to_string(r.status);
-  requests_.add(labels({{"route", route}, {"method", r.method}, {"code", code}}));
-  latency_.observe(labels({{"route", route}}), r.seconds);
+  Key key{r.label.data(), r.label.size(), r.method.data(), r.status};
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    std::string_view route = r.label.empty() ? std::string_view("unmatched") : r.label;
+    std::string code = std::to_string(r.status);
+    Slot slot{&requests_.series(labels({{"route", route}, {"method", r.method}, {"code", code}})),
+              &latency_.series(labels({{"route", route}}))};
+    it = cache_.emplace(key, slot).first;
+  }
+  *it->second.requests += 1;
+  latency_.observe(*it->second.latency, r.seconds);
 }
 
 }  // namespace uvsched

@@ -65,9 +65,13 @@ double CounterFamily::get(const std::string& label_set) const {
   return it == series_.end() ? 0 : it->second;
 }
 
-void HistogramFamily::observe(const std::string& label_set, double value) {
+HistogramFamily::Series& HistogramFamily::series(const std::string& label_set) {
   Series& s = series_[label_set];
   if (s.buckets.empty()) s.buckets.assign(bounds_.size(), 0);
+  return s;
+}
+
+void HistogramFamily::observe(Series& s, double value) {
   auto it = std::lower_bound(bounds_.begin(), bounds_.end(), value);
   if (it != bounds_.end()) ++s.buckets[static_cast<size_t>(it - bounds_.begin())];
   s.sum += value;

@@ -20,6 +20,8 @@ class CounterFamily {
  public:
   void add(const std::string& label_set, double by = 1) { series_[label_set] += by; }
   double get(const std::string& label_set) const;
+  // A stable reference to one series, for callers that cache it.
+  double& series(const std::string& label_set) { return series_[label_set]; }
 
  private:
   friend class MetricsRegistry;
@@ -28,17 +30,21 @@ class CounterFamily {
 
 class HistogramFamily {
  public:
-  explicit HistogramFamily(std::vector<double> bounds) : bounds_(std::move(bounds)) {}
-  void observe(const std::string& label_set, double value);
-  uint64_t count(const std::string& label_set) const;
-
- private:
-  friend class MetricsRegistry;
   struct Series {
     std::vector<uint64_t> buckets;  // non-cumulative; rendered cumulative
     double sum = 0;
     uint64_t count = 0;
   };
+
+  explicit HistogramFamily(std::vector<double> bounds) : bounds_(std::move(bounds)) {}
+  void observe(const std::string& label_set, double value) { observe(series(label_set), value); }
+  void observe(Series& s, double value);
+  uint64_t count(const std::string& label_set) const;
+  // A stable reference to one series, for callers that cache it.
+  Series& series(const std::string& label_set);
+
+ private:
+  friend class MetricsRegistry;
   std::vector<double> bounds_;
   std::map<std::string, Series> series_;
 };

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# GET /health on uvsched vs. nginx (one worker, `return 200`) under
+# `wrk -t1 -c64`, alternating rounds in one run; prints the req/s of each and
+# the ratio uvsched/nginx, plus uvsched's idle RSS. Loopback only.
+# Usage: bench/http.sh [BUILD_DIR] [ROUNDS] [SECONDS]
+set -euo pipefail
+build=${1:-build}
+rounds=${2:-3}
+secs=${3:-5}
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_up() { for _ in $(seq 200); do curl -sf -o /dev/null "http://127.0.0.1:$1/${2:-}" && return 0; sleep 0.05; done; return 1; }
+rps() { wrk -t1 -c64 -d"${secs}s" "$1" | awk '/Requests\/sec/ {print $2}'; }
+
+# Server on CPU 0, load generator on CPU 1, so the two do not fight for a core.
+pin_server="taskset -c 0"
+pin_load="taskset -c 1"
+[ "$(nproc)" -ge 2 ] || { pin_server=""; pin_load=""; }
+
+uport=$(free_port)
+$pin_server "$build/uvsched" --listen "127.0.0.1:$uport" --log-level warn --store "embedded:$work/data" &
+upid=$!
+wait_up "$uport" health
+sleep 1
+rss_idle_kb=$(awk '/VmRSS/ {print $2}' "/proc/$upid/status")
+
+nport=$(free_port)
+mkdir -p "$work/nginx/logs"
+cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log stderr warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  server { listen 127.0.0.1:$nport; location / { return 200; } }
+}
+CONF
+$pin_server nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+wait_up "$nport" health
+
+total_u=0; total_n=0
+for r in $(seq "$rounds"); do
+  u=$($pin_load bash -c "$(declare -f rps); secs=$secs; rps http://127.0.0.1:$uport/health")
+  n=$($pin_load bash -c "$(declare -f rps); secs=$secs; rps http://127.0.0.1:$nport/health")
+  echo "round $r: uvsched ${u} req/s, nginx ${n} req/s"
+  total_u=$(python3 -c "print($total_u+$u)"); total_n=$(python3 -c "print($total_n+$n)")
+done
+rss_after_kb=$(awk '/VmRSS/ {print $2}' "/proc/$upid/status")
+python3 - <<PY
+u=$total_u/$rounds; n=$total_n/$rounds
+print(f"mean: uvsched {u:.0f} req/s, nginx {n:.0f} req/s, ratio uvsched/nginx = {u/n:.2f} (goal >= 1.0)")
+print(f"uvsched RSS: idle {$rss_idle_kb/1024:.1f} MiB (goal <= 8 MiB), after load {$rss_after_kb/1024:.1f} MiB")
+PY

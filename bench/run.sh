@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark, each comparing side by side within one run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "== bench/http.sh: GET /health, uvsched vs nginx"
+bench/http.sh build

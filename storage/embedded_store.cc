@@ -1,0 +1,439 @@
+#include "storage/embedded_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "reactor/log.h"
+#include "storage/wal_codec.h"
+
+namespace uvsched {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string wal_name(const std::string& dir, int64_t epoch) { return dir + "/wal-" + std::to_string(epoch) + ".log"; }
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+// Worker-thread helpers: plain blocking syscalls, never on the loop thread.
+int write_all(int fd, const std::string& bytes) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    off += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+int fsync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return errno;
+  int rc = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  return rc;
+}
+
+StoreStatus disk_failure(const std::string& why) { return StoreStatus::unavailable("embedded store: " + why); }
+
+}  // namespace
+
+EmbeddedStore::EmbeddedStore(uv_loop_t* loop, Clock& clock, std::string dir, Options options)
+    : loop_(loop), clock_(clock), dir_(std::move(dir)), options_(options), state_(options.history_limit) {}
+
+std::unique_ptr<EmbeddedStore> EmbeddedStore::open(uv_loop_t* loop, Clock& clock, const std::string& dir,
+                                                   std::string* error) {
+  return open(loop, clock, dir, error, Options{});
+}
+
+std::unique_ptr<EmbeddedStore> EmbeddedStore::open(uv_loop_t* loop, Clock& clock, const std::string& dir,
+                                                   std::string* error, Options options) {
+  std::unique_ptr<EmbeddedStore> s(new EmbeddedStore(loop, clock, dir, options));
+  if (!s->recover(error)) return nullptr;
+  uv_idle_init(loop, &s->idle_);
+  s->idle_.data = s.get();
+  for (const auto& [id, ttl] : s->state_.leases()) s->arm_lease(id, ttl);
+  return s;
+}
+
+EmbeddedStore::~EmbeddedStore() {
+  if (log_fd_ >= 0) ::close(log_fd_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+bool EmbeddedStore::recover(std::string* error) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) {
+    *error = "cannot create " + dir_ + ": " + ec.message();
+    return false;
+  }
+  lock_fd_ = ::open((dir_ + "/LOCK").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    *error = dir_ + " is in use by another process (LOCK held)";
+    return false;
+  }
+
+  std::string snapshot;
+  if (read_file(dir_ + "/snapshot", &snapshot)) {
+    std::string_view payload;
+    size_t size;
+    if (!read_frame(snapshot, &payload, &size)) {
+      *error = dir_ + "/snapshot is corrupt; refusing to start without it";
+      return false;
+    }
+    WalReader pr(payload);
+    if (!pr.i64(&epoch_) || !state_.load_snapshot(payload.substr(8))) {
+      *error = dir_ + "/snapshot cannot be decoded";
+      return false;
+    }
+  }
+
+  std::string log_path = wal_name(dir_, epoch_);
+  std::string log;
+  read_file(log_path, &log);
+  DecodedLog decoded = decode_log(log);
+  for (const auto& rec : decoded.records) state_.replay(rec);
+  if (decoded.valid_bytes < log.size()) {
+    log_warn("store_torn_tail_dropped").kv("file", log_path).kv("bytes", static_cast<uint64_t>(log.size() - decoded.valid_bytes));
+    if (::truncate(log_path.c_str(), static_cast<off_t>(decoded.valid_bytes)) != 0) {
+      *error = "cannot truncate " + log_path + ": " + strerror(errno);
+      return false;
+    }
+  }
+  log_fd_ = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd_ < 0) {
+    *error = "cannot open " + log_path + ": " + strerror(errno);
+    return false;
+  }
+  log_bytes_ = decoded.valid_bytes;
+
+  // Logs of older epochs are wholly inside the snapshot.
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("wal-", 0) == 0 && entry.path().string() != log_path) fs::remove(entry.path(), ec);
+  }
+  fs::remove(dir_ + "/snapshot.tmp", ec);
+  log_info("store_recovered").kv("dir", dir_).kv("revision", state_.revision())
+      .kv("keys", static_cast<uint64_t>(state_.key_count())).kv("records", static_cast<uint64_t>(decoded.records.size()));
+  return true;
+}
+
+std::optional<std::string> EmbeddedStore::unavailable_reason() const {
+  if (!broken_.empty()) return broken_;
+  if (closing_) return std::string("store is closing");
+  return std::nullopt;
+}
+
+// ---- group commit -----------------------------------------------------------
+
+void EmbeddedStore::enqueue(const LogRecord* record, std::function<void()> ack) {
+  if (record != nullptr && !record->mutations.empty()) open_.bytes += encode_record(*record);
+  open_.acks.push_back(std::move(ack));
+  if (!idle_active_) {
+    // Runs on the next loop turn, after this turn's callbacks: the whole
+    // turn's writes become one write + one fdatasync.
+    uv_idle_start(&idle_, &EmbeddedStore::on_idle);
+    idle_active_ = true;
+  }
+}
+
+void EmbeddedStore::on_idle(uv_idle_t* h) {
+  auto* self = static_cast<EmbeddedStore*>(h->data);
+  if (self->open_.acks.empty() && self->open_.bytes.empty() && self->open_.snapshot.empty()) {
+    // Nothing arrived since the last turn: let the loop block again.
+    uv_idle_stop(h);
+    self->idle_active_ = false;
+    self->maybe_finish_close();
+    return;
+  }
+  // Stays active one more turn, so callbacks run now are followed by a
+  // non-blocking poll rather than a wait for unrelated I/O.
+  self->start_commit();
+}
+
+void EmbeddedStore::start_commit() {
+  if (inflight_) return;  // commit_done starts the next batch
+  if (open_.acks.empty() && open_.bytes.empty() && open_.snapshot.empty()) {
+    maybe_finish_close();
+    return;
+  }
+  if (open_.bytes.empty() && open_.snapshot.empty()) {
+    // Only reads and failures: nothing to make durable, answer now.
+    auto acks = std::move(open_.acks);
+    open_.acks.clear();
+    for (auto& ack : acks) ack();
+    maybe_finish_close();
+    return;
+  }
+  inflight_ = std::make_unique<Batch>(std::move(open_));
+  open_ = Batch{};
+  inflight_->log_fd = log_fd_;
+  inflight_->dir = dir_;
+  work_.data = this;
+  uv_queue_work(loop_, &work_, &EmbeddedStore::commit_work, &EmbeddedStore::commit_done);
+}
+
+void EmbeddedStore::commit_work(uv_work_t* req) {
+  auto* self = static_cast<EmbeddedStore*>(req->data);
+  Batch& b = *self->inflight_;  // the loop thread does not touch it while in flight
+  if (!b.snapshot.empty()) {
+    std::string tmp = b.dir + "/snapshot.tmp";
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      b.error = errno;
+      return;
+    }
+    b.error = write_all(fd, b.snapshot);
+    if (b.error == 0 && ::fsync(fd) != 0) b.error = errno;
+    ::close(fd);
+    if (b.error == 0 && ::rename(tmp.c_str(), (b.dir + "/snapshot").c_str()) != 0) b.error = errno;
+    if (b.error == 0) b.error = fsync_dir(b.dir);
+    if (b.error != 0) return;
+    // The snapshot names the new epoch: from now on only the new log counts.
+    int nfd = ::open(wal_name(b.dir, b.epoch).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (nfd < 0) {
+      b.error = errno;
+      return;
+    }
+    b.log_fd = nfd;
+    fsync_dir(b.dir);
+    ::unlink(wal_name(b.dir, b.epoch - 1).c_str());
+  }
+  if (!b.bytes.empty()) {
+    b.error = write_all(b.log_fd, b.bytes);
+    if (b.error == 0 && ::fdatasync(b.log_fd) != 0) b.error = errno;
+  }
+}
+
+void EmbeddedStore::commit_done(uv_work_t* req, int) {
+  auto* self = static_cast<EmbeddedStore*>(req->data);
+  std::unique_ptr<Batch> b = std::move(self->inflight_);
+  if (b->error != 0) {
+    self->broken_ = std::string("disk write failed: ") + strerror(b->error);
+    log_error("store_write_failed").kv("dir", self->dir_).kv("error", strerror(b->error));
+  } else {
+    if (!b->snapshot.empty()) {
+      ::close(self->log_fd_);
+      self->log_fd_ = b->log_fd;
+      self->epoch_ = b->epoch;
+      self->log_bytes_ = 0;
+      log_info("store_snapshot").kv("epoch", b->epoch).kv("bytes", static_cast<uint64_t>(b->snapshot.size()));
+    }
+    self->log_bytes_ += b->bytes.size();
+    ++self->commits_;
+  }
+  for (auto& ack : b->acks) ack();  // acks check broken_ to tell success from failure
+  b.reset();
+
+  if (self->broken_.empty() && self->log_bytes_ > self->options_.compact_bytes) {
+    // The snapshot holds every applied write, so the open batch's records are
+    // not needed in the log: its acks ride on the snapshot's durability.
+    self->open_.snapshot.clear();
+    WalWriter w;
+    w.i64(self->epoch_ + 1);
+    std::string payload = w.take() + self->state_.encode_snapshot();
+    append_frame(self->open_.snapshot, payload);
+    self->open_.bytes.clear();
+    self->open_.epoch = self->epoch_ + 1;
+  }
+  self->start_commit();
+}
+
+void EmbeddedStore::maybe_finish_close() {
+  if (!closing_ || inflight_ || idle_closed_ || !open_.acks.empty() || !open_.bytes.empty()) return;
+  idle_closed_ = true;
+  uv_close(reinterpret_cast<uv_handle_t*>(&idle_), [](uv_handle_t* h) {
+    auto* self = static_cast<EmbeddedStore*>(h->data);
+    ::close(self->log_fd_);
+    self->log_fd_ = -1;
+    ::close(self->lock_fd_);
+    self->lock_fd_ = -1;
+    if (auto done = std::move(self->close_done_)) done();
+  });
+}
+
+void EmbeddedStore::close(std::function<void()> done) {
+  if (closing_) return;
+  closing_ = true;
+  close_done_ = std::move(done);
+  lease_timers_.clear();
+  watchers_.clear();
+  start_commit();
+}
+
+// ---- operations --------------------------------------------------------------
+
+void EmbeddedStore::log_and_publish(Applied&& applied, std::function<void()> ack) {
+  enqueue(&applied.record, [this, events = std::move(applied.events), ack = std::move(ack)] {
+    if (broken_.empty()) publish(events);
+    ack();
+  });
+}
+
+void EmbeddedStore::get(std::string key, RangeOptions options, RangeCallback cb) {
+  auto result = std::make_shared<RangeResult>(state_.range(key, options));
+  if (auto why = unavailable_reason()) result->status = StoreStatus::unavailable(*why);
+  enqueue(nullptr, [result, cb = std::move(cb)] { cb(std::move(*result)); });
+}
+
+void EmbeddedStore::put(std::string key, std::string value, int64_t lease, WriteCallback cb) {
+  if (auto why = unavailable_reason()) {
+    enqueue(nullptr, [cb = std::move(cb), why = *why] { cb(WriteResult{StoreStatus::unavailable(why)}); });
+    return;
+  }
+  Applied a = state_.put(key, value, lease);
+  auto result = std::make_shared<WriteResult>(WriteResult{a.status, a.revision, std::move(a.prev_kvs), 0});
+  log_and_publish(std::move(a), [this, result, cb = std::move(cb)] {
+    if (!broken_.empty()) result->status = disk_failure(broken_);
+    cb(std::move(*result));
+  });
+}
+
+void EmbeddedStore::del(std::string key, bool prefix, WriteCallback cb) {
+  if (auto why = unavailable_reason()) {
+    enqueue(nullptr, [cb = std::move(cb), why = *why] { cb(WriteResult{StoreStatus::unavailable(why)}); });
+    return;
+  }
+  Applied a = state_.del(key, prefix);
+  auto result = std::make_shared<WriteResult>(WriteResult{a.status, a.revision, std::move(a.prev_kvs), a.deleted});
+  log_and_publish(std::move(a), [this, result, cb = std::move(cb)] {
+    if (!broken_.empty()) result->status = disk_failure(broken_);
+    cb(std::move(*result));
+  });
+}
+
+void EmbeddedStore::txn(TxnRequest request, TxnCallback cb) {
+  if (auto why = unavailable_reason()) {
+    enqueue(nullptr, [cb = std::move(cb), why = *why] { cb(TxnResult{StoreStatus::unavailable(why)}); });
+    return;
+  }
+  auto result = std::make_shared<TxnResult>();
+  Applied a = state_.txn(request, &result->succeeded, &result->ranges);
+  result->status = a.status;
+  result->revision = a.revision;
+  log_and_publish(std::move(a), [this, result, cb = std::move(cb)] {
+    if (!broken_.empty()) result->status = disk_failure(broken_);
+    cb(std::move(*result));
+  });
+}
+
+Store::WatchId EmbeddedStore::watch(std::string prefix, int64_t start_revision, WatchCallback cb) {
+  WatchId id = next_watch_++;
+  int64_t now = state_.revision();
+  if (start_revision <= 0 || start_revision > now) {
+    watchers_[id] = Watcher{std::move(prefix), std::max(start_revision, now + 1), std::move(cb)};
+    return id;
+  }
+  auto past = state_.history(prefix, start_revision);
+  watchers_[id] = Watcher{prefix, now + 1, cb};
+  auto events = std::make_shared<std::vector<WatchEvent>>(past ? std::move(*past) : std::vector<WatchEvent>{});
+  bool compacted = !past;
+  enqueue(nullptr, [this, id, events, compacted] {
+    auto it = watchers_.find(id);
+    if (it == watchers_.end()) return;
+    if (compacted) {
+      WatchCallback w = std::move(it->second.cb);
+      watchers_.erase(it);
+      w(StoreStatus{StoreCode::kCompacted, "requested revision is no longer kept"}, {});
+      return;
+    }
+    if (!events->empty()) it->second.cb(StoreStatus{}, *events);
+  });
+  return id;
+}
+
+void EmbeddedStore::cancel_watch(WatchId id) { watchers_.erase(id); }
+
+void EmbeddedStore::publish(const std::vector<WatchEvent>& events) {
+  if (events.empty() || watchers_.empty()) return;
+  std::vector<WatchId> ids;
+  for (const auto& [id, w] : watchers_) ids.push_back(id);
+  for (WatchId id : ids) {
+    auto it = watchers_.find(id);  // an earlier callback may have cancelled it
+    if (it == watchers_.end()) continue;
+    std::vector<WatchEvent> mine;
+    for (const auto& e : events) {
+      if (e.kv.mod_revision >= it->second.next_revision && has_prefix(e.kv.key, it->second.prefix)) mine.push_back(e);
+    }
+    if (mine.empty()) continue;
+    it->second.next_revision = mine.back().kv.mod_revision + 1;
+    WatchCallback cb = it->second.cb;  // the callback may cancel its own watch
+    cb(StoreStatus{}, mine);
+  }
+}
+
+// ---- leases ------------------------------------------------------------------
+
+void EmbeddedStore::arm_lease(int64_t id, int64_t ttl_seconds) {
+  auto& t = lease_timers_[id];
+  if (!t) t = clock_.new_timer();
+  t->start(static_cast<uint64_t>(ttl_seconds) * 1000, [this, id] { expire_lease(id); });
+}
+
+void EmbeddedStore::expire_lease(int64_t id) {
+  lease_timers_.erase(id);
+  if (!state_.lease_exists(id) || closing_) return;
+  log_info("lease_expired").kv("lease", id);
+  log_and_publish(state_.lease_revoke(id), [] {});
+}
+
+void EmbeddedStore::lease_grant(int64_t ttl_seconds, LeaseCallback cb) {
+  if (ttl_seconds <= 0) {
+    enqueue(nullptr, [cb = std::move(cb)] { cb(LeaseResult{{StoreCode::kInvalid, "ttl must be > 0"}}); });
+    return;
+  }
+  if (auto why = unavailable_reason()) {
+    enqueue(nullptr, [cb = std::move(cb), why = *why] { cb(LeaseResult{StoreStatus::unavailable(why)}); });
+    return;
+  }
+  Applied a = state_.lease_grant(ttl_seconds);
+  int64_t id = a.lease_id;
+  arm_lease(id, ttl_seconds);
+  log_and_publish(std::move(a), [this, id, ttl_seconds, cb = std::move(cb)] {
+    LeaseResult r{{}, id, ttl_seconds};
+    if (!broken_.empty()) r.status = disk_failure(broken_);
+    cb(std::move(r));
+  });
+}
+
+void EmbeddedStore::lease_keepalive(int64_t id, LeaseCallback cb) {
+  LeaseResult r{{}, id, state_.lease_ttl(id)};
+  if (!state_.lease_exists(id)) {
+    r.status = {StoreCode::kNotFound, "lease not found"};
+  } else {
+    arm_lease(id, r.ttl_seconds);
+  }
+  enqueue(nullptr, [r, cb = std::move(cb)]() mutable { cb(std::move(r)); });
+}
+
+void EmbeddedStore::lease_revoke(int64_t id, LeaseCallback cb) {
+  Applied a = state_.lease_revoke(id);
+  LeaseResult r{a.status, id, 0};
+  if (!a.status.ok()) {
+    enqueue(nullptr, [r, cb = std::move(cb)]() mutable { cb(std::move(r)); });
+    return;
+  }
+  lease_timers_.erase(id);
+  log_and_publish(std::move(a), [this, r, cb = std::move(cb)]() mutable {
+    if (!broken_.empty()) r.status = disk_failure(broken_);
+    cb(std::move(r));
+  });
+}
+
+}  // namespace uvsched

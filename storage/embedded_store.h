@@ -1,0 +1,119 @@
+// The zero-setup store: KvState in memory, made durable by an append-only log
+// with group commit. Every operation is applied to memory at once; its
+// callback (and any watch event it causes) waits for the loop turn's batch of
+// log records to be written and fdatasync'ed on the threadpool, one batch at
+// a time. Nothing is acknowledged before it is on disk.
+//
+// Files in DIR: LOCK (flock: one process per directory), snapshot (one framed
+// record: log epoch + state), wal-<epoch>.log (records since that snapshot).
+// A snapshot is taken when the log outgrows Options::compact_bytes; it starts
+// a new epoch, so recovery never replays a record twice.
+#pragma once
+
+#include <uv.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "reactor/clock.h"
+#include "storage/kv_state.h"
+#include "storage/store.h"
+
+namespace uvsched {
+
+class EmbeddedStore final : public Store {
+ public:
+  struct Options {
+    size_t compact_bytes = 64 * 1024 * 1024;
+    size_t history_limit = 100'000;
+  };
+
+  // Recovers DIR (creating it), dropping a torn or corrupt log tail. Reads
+  // files synchronously: call it at start-up, before the loop serves anyone.
+  static std::unique_ptr<EmbeddedStore> open(uv_loop_t* loop, Clock& clock, const std::string& dir,
+                                             std::string* error);
+  static std::unique_ptr<EmbeddedStore> open(uv_loop_t* loop, Clock& clock, const std::string& dir,
+                                             std::string* error, Options options);
+  ~EmbeddedStore() override;
+
+  void get(std::string key, RangeOptions options, RangeCallback cb) override;
+  void put(std::string key, std::string value, int64_t lease, WriteCallback cb) override;
+  void del(std::string key, bool prefix, WriteCallback cb) override;
+  void txn(TxnRequest request, TxnCallback cb) override;
+  WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb) override;
+  void cancel_watch(WatchId id) override;
+  void lease_grant(int64_t ttl_seconds, LeaseCallback cb) override;
+  void lease_keepalive(int64_t id, LeaseCallback cb) override;
+  void lease_revoke(int64_t id, LeaseCallback cb) override;
+  int64_t revision() const override { return state_.revision(); }
+  std::optional<std::string> unavailable_reason() const override;
+  void close(std::function<void()> done) override;
+
+  // For tests and metrics.
+  size_t log_bytes() const { return log_bytes_; }
+  int64_t epoch() const { return epoch_; }
+  uint64_t commits() const { return commits_; }
+
+ private:
+  struct Watcher {
+    std::string prefix;
+    int64_t next_revision;  // live events from here on
+    WatchCallback cb;
+  };
+  struct Batch {
+    std::string bytes;                          // log records to append
+    std::vector<std::function<void()>> acks;    // run once the bytes are durable
+    std::string snapshot;                       // non-empty: a compaction job
+    int log_fd = -1;                            // the fd to write (the new one after a snapshot)
+    std::string dir;
+    int64_t epoch = 0;
+    int error = 0;
+  };
+
+  EmbeddedStore(uv_loop_t* loop, Clock& clock, std::string dir, Options options);
+  bool recover(std::string* error);
+
+  void enqueue(const LogRecord* record, std::function<void()> ack);
+  void log_and_publish(Applied&& applied, std::function<void()> ack);
+  static void on_idle(uv_idle_t* h);
+  void start_commit();
+  static void commit_work(uv_work_t* req);
+  static void commit_done(uv_work_t* req, int status);
+  void publish(const std::vector<WatchEvent>& events);
+  void arm_lease(int64_t id, int64_t ttl_seconds);
+  void expire_lease(int64_t id);
+  void maybe_finish_close();
+
+  uv_loop_t* loop_;
+  Clock& clock_;
+  std::string dir_;
+  Options options_;
+  KvState state_;
+  int lock_fd_ = -1;
+  int log_fd_ = -1;
+  int64_t epoch_ = 0;
+  size_t log_bytes_ = 0;
+  uint64_t commits_ = 0;
+
+  Batch open_;
+  std::unique_ptr<Batch> inflight_;
+  uv_work_t work_;
+  // An idle handle, not a prepare handle: while it is active the loop polls
+  // without blocking, so a batch queued by a callback (even by an ack) is
+  // committed on the next turn instead of waiting for unrelated I/O.
+  uv_idle_t idle_;
+  bool idle_active_ = false;
+  std::string broken_;  // set after a disk failure: nothing more is acknowledged
+
+  std::map<int64_t, std::unique_ptr<Timer>> lease_timers_;
+  std::map<WatchId, Watcher> watchers_;
+  WatchId next_watch_ = 1;
+
+  bool closing_ = false;
+  bool idle_closed_ = false;
+  std::function<void()> close_done_;
+};
+
+}  // namespace uvsched

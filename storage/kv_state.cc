@@ -1,0 +1,335 @@
+#include "storage/kv_state.h"
+
+#include "storage/wal_codec.h"
+
+namespace uvsched {
+
+bool has_prefix(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::vector<std::string> KvState::keys_in(const std::string& key, bool prefix) const {
+  std::vector<std::string> out;
+  if (!prefix) {
+    if (kvs_.count(key)) out.push_back(key);
+    return out;
+  }
+  for (auto it = kvs_.lower_bound(key); it != kvs_.end() && has_prefix(it->first, key); ++it) out.push_back(it->first);
+  return out;
+}
+
+RangeResult KvState::range(const std::string& key, const RangeOptions& options) const {
+  RangeResult r;
+  r.revision = revision_;
+  auto emit = [&](const KeyValue& kv) {
+    ++r.count;
+    if (options.limit > 0 && static_cast<int64_t>(r.kvs.size()) >= options.limit) {
+      r.more = true;
+      return;
+    }
+    r.kvs.push_back(kv);
+    if (options.keys_only) r.kvs.back().value.clear();
+  };
+  if (!options.prefix) {
+    if (auto it = kvs_.find(key); it != kvs_.end()) emit(it->second);
+    return r;
+  }
+  for (auto it = kvs_.lower_bound(key); it != kvs_.end() && has_prefix(it->first, key); ++it) emit(it->second);
+  return r;
+}
+
+void KvState::apply_put(const std::string& key, const std::string& value, int64_t lease, int64_t rev, Applied* out) {
+  auto [it, inserted] = kvs_.try_emplace(key);
+  KeyValue& kv = it->second;
+  WatchEvent ev;
+  ev.type = WatchEvent::Type::kPut;
+  if (!inserted) {
+    ev.prev_kv = kv;
+    if (out) out->prev_kvs.push_back(kv);
+    if (kv.lease != 0 && kv.lease != lease) {
+      if (auto l = leases_.find(kv.lease); l != leases_.end()) l->second.keys.erase(key);
+    }
+  } else {
+    kv.key = key;
+    kv.create_revision = rev;
+  }
+  kv.value = value;
+  kv.mod_revision = rev;
+  kv.version += 1;
+  kv.lease = lease;
+  if (lease != 0) {
+    if (auto l = leases_.find(lease); l != leases_.end()) l->second.keys.insert(key);
+  }
+  ev.kv = kv;
+  if (out) out->events.push_back(std::move(ev));
+}
+
+void KvState::apply_delete(const std::string& key, int64_t rev, Applied* out) {
+  auto it = kvs_.find(key);
+  if (it == kvs_.end()) return;
+  WatchEvent ev;
+  ev.type = WatchEvent::Type::kDelete;
+  ev.kv.key = key;
+  ev.kv.mod_revision = rev;
+  ev.prev_kv = it->second;
+  if (it->second.lease != 0) {
+    if (auto l = leases_.find(it->second.lease); l != leases_.end()) l->second.keys.erase(key);
+  }
+  if (out) {
+    out->prev_kvs.push_back(it->second);
+    out->deleted += 1;
+    out->events.push_back(std::move(ev));
+  }
+  kvs_.erase(it);
+}
+
+void KvState::remember(const std::vector<WatchEvent>& events) {
+  for (const auto& e : events) history_.push_back(e);
+  while (history_.size() > history_limit_) {
+    history_floor_ = history_.front().kv.mod_revision + 1;
+    history_.pop_front();
+  }
+}
+
+Applied KvState::put(const std::string& key, const std::string& value, int64_t lease) {
+  Applied a;
+  if (key.empty()) {
+    a.status = {StoreCode::kInvalid, "empty key"};
+    return a;
+  }
+  if (lease != 0 && !leases_.count(lease)) {
+    a.status = {StoreCode::kNotFound, "lease not found"};
+    return a;
+  }
+  int64_t rev = revision_ + 1;
+  apply_put(key, value, lease, rev, &a);
+  revision_ = rev;
+  a.revision = rev;
+  a.record.revision = rev;
+  a.record.mutations.push_back({Mutation::Kind::kPut, key, value, lease, 0});
+  remember(a.events);
+  return a;
+}
+
+Applied KvState::del(const std::string& key, bool prefix) {
+  Applied a;
+  auto keys = keys_in(key, prefix);
+  if (keys.empty()) {
+    a.revision = revision_;  // etcd does not bump the revision for a delete of nothing
+    return a;
+  }
+  int64_t rev = revision_ + 1;
+  for (const auto& k : keys) {
+    apply_delete(k, rev, &a);
+    a.record.mutations.push_back({Mutation::Kind::kDelete, k, {}, 0, 0});
+  }
+  revision_ = rev;
+  a.revision = rev;
+  a.record.revision = rev;
+  remember(a.events);
+  return a;
+}
+
+bool KvState::compare(const Compare& c) const {
+  auto it = kvs_.find(c.key);
+  const KeyValue* kv = it == kvs_.end() ? nullptr : &it->second;
+  if (c.target == Compare::Target::kValue) {
+    if (kv == nullptr) return false;  // etcd: a value compare on a missing key fails
+    int cmp = kv->value.compare(c.value);
+    switch (c.op) {
+      case Compare::Op::kEqual: return cmp == 0;
+      case Compare::Op::kNotEqual: return cmp != 0;
+      case Compare::Op::kGreater: return cmp > 0;
+      case Compare::Op::kLess: return cmp < 0;
+    }
+    return false;
+  }
+  int64_t have = 0;
+  if (kv) {
+    have = c.target == Compare::Target::kCreateRevision ? kv->create_revision
+           : c.target == Compare::Target::kModRevision  ? kv->mod_revision
+                                                        : kv->version;
+  }
+  switch (c.op) {
+    case Compare::Op::kEqual: return have == c.number;
+    case Compare::Op::kNotEqual: return have != c.number;
+    case Compare::Op::kGreater: return have > c.number;
+    case Compare::Op::kLess: return have < c.number;
+  }
+  return false;
+}
+
+Applied KvState::txn(const TxnRequest& request, bool* succeeded, std::vector<RangeResult>* ranges) {
+  Applied a;
+  bool ok = true;
+  for (const auto& c : request.compares) ok = ok && compare(c);
+  *succeeded = ok;
+  const auto& ops = ok ? request.success : request.failure;
+  for (const auto& op : ops) {
+    if (op.type == TxnOp::Type::kPut && op.key.empty()) {
+      a.status = {StoreCode::kInvalid, "empty key"};
+      return a;
+    }
+    if (op.type == TxnOp::Type::kPut && op.lease != 0 && !leases_.count(op.lease)) {
+      a.status = {StoreCode::kNotFound, "lease not found"};
+      return a;
+    }
+  }
+  // Like etcd: every write of one txn shares one new revision; reads see the
+  // txn's own earlier writes.
+  int64_t rev = revision_ + 1;
+  bool wrote = false;
+  for (const auto& op : ops) {
+    switch (op.type) {
+      case TxnOp::Type::kRange: {
+        RangeOptions o;
+        o.prefix = op.prefix;
+        RangeResult r = range(op.key, o);
+        r.revision = wrote ? rev : revision_;
+        ranges->push_back(std::move(r));
+        break;
+      }
+      case TxnOp::Type::kPut:
+        apply_put(op.key, op.value, op.lease, rev, &a);
+        a.record.mutations.push_back({Mutation::Kind::kPut, op.key, op.value, op.lease, 0});
+        wrote = true;
+        break;
+      case TxnOp::Type::kDelete:
+        for (const auto& k : keys_in(op.key, op.prefix)) {
+          apply_delete(k, rev, &a);
+          a.record.mutations.push_back({Mutation::Kind::kDelete, k, {}, 0, 0});
+          wrote = true;
+        }
+        break;
+    }
+  }
+  if (wrote) {
+    revision_ = rev;
+    a.record.revision = rev;
+    remember(a.events);
+  }
+  a.revision = revision_;
+  return a;
+}
+
+Applied KvState::lease_grant(int64_t ttl_seconds) {
+  Applied a;
+  int64_t id = next_lease_id_++;
+  leases_[id].ttl = ttl_seconds;
+  a.revision = revision_;
+  a.record.revision = revision_;
+  a.record.mutations.push_back({Mutation::Kind::kLeaseGrant, {}, {}, id, ttl_seconds});
+  a.lease_id = id;
+  return a;
+}
+
+Applied KvState::lease_revoke(int64_t id) {
+  Applied a;
+  auto it = leases_.find(id);
+  if (it == leases_.end()) {
+    a.status = {StoreCode::kNotFound, "lease not found"};
+    return a;
+  }
+  std::set<std::string> keys = std::move(it->second.keys);
+  leases_.erase(it);
+  int64_t rev = keys.empty() ? revision_ : revision_ + 1;
+  for (const auto& k : keys) {
+    apply_delete(k, rev, &a);
+    a.record.mutations.push_back({Mutation::Kind::kDelete, k, {}, 0, 0});
+  }
+  a.record.mutations.push_back({Mutation::Kind::kLeaseRevoke, {}, {}, id, 0});
+  revision_ = rev;
+  a.revision = rev;
+  a.record.revision = rev;
+  remember(a.events);
+  return a;
+}
+
+int64_t KvState::lease_ttl(int64_t id) const {
+  auto it = leases_.find(id);
+  return it == leases_.end() ? 0 : it->second.ttl;
+}
+
+std::vector<std::pair<int64_t, int64_t>> KvState::leases() const {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& [id, l] : leases_) out.emplace_back(id, l.ttl);
+  return out;
+}
+
+std::optional<std::vector<WatchEvent>> KvState::history(const std::string& prefix, int64_t from) const {
+  if (from < history_floor_) return std::nullopt;
+  std::vector<WatchEvent> out;
+  for (const auto& e : history_) {
+    if (e.kv.mod_revision >= from && has_prefix(e.kv.key, prefix)) out.push_back(e);
+  }
+  return out;
+}
+
+void KvState::replay(const LogRecord& record) {
+  for (const auto& m : record.mutations) {
+    switch (m.kind) {
+      case Mutation::Kind::kPut: apply_put(m.key, m.value, m.lease, record.revision, nullptr); break;
+      case Mutation::Kind::kDelete: apply_delete(m.key, record.revision, nullptr); break;
+      case Mutation::Kind::kLeaseGrant:
+        leases_[m.lease].ttl = m.ttl;
+        next_lease_id_ = std::max(next_lease_id_, m.lease + 1);
+        break;
+      case Mutation::Kind::kLeaseRevoke: leases_.erase(m.lease); break;
+    }
+  }
+  revision_ = std::max(revision_, record.revision);
+  history_.clear();  // replayed history is not kept: watches resume from here
+  history_floor_ = revision_ + 1;
+}
+
+std::string KvState::encode_snapshot() const {
+  WalWriter w;
+  w.i64(revision_);
+  w.i64(next_lease_id_);
+  w.u32(static_cast<uint32_t>(leases_.size()));
+  for (const auto& [id, l] : leases_) {
+    w.i64(id);
+    w.i64(l.ttl);
+  }
+  w.u32(static_cast<uint32_t>(kvs_.size()));
+  for (const auto& [k, kv] : kvs_) {
+    w.str(kv.key);
+    w.str(kv.value);
+    w.i64(kv.create_revision);
+    w.i64(kv.mod_revision);
+    w.i64(kv.version);
+    w.i64(kv.lease);
+  }
+  return w.take();
+}
+
+bool KvState::load_snapshot(std::string_view payload) {
+  WalReader r(payload);
+  int64_t rev = 0, next = 0;
+  uint32_t nleases = 0, nkeys = 0;
+  if (!r.i64(&rev) || !r.i64(&next) || !r.u32(&nleases)) return false;
+  std::map<int64_t, Lease> leases;
+  for (uint32_t i = 0; i < nleases; ++i) {
+    int64_t id, ttl;
+    if (!r.i64(&id) || !r.i64(&ttl)) return false;
+    leases[id].ttl = ttl;
+  }
+  if (!r.u32(&nkeys)) return false;
+  std::map<std::string, KeyValue> kvs;
+  for (uint32_t i = 0; i < nkeys; ++i) {
+    KeyValue kv;
+    if (!r.str(&kv.key) || !r.str(&kv.value) || !r.i64(&kv.create_revision) || !r.i64(&kv.mod_revision) ||
+        !r.i64(&kv.version) || !r.i64(&kv.lease))
+      return false;
+    if (kv.lease != 0) leases[kv.lease].keys.insert(kv.key);
+    std::string key = kv.key;
+    kvs.emplace(std::move(key), std::move(kv));
+  }
+  kvs_ = std::move(kvs);
+  leases_ = std::move(leases);
+  revision_ = rev;
+  next_lease_id_ = next;
+  history_.clear();
+  history_floor_ = revision_ + 1;
+  return true;
+}
+
+}  // namespace uvsched

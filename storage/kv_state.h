@@ -1,0 +1,93 @@
+// The embedded store's state machine: keys, revisions, leases and a window of
+// recent events for watches. No I/O and no clock: every write returns the
+// mutations to log and the events to publish; replaying logged mutations
+// rebuilds exactly the same state.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "storage/store.h"
+
+namespace uvsched {
+
+// One logged change. Writes of one revision are logged together.
+struct Mutation {
+  enum class Kind : uint8_t { kPut = 1, kDelete = 2, kLeaseGrant = 3, kLeaseRevoke = 4 };
+  Kind kind = Kind::kPut;
+  std::string key;
+  std::string value;
+  int64_t lease = 0;  // kPut: attached lease; kLease*: the lease id
+  int64_t ttl = 0;    // kLeaseGrant
+};
+
+struct LogRecord {
+  int64_t revision = 0;  // the revision after these mutations
+  std::vector<Mutation> mutations;
+};
+
+struct Applied {
+  StoreStatus status;
+  int64_t revision = 0;
+  LogRecord record;  // empty mutations: nothing to log
+  std::vector<WatchEvent> events;
+  std::vector<KeyValue> prev_kvs;
+  int64_t deleted = 0;
+  int64_t lease_id = 0;  // lease_grant: the new lease
+};
+
+class KvState {
+ public:
+  explicit KvState(size_t history_limit = 100'000) : history_limit_(history_limit) {}
+
+  int64_t revision() const { return revision_; }
+  size_t key_count() const { return kvs_.size(); }
+
+  RangeResult range(const std::string& key, const RangeOptions& options) const;
+  Applied put(const std::string& key, const std::string& value, int64_t lease);
+  Applied del(const std::string& key, bool prefix);
+  // The ranges of the branch taken go to `ranges`.
+  Applied txn(const TxnRequest& request, bool* succeeded, std::vector<RangeResult>* ranges);
+
+  Applied lease_grant(int64_t ttl_seconds);
+  Applied lease_revoke(int64_t id);
+  bool lease_exists(int64_t id) const { return leases_.count(id) != 0; }
+  int64_t lease_ttl(int64_t id) const;
+  std::vector<std::pair<int64_t, int64_t>> leases() const;  // (id, ttl)
+
+  // Events under `prefix` with revision >= from; nullopt when they are no longer kept.
+  std::optional<std::vector<WatchEvent>> history(const std::string& prefix, int64_t from) const;
+
+  void replay(const LogRecord& record);
+  std::string encode_snapshot() const;
+  bool load_snapshot(std::string_view payload);
+
+ private:
+  struct Lease {
+    int64_t ttl = 0;
+    std::set<std::string> keys;
+  };
+
+  bool compare(const Compare& c) const;
+  void apply_put(const std::string& key, const std::string& value, int64_t lease, int64_t rev, Applied* out);
+  void apply_delete(const std::string& key, int64_t rev, Applied* out);
+  std::vector<std::string> keys_in(const std::string& key, bool prefix) const;
+  void remember(const std::vector<WatchEvent>& events);
+
+  std::map<std::string, KeyValue> kvs_;
+  std::map<int64_t, Lease> leases_;
+  int64_t revision_ = 1;  // etcd starts at 1 too
+  int64_t next_lease_id_ = 1;
+  std::deque<WatchEvent> history_;
+  size_t history_limit_;
+  int64_t history_floor_ = 1;  // events at or after this revision are all in history_
+};
+
+bool has_prefix(std::string_view s, std::string_view prefix);
+
+}  // namespace uvsched

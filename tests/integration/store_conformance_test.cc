@@ -1,0 +1,285 @@
+// One behaviour, every backend: the same tests run on the embedded store and
+// on a real etcd started for the suite.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "reactor/log.h"
+#include "tests/support/loop_runner.h"
+#include "tests/support/store_fixture.h"
+
+namespace uvsched::test {
+namespace {
+
+using BackendFactory = std::unique_ptr<StoreBackend> (*)();
+
+class StoreConformance : public ::testing::TestWithParam<BackendFactory> {
+ protected:
+  void SetUp() override {
+    log_configure(LogLevel::kWarn, LogFormat::kText);
+    uv_loop_init(&loop_);
+    clock_ = std::make_unique<LoopClock>(&loop_);
+    backend_ = GetParam()();
+    if (!backend_) GTEST_SKIP() << "backend unavailable";
+    std::string error;
+    store_ = backend_->open(&loop_, *clock_, &error);
+    ASSERT_TRUE(store_) << error;
+  }
+  void TearDown() override {
+    close_store();
+    clock_.reset();
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    EXPECT_EQ(uv_loop_close(&loop_), 0);
+  }
+  void close_store() {
+    if (!store_) return;
+    bool closed = false;
+    store_->close([&] { closed = true; });
+    ASSERT_TRUE(run_until(&loop_, [&] { return closed; }));
+    store_.reset();
+  }
+  void reopen() {
+    close_store();
+    std::string error;
+    store_ = backend_->open(&loop_, *clock_, &error);
+    ASSERT_TRUE(store_) << error;
+  }
+
+  // Synchronous wrappers: issue, then run the loop until the answer comes.
+  template <typename R, typename F>
+  R wait(F issue) {
+    std::optional<R> out;
+    issue([&](R&& r) { out = std::move(r); });
+    EXPECT_TRUE(run_until(&loop_, [&] { return out.has_value(); })) << "no answer from the store";
+    return out ? std::move(*out) : R{};
+  }
+  WriteResult put(const std::string& k, const std::string& v, int64_t lease = 0) {
+    return wait<WriteResult>([&](auto cb) { store_->put(k, v, lease, cb); });
+  }
+  RangeResult get(const std::string& k, RangeOptions o = {}) {
+    return wait<RangeResult>([&](auto cb) { store_->get(k, o, cb); });
+  }
+  WriteResult del(const std::string& k, bool prefix = false) {
+    return wait<WriteResult>([&](auto cb) { store_->del(k, prefix, cb); });
+  }
+  TxnResult txn(TxnRequest t) {
+    return wait<TxnResult>([&](auto cb) { store_->txn(t, cb); });
+  }
+  LeaseResult grant(int64_t ttl) {
+    return wait<LeaseResult>([&](auto cb) { store_->lease_grant(ttl, cb); });
+  }
+
+  uv_loop_t loop_;
+  std::unique_ptr<LoopClock> clock_;
+  std::unique_ptr<StoreBackend> backend_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_P(StoreConformance, PutGetAndRevisions) {
+  auto p1 = put("/t/a", "1");
+  ASSERT_TRUE(p1.status.ok()) << p1.status.message;
+  EXPECT_TRUE(p1.prev_kvs.empty());
+  auto p2 = put("/t/a", "2");
+  EXPECT_EQ(p2.revision, p1.revision + 1);
+  ASSERT_EQ(p2.prev_kvs.size(), 1u);
+  EXPECT_EQ(p2.prev_kvs[0].value, "1");
+  auto g = get("/t/a");
+  ASSERT_TRUE(g.status.ok());
+  ASSERT_EQ(g.kvs.size(), 1u);
+  EXPECT_EQ(g.kvs[0].value, "2");
+  EXPECT_EQ(g.kvs[0].create_revision, p1.revision);
+  EXPECT_EQ(g.kvs[0].mod_revision, p2.revision);
+  EXPECT_EQ(g.kvs[0].version, 2);
+  EXPECT_GE(g.revision, p2.revision);
+  EXPECT_TRUE(get("/t/missing").kvs.empty());
+  EXPECT_GE(store_->revision(), p2.revision);
+}
+
+TEST_P(StoreConformance, BinaryValuesSurvive) {
+  std::string v("\0\x01\xff{\"json\":1}\n", 14);
+  ASSERT_TRUE(put("/t/bin", v).status.ok());
+  auto g = get("/t/bin");
+  ASSERT_EQ(g.kvs.size(), 1u);
+  EXPECT_EQ(g.kvs[0].value, v);
+}
+
+TEST_P(StoreConformance, PrefixRangeWithLimit) {
+  for (std::string k : {"/r/a", "/r/b", "/r/c", "/r0", "/q"}) ASSERT_TRUE(put(k, k).status.ok());
+  RangeOptions all;
+  all.prefix = true;
+  auto r = get("/r/", all);
+  ASSERT_EQ(r.kvs.size(), 3u);
+  EXPECT_EQ(r.kvs[0].key, "/r/a");
+  EXPECT_EQ(r.kvs[2].key, "/r/c");
+  EXPECT_FALSE(r.more);
+  RangeOptions two = all;
+  two.limit = 2;
+  auto l = get("/r/", two);
+  EXPECT_EQ(l.kvs.size(), 2u);
+  EXPECT_TRUE(l.more);
+  EXPECT_EQ(l.count, 3);
+}
+
+TEST_P(StoreConformance, DeleteOneAndPrefix) {
+  for (std::string k : {"/d/a", "/d/b", "/d/c"}) ASSERT_TRUE(put(k, "x").status.ok());
+  auto one = del("/d/a");
+  EXPECT_EQ(one.deleted, 1);
+  ASSERT_EQ(one.prev_kvs.size(), 1u);
+  auto rest = del("/d/", true);
+  EXPECT_EQ(rest.deleted, 2);
+  EXPECT_EQ(rest.revision, one.revision + 1);  // one revision for the whole prefix
+  auto none = del("/d/", true);
+  EXPECT_EQ(none.deleted, 0);
+  RangeOptions all;
+  all.prefix = true;
+  EXPECT_TRUE(get("/d/", all).kvs.empty());
+}
+
+TEST_P(StoreConformance, CreateIfAbsentAndCompareAndSwap) {
+  auto create = [&](const std::string& v) {
+    TxnRequest t;
+    t.compares.push_back({"/lock", Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+    t.success.push_back({TxnOp::Type::kPut, "/lock", v, 0, false});
+    t.failure.push_back({TxnOp::Type::kRange, "/lock", {}, 0, false});
+    return txn(t);
+  };
+  auto first = create("me");
+  ASSERT_TRUE(first.status.ok()) << first.status.message;
+  EXPECT_TRUE(first.succeeded);
+  auto second = create("you");
+  EXPECT_FALSE(second.succeeded);
+  ASSERT_EQ(second.ranges.size(), 1u);
+  ASSERT_EQ(second.ranges[0].kvs.size(), 1u);
+  EXPECT_EQ(second.ranges[0].kvs[0].value, "me");
+
+  int64_t mod = second.ranges[0].kvs[0].mod_revision;
+  TxnRequest stale;
+  stale.compares.push_back({"/lock", Compare::Target::kModRevision, Compare::Op::kEqual, mod - 1, {}});
+  stale.success.push_back({TxnOp::Type::kPut, "/lock", "stolen", 0, false});
+  EXPECT_FALSE(txn(stale).succeeded);
+  TxnRequest fresh;
+  fresh.compares.push_back({"/lock", Compare::Target::kModRevision, Compare::Op::kEqual, mod, {}});
+  fresh.success.push_back({TxnOp::Type::kPut, "/lock", "swapped", 0, false});
+  fresh.success.push_back({TxnOp::Type::kPut, "/lock2", "too", 0, false});
+  auto swapped = txn(fresh);
+  EXPECT_TRUE(swapped.succeeded);
+  EXPECT_EQ(get("/lock").kvs[0].value, "swapped");
+  EXPECT_EQ(get("/lock").kvs[0].mod_revision, get("/lock2").kvs[0].mod_revision);  // one revision per txn
+
+  TxnRequest by_value;
+  by_value.compares.push_back({"/lock", Compare::Target::kValue, Compare::Op::kEqual, 0, "swapped"});
+  by_value.success.push_back({TxnOp::Type::kDelete, "/lock", {}, 0, false});
+  EXPECT_TRUE(txn(by_value).succeeded);
+  EXPECT_TRUE(get("/lock").kvs.empty());
+}
+
+TEST_P(StoreConformance, WatchSeesPutsAndDeletesUnderItsPrefix) {
+  std::vector<WatchEvent> seen;
+  auto id = store_->watch("/w/", 0, [&](const StoreStatus& st, const std::vector<WatchEvent>& evs) {
+    EXPECT_TRUE(st.ok()) << st.message;
+    seen.insert(seen.end(), evs.begin(), evs.end());
+  });
+  // Let the watch be established (etcd answers its creation asynchronously).
+  auto marker = put("/w/marker", "m");
+  ASSERT_TRUE(run_until(&loop_, [&] { return !seen.empty(); }));
+  seen.clear();
+  ASSERT_TRUE(put("/w/a", "1").status.ok());
+  ASSERT_TRUE(put("/other", "x").status.ok());
+  ASSERT_TRUE(put("/w/a", "2").status.ok());
+  ASSERT_TRUE(del("/w/a").status.ok());
+  ASSERT_TRUE(run_until(&loop_, [&] { return seen.size() >= 3; }));
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].type, WatchEvent::Type::kPut);
+  EXPECT_EQ(seen[0].kv.value, "1");
+  EXPECT_EQ(seen[1].kv.value, "2");
+  ASSERT_TRUE(seen[1].prev_kv);
+  EXPECT_EQ(seen[1].prev_kv->value, "1");
+  EXPECT_EQ(seen[2].type, WatchEvent::Type::kDelete);
+  EXPECT_EQ(seen[2].kv.key, "/w/a");
+  EXPECT_LT(seen[0].kv.mod_revision, seen[2].kv.mod_revision);
+  store_->cancel_watch(id);
+  ASSERT_TRUE(put("/w/after-cancel", "x").status.ok());
+  get("/w/after-cancel");  // one more round trip for a stray event to show up
+  EXPECT_EQ(seen.size(), 3u);
+}
+
+TEST_P(StoreConformance, WatchFromAPastRevisionReplaysHistory) {
+  auto a = put("/h/a", "1");
+  ASSERT_TRUE(put("/h/b", "2").status.ok());
+  std::vector<WatchEvent> seen;
+  store_->watch("/h/", a.revision, [&](const StoreStatus& st, const std::vector<WatchEvent>& evs) {
+    EXPECT_TRUE(st.ok());
+    seen.insert(seen.end(), evs.begin(), evs.end());
+  });
+  ASSERT_TRUE(run_until(&loop_, [&] { return seen.size() >= 2; }));
+  EXPECT_EQ(seen[0].kv.key, "/h/a");
+  EXPECT_EQ(seen[1].kv.key, "/h/b");
+  ASSERT_TRUE(put("/h/c", "3").status.ok());
+  ASSERT_TRUE(run_until(&loop_, [&] { return seen.size() >= 3; }));
+  EXPECT_EQ(seen[2].kv.key, "/h/c");
+}
+
+TEST_P(StoreConformance, LeasedKeysVanishOnRevokeAndOnExpiry) {
+  auto lease = grant(60);
+  ASSERT_TRUE(lease.status.ok()) << lease.status.message;
+  EXPECT_EQ(lease.ttl_seconds, 60);
+  ASSERT_TRUE(put("/l/held", "x", lease.id).status.ok());
+  EXPECT_EQ(get("/l/held").kvs[0].lease, lease.id);
+  auto revoked = wait<LeaseResult>([&](auto cb) { store_->lease_revoke(lease.id, cb); });
+  EXPECT_TRUE(revoked.status.ok());
+  EXPECT_TRUE(get("/l/held").kvs.empty());
+
+  auto short_lease = grant(1);
+  ASSERT_TRUE(put("/l/brief", "x", short_lease.id).status.ok());
+  auto kept = wait<LeaseResult>([&](auto cb) { store_->lease_keepalive(short_lease.id, cb); });
+  EXPECT_TRUE(kept.status.ok());
+  EXPECT_GE(kept.ttl_seconds, 1);
+  bool gone = false;
+  store_->watch("/l/brief", 0, [&](const StoreStatus&, const std::vector<WatchEvent>& evs) {
+    for (const auto& e : evs) gone = gone || e.type == WatchEvent::Type::kDelete;
+  });
+  ASSERT_TRUE(run_until(&loop_, [&] { return gone; }, 15'000)) << "leased key outlived its lease";
+  EXPECT_TRUE(get("/l/brief").kvs.empty());
+  auto late = wait<LeaseResult>([&](auto cb) { store_->lease_keepalive(short_lease.id, cb); });
+  EXPECT_EQ(late.status.code, StoreCode::kNotFound);
+}
+
+TEST_P(StoreConformance, PutWithAnUnknownLeaseFails) {
+  auto r = put("/l/x", "x", 987654321);
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_TRUE(get("/l/x").kvs.empty());
+}
+
+TEST_P(StoreConformance, DataSurvivesARestart) {
+  auto a = put("/p/a", "1");
+  ASSERT_TRUE(put("/p/b", "2").status.ok());
+  ASSERT_TRUE(del("/p/b").status.ok());
+  reopen();
+  auto g = get("/p/a");
+  ASSERT_EQ(g.kvs.size(), 1u);
+  EXPECT_EQ(g.kvs[0].value, "1");
+  EXPECT_EQ(g.kvs[0].mod_revision, a.revision);
+  EXPECT_TRUE(get("/p/b").kvs.empty());
+  auto next = put("/p/c", "3");
+  EXPECT_GT(next.revision, a.revision + 1);  // the revision keeps rising across restarts
+}
+
+TEST_P(StoreConformance, ManyWritesInOneTurnAllComplete) {
+  int done = 0;
+  for (int i = 0; i < 500; ++i) {
+    store_->put("/many/" + std::to_string(i), std::string(100, 'v'), 0, [&](WriteResult&& r) {
+      EXPECT_TRUE(r.status.ok()) << r.status.message;
+      ++done;
+    });
+  }
+  ASSERT_TRUE(run_until(&loop_, [&] { return done == 500; }, 30'000));
+  RangeOptions all;
+  all.prefix = true;
+  EXPECT_EQ(get("/many/", all).kvs.size(), 500u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, ::testing::Values(&make_embedded_backend),
+                         [](const auto& info) { return info.param()->name(); });
+
+}  // namespace
+}  // namespace uvsched::test
