@@ -3,6 +3,7 @@
 #include "handlers/ops/ops_routes.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
+#include "storage/store_factory.h"
 
 namespace uvsched {
 namespace {
@@ -29,10 +30,18 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
 Daemon::~Daemon() = default;
 
 int Daemon::start() {
+  std::string error;
+  store_ = open_store(loop_, clock_, config_.store, &error);
+  if (!store_) {
+    log_error("store_open_failed").kv("store", config_.store).kv("error", error);
+    return UV_EINVAL;
+  }
+  readiness_.add("store", [this] { return store_->unavailable_reason(); });
   int rc = server_->listen(config_.listen_host, config_.listen_port);
   if (rc != 0) {
     log_error("listen_failed").kv("host", config_.listen_host).kv("port", static_cast<int>(config_.listen_port))
         .kv("error", uv_strerror(rc));
+    store_->close([] {});
     return rc;
   }
   log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
@@ -44,9 +53,17 @@ void Daemon::stop(std::function<void()> done) {
   if (stopping_) return;
   stopping_ = true;
   log_info("stopping").kv("connections", static_cast<uint64_t>(server_->connection_count()));
-  server_->shutdown([done = std::move(done)] {
-    log_info("stopped");
-    if (done) done();
+  // Requests in flight may still write to the store: close it after them.
+  server_->shutdown([this, done = std::move(done)]() mutable {
+    auto finish = [done = std::move(done)] {
+      log_info("stopped");
+      if (done) done();
+    };
+    if (store_) {
+      store_->close(std::move(finish));
+    } else {
+      finish();
+    }
   });
 }
 

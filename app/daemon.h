@@ -21,6 +21,7 @@
 #include "handlers/router.h"
 #include "reactor/clock.h"
 #include "reactor/http_server.h"
+#include "storage/store.h"
 
 namespace uvsched {
 
@@ -32,7 +33,8 @@ class Daemon {
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
 
-  // Binds the listener. 0, or a libuv error code (uv_strerror tells).
+  // Opens the store (recovering it) and binds the listener. 0, or a libuv
+  // error code (uv_strerror tells); the log line says what failed.
   int start();
   // Graceful: stop accepting, finish in-flight requests, close every handle.
   void stop(std::function<void()> done);
@@ -42,6 +44,7 @@ class Daemon {
   // An embedding program may add its own routes before start().
   Router& router() { return router_; }
   MetricsRegistry& metrics() { return metrics_; }
+  Store& store() { return *store_; }
 
  private:
   uv_loop_t* loop_;
@@ -53,6 +56,7 @@ class Daemon {
   Readiness readiness_;
   Router router_;
   std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<Store> store_;
   bool stopping_ = false;
 };
 

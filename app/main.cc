@@ -50,7 +50,10 @@ int main(int argc, char** argv) {
 
   uv_loop_t* loop = uv_default_loop();
   uvsched::Daemon daemon(loop, parsed.config);
-  if (daemon.start() != 0) return 1;
+  if (daemon.start() != 0) {
+    uv_run(loop, UV_RUN_DEFAULT);  // let what start() opened close cleanly
+    return 1;
+  }
 
   Signals signals;
   signals.daemon = &daemon;

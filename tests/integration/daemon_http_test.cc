@@ -304,3 +304,29 @@ TEST(DaemonCli, PortInUseFailsWithAClearMessage) {
 
 }  // namespace
 }  // namespace uvsched::test
+
+namespace uvsched::test {
+namespace {
+
+TEST(DaemonStore, AnUnusableStoreStopsStartUpWithAClearMessage) {
+  TempDir dir;
+  std::string file = dir.path() + "/not-a-dir";
+  FILE* f = fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fclose(f);
+  std::string out;
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--store", "embedded:" + file + "/data"}, &out), 1);
+  EXPECT_NE(out.find("store_open_failed"), std::string::npos) << out;
+}
+
+TEST(DaemonStore, TwoDaemonsCannotShareAnEmbeddedStore) {
+  DaemonProcess first;
+  ASSERT_TRUE(first.start());
+  std::string out;
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--store", "embedded:" + first.data_dir() + "/data"}, &out), 1);
+  EXPECT_NE(out.find("in use"), std::string::npos) << out;
+  EXPECT_EQ(first.stop(SIGTERM), 0);
+}
+
+}  // namespace
+}  // namespace uvsched::test

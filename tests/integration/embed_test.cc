@@ -7,6 +7,7 @@
 #include "reactor/http_client.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
+#include "tests/support/store_fixture.h"
 
 namespace uvsched {
 namespace {
@@ -16,8 +17,10 @@ TEST(Embed, DaemonRunsOnTheHostLoopAndLeavesItClean) {
   uv_loop_t loop;
   ASSERT_EQ(uv_loop_init(&loop), 0);
   {
+    test::TempDir dir;
     Config config;
     config.listen_port = 0;
+    config.store = "embedded:" + dir.path() + "/data";
     Daemon daemon(&loop, config);
     ASSERT_EQ(daemon.start(), 0);
     ASSERT_NE(daemon.port(), 0);

@@ -53,6 +53,12 @@ bool DaemonProcess::start(std::chrono::milliseconds deadline) {
   int fds[2];
   if (pipe(fds) != 0) return false;
   std::vector<std::string> args = {daemon_binary(), "--listen", "127.0.0.1:0", "--log-level", "info"};
+  bool has_store = false;
+  for (const auto& a : args_) has_store = has_store || a.rfind("--store", 0) == 0;
+  if (!has_store) {
+    args.push_back("--store");
+    args.push_back("embedded:" + data_.path() + "/data");
+  }
   args.insert(args.end(), args_.begin(), args_.end());
   pid_ = fork();
   if (pid_ == 0) {
@@ -128,7 +134,8 @@ std::string DaemonProcess::log() const {
 int run_binary(const std::vector<std::string>& extra, std::string* output) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
-  std::vector<std::string> args = {daemon_binary()};
+  TempDir data;
+  std::vector<std::string> args = {daemon_binary(), "--store", "embedded:" + data.path() + "/data"};
   args.insert(args.end(), extra.begin(), extra.end());
   pid_t pid = fork();
   if (pid == 0) {

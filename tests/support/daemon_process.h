@@ -1,6 +1,7 @@
 // Starts the real uvsched binary as a child on a free loopback port (it binds
 // port 0 and the harness reads the port from its "listening" log line), keeps
-// its stderr, and stops it with a signal, waiting with a deadline.
+// its stderr, and stops it with a signal, waiting with a deadline. Unless the
+// arguments name a --store, it gets an embedded store in a temp directory.
 #pragma once
 
 #include <sys/types.h>
@@ -11,6 +12,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/support/store_fixture.h"
 
 namespace uvsched::test {
 
@@ -28,6 +31,7 @@ class DaemonProcess {
   // Spawns and waits for the listening line. False if it exited or timed out.
   bool start(std::chrono::milliseconds deadline = 20s);
   uint16_t port() const { return port_; }
+  const std::string& data_dir() const { return data_.path(); }
   pid_t pid() const { return pid_; }
   // Sends `sig` and waits for exit; the exit code, 128+signal, or -1 on time-out.
   int stop(int sig, std::chrono::milliseconds deadline = 20s);
@@ -40,6 +44,7 @@ class DaemonProcess {
   void drain();
 
   std::vector<std::string> args_;
+  TempDir data_;  // the default store lives here, one per daemon
   pid_t pid_ = -1;
   int stderr_fd_ = -1;
   uint16_t port_ = 0;

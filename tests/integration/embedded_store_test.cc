@@ -1,0 +1,219 @@
+// What only the embedded store has: its files. Recovery after torn and
+// corrupt tails, snapshots, the directory lock, and SIGKILL mid-storm.
+#include "storage/embedded_store.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+
+#include "reactor/log.h"
+#include "reactor/loop_clock.h"
+#include "tests/support/loop_runner.h"
+#include "tests/support/store_fixture.h"
+
+namespace uvsched::test {
+namespace {
+
+class EmbeddedStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    log_configure(LogLevel::kOff, LogFormat::kText);
+    uv_loop_init(&loop_);
+    clock_ = std::make_unique<LoopClock>(&loop_);
+    dir_ = tmp_.path() + "/data";
+  }
+  void TearDown() override {
+    close();
+    clock_.reset();
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    EXPECT_EQ(uv_loop_close(&loop_), 0);
+  }
+  std::unique_ptr<EmbeddedStore> open(EmbeddedStore::Options o = {}) {
+    std::string error;
+    auto s = EmbeddedStore::open(&loop_, *clock_, dir_, &error, o);
+    EXPECT_TRUE(s) << error;
+    return s;
+  }
+  void close() {
+    if (!store_) return;
+    bool closed = false;
+    store_->close([&] { closed = true; });
+    ASSERT_TRUE(run_until(&loop_, [&] { return closed; }));
+    store_.reset();
+  }
+  WriteResult put(const std::string& k, const std::string& v) {
+    std::optional<WriteResult> out;
+    store_->put(k, v, 0, [&](WriteResult&& r) { out = std::move(r); });
+    EXPECT_TRUE(run_until(&loop_, [&] { return out.has_value(); }));
+    return out ? std::move(*out) : WriteResult{};
+  }
+  std::vector<KeyValue> list(const std::string& prefix) {
+    std::optional<RangeResult> out;
+    RangeOptions o;
+    o.prefix = true;
+    store_->get(prefix, o, [&](RangeResult&& r) { out = std::move(r); });
+    EXPECT_TRUE(run_until(&loop_, [&] { return out.has_value(); }));
+    return out ? out->kvs : std::vector<KeyValue>{};
+  }
+  std::string wal_path(int64_t epoch = 0) { return dir_ + "/wal-" + std::to_string(epoch) + ".log"; }
+
+  TempDir tmp_;
+  std::string dir_;
+  uv_loop_t loop_;
+  std::unique_ptr<LoopClock> clock_;
+  std::unique_ptr<EmbeddedStore> store_;
+};
+
+TEST_F(EmbeddedStoreTest, TornTailIsDroppedAndWritesGoOn) {
+  store_ = open();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(put("/k/" + std::to_string(i), "v").status.ok());
+  close();
+  auto full = std::filesystem::file_size(wal_path());
+  std::filesystem::resize_file(wal_path(), full - 5);  // the last record loses its end
+  store_ = open();
+  EXPECT_EQ(list("/k/").size(), 9u);
+  ASSERT_TRUE(put("/k/new", "v").status.ok());
+  close();
+  store_ = open();
+  EXPECT_EQ(list("/k/").size(), 10u);
+}
+
+TEST_F(EmbeddedStoreTest, GarbageAppendedToTheLogDoesNotStopStartUp) {
+  store_ = open();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(put("/g/" + std::to_string(i), "v").status.ok());
+  close();
+  {
+    std::ofstream out(wal_path(), std::ios::app | std::ios::binary);
+    out << std::string("\x10\x00\x00\x00garbage-that-is-not-a-record", 32);
+  }
+  store_ = open();
+  EXPECT_EQ(list("/g/").size(), 5u);
+}
+
+TEST_F(EmbeddedStoreTest, AFlippedByteInARecordEndsRecoveryThere) {
+  store_ = open();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(put("/f/" + std::to_string(i), "value").status.ok());
+  close();
+  {
+    std::fstream f(wal_path(), std::ios::in | std::ios::out | std::ios::binary);
+    auto size = std::filesystem::file_size(wal_path());
+    f.seekp(static_cast<std::streamoff>(size - 3));
+    f.put('X');  // inside the last record's payload: its CRC no longer matches
+  }
+  store_ = open();
+  EXPECT_EQ(list("/f/").size(), 4u);
+}
+
+TEST_F(EmbeddedStoreTest, SnapshotsCompactTheLogAndRecoverTheSameState) {
+  EmbeddedStore::Options small;
+  small.compact_bytes = 4096;
+  store_ = open(small);
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(put("/s/" + std::to_string(i % 50), std::string(100, 'a' + i % 26)).status.ok());
+  EXPECT_GT(store_->epoch(), 0);
+  EXPECT_LE(store_->log_bytes(), 4096u + 1024u);
+  int64_t rev = store_->revision();
+  auto before = list("/s/");
+  close();
+  int wal_files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    if (e.path().filename().string().rfind("wal-", 0) == 0) ++wal_files;
+  }
+  EXPECT_EQ(wal_files, 1);
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/snapshot"));
+  store_ = open(small);
+  EXPECT_EQ(store_->revision(), rev);
+  auto after = list("/s/");
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].value, before[i].value);
+    EXPECT_EQ(after[i].mod_revision, before[i].mod_revision);
+    EXPECT_EQ(after[i].version, before[i].version);
+  }
+}
+
+TEST_F(EmbeddedStoreTest, ASecondProcessCannotOpenTheSameDirectory) {
+  store_ = open();
+  std::string error;
+  pid_t pid = fork();
+  if (pid == 0) {
+    // flock is per open file description: only another process sees the lock.
+    uv_loop_t l;
+    uv_loop_init(&l);
+    LoopClock c(&l);
+    auto s = EmbeddedStore::open(&l, c, dir_, &error);
+    _exit(s ? 0 : (error.find("in use") != std::string::npos ? 3 : 4));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+}
+
+// Reads "ack KEY" lines from the writer until `want` acks or it exits.
+std::set<std::string> read_acks(int fd, size_t want, std::string* rest) {
+  std::set<std::string> acks;
+  char buf[65536];
+  while (acks.size() < want) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 20'000) <= 0) break;
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    rest->append(buf, static_cast<size_t>(n));
+    size_t nl;
+    while ((nl = rest->find('\n')) != std::string::npos) {
+      std::string line = rest->substr(0, nl);
+      rest->erase(0, nl + 1);
+      if (line.rfind("ack ", 0) == 0) acks.insert(line.substr(4));
+    }
+  }
+  return acks;
+}
+
+TEST_F(EmbeddedStoreTest, SigkillDuringAWriteStormLosesNothingAcknowledged) {
+  const char* writer = std::getenv("UVSCHED_STORE_WRITER");
+  ASSERT_NE(writer, nullptr);
+  std::set<std::string> acked_total;
+  for (int round = 0; round < 5; ++round) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    std::string prefix = "/storm/" + std::to_string(round) + "/";
+    pid_t pid = fork();
+    if (pid == 0) {
+      dup2(fds[1], STDOUT_FILENO);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      std::string store = "embedded:" + dir_;
+      execl(writer, writer, "--store", store.c_str(), "--count", "1000000", "--inflight", "64", "--prefix",
+            prefix.c_str(), "--print-acks", nullptr);
+      _exit(127);
+    }
+    ::close(fds[1]);
+    std::string rest;
+    // Kill it at a different point each round, mid-storm.
+    auto acks = read_acks(fds[0], 500 + static_cast<size_t>(round) * 1700, &rest);
+    kill(pid, SIGKILL);
+    acks.merge(read_acks(fds[0], SIZE_MAX, &rest));  // acks already in the pipe count too
+    ::close(fds[0]);
+    waitpid(pid, nullptr, 0);
+    ASSERT_GE(acks.size(), 500u) << "the writer did not get going";
+    acked_total.insert(acks.begin(), acks.end());
+
+    store_ = open();
+    std::set<std::string> present;
+    for (const auto& kv : list("/storm/")) present.insert(kv.key);
+    size_t missing = 0;
+    for (const auto& k : acked_total) missing += present.count(k) == 0;
+    EXPECT_EQ(missing, 0u) << "round " << round << ": acknowledged writes lost";
+    close();
+  }
+}
+
+}  // namespace
+}  // namespace uvsched::test
