@@ -1,6 +1,6 @@
 #include "handlers/json_response.h"
 
-#include "handlers/json_writer.h"
+#include "reactor/json_writer.h"
 
 namespace uvsched {
 

@@ -206,7 +206,8 @@ class HttpClient::Connection {
       if (err == HPE_PAUSED) {
         self->complete();
       } else if (err != HPE_OK) {
-        self->fail(UV_EPROTO, std::string("bad response: ") + llhttp_get_error_reason(&self->parser_));
+        const char* reason = llhttp_get_error_reason(&self->parser_);
+        self->fail(UV_EPROTO, std::string("bad response: ") + (reason ? reason : llhttp_errno_name(err)));
       }
       return;
     }

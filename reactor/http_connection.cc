@@ -149,7 +149,8 @@ void HttpConnection::feed(const char* data, size_t len) {
                                                : "request header fields too large");
   } else {
     std::string message = "malformed HTTP request: ";
-    message += llhttp_get_error_reason(&parser_);
+    const char* reason = llhttp_get_error_reason(&parser_);
+    message += reason ? reason : llhttp_errno_name(err);
     fail(400, message);
   }
 }

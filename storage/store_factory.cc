@@ -1,11 +1,20 @@
 #include "storage/store_factory.h"
 
 #include "storage/embedded_store.h"
+#include "storage/etcd_store.h"
 
 namespace uvsched {
 
 std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec, std::string* error) {
   if (spec.rfind("embedded:", 0) == 0) return EmbeddedStore::open(loop, clock, spec.substr(9), error);
+  if (spec.rfind("etcd:", 0) == 0) {
+    std::vector<Url> endpoints;
+    if (!parse_etcd_endpoints(spec.substr(5), &endpoints)) {
+      *error = "bad etcd endpoint list '" + spec.substr(5) + "'";
+      return nullptr;
+    }
+    return std::make_unique<EtcdStore>(loop, clock, std::move(endpoints));
+  }
   *error = "unsupported store '" + spec + "' (expected embedded:DIR or etcd:URLS)";
   return nullptr;
 }

@@ -1,7 +1,7 @@
 #include "handlers/ops/ops_routes.h"
 
 #include "handlers/json_response.h"
-#include "handlers/json_writer.h"
+#include "reactor/json_writer.h"
 
 namespace uvsched {
 

@@ -20,7 +20,7 @@ class StoreConformance : public ::testing::TestWithParam<BackendFactory> {
     uv_loop_init(&loop_);
     clock_ = std::make_unique<LoopClock>(&loop_);
     backend_ = GetParam()();
-    if (!backend_) GTEST_SKIP() << "backend unavailable";
+    ASSERT_TRUE(backend_) << "backend could not be started (is etcd-server installed?)";
     std::string error;
     store_ = backend_->open(&loop_, *clock_, &error);
     ASSERT_TRUE(store_) << error;
@@ -278,8 +278,8 @@ TEST_P(StoreConformance, ManyWritesInOneTurnAllComplete) {
   EXPECT_EQ(get("/many/", all).kvs.size(), 500u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, ::testing::Values(&make_embedded_backend),
-                         [](const auto& info) { return info.param()->name(); });
+INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, ::testing::Values(&make_embedded_backend, &make_etcd_backend),
+                         [](const auto& info) { return info.index == 0 ? "embedded" : "etcd"; });
 
 }  // namespace
 }  // namespace uvsched::test

@@ -21,6 +21,8 @@ class StoreBackend {
 };
 
 std::unique_ptr<StoreBackend> make_embedded_backend();
+// nullptr when etcd cannot be started here.
+std::unique_ptr<StoreBackend> make_etcd_backend();
 
 // A temporary directory removed with the object.
 class TempDir {

@@ -1,4 +1,4 @@
-#include "handlers/json_writer.h"
+#include "reactor/json_writer.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,0 +1,98 @@
+// The store on a real etcd through its v3 JSON gateway (etcd 3.4), on the
+// reactor's HTTP client: no thread, no blocking call. Handles the gateway's
+// quirks: base64 keys and values, int64s as strings, fields at their default
+// left out, prefix ranges as range_end, newline-delimited streams for watch
+// and keep-alive. Writes issued in one loop turn go out as one txn (up to 128
+// ops). Any endpoint may answer; a failed one is skipped for the next. When
+// none answers, calls fail fast with kUnavailable and a probe reconnects with
+// backoff.
+#pragma once
+
+#include <simdjson.h>
+#include <uv.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reactor/clock.h"
+#include "reactor/http_client.h"
+#include "reactor/url.h"
+#include "storage/store.h"
+
+namespace uvsched {
+
+class EtcdStore final : public Store {
+ public:
+  struct Options {
+    uint64_t request_timeout_ms = 2'000;
+    uint64_t reconnect_min_ms = 100;
+    uint64_t reconnect_max_ms = 5'000;
+  };
+
+  EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, Options options);
+  EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints) : EtcdStore(loop, clock, std::move(endpoints), Options{}) {}
+  ~EtcdStore() override;
+
+  void get(std::string key, RangeOptions options, RangeCallback cb) override;
+  void put(std::string key, std::string value, int64_t lease, WriteCallback cb) override;
+  void del(std::string key, bool prefix, WriteCallback cb) override;
+  void txn(TxnRequest request, TxnCallback cb) override;
+  WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb) override;
+  void cancel_watch(WatchId id) override;
+  void lease_grant(int64_t ttl_seconds, LeaseCallback cb) override;
+  void lease_keepalive(int64_t id, LeaseCallback cb) override;
+  void lease_revoke(int64_t id, LeaseCallback cb) override;
+  int64_t revision() const override { return revision_; }
+  std::optional<std::string> unavailable_reason() const override { return down_reason_; }
+  void close(std::function<void()> done) override;
+
+ private:
+  using JsonCallback = std::function<void(const StoreStatus&, simdjson::dom::element)>;
+  struct PendingWrite {
+    TxnOp op;
+    WriteCallback cb;
+  };
+  struct Watch;
+
+  void call(const std::string& path, std::string body, JsonCallback cb, size_t attempts_left);
+  void send_txn(std::string body, std::function<void(const StoreStatus&, TxnResult&&, simdjson::dom::element)> cb);
+  void flush_writes();
+  void send_write_batch(std::vector<PendingWrite> batch);
+  void start_watch(Watch* w);
+  void on_watch_line(Watch* w, std::string_view line);
+  void restart_watch(Watch* w);
+  void mark_down(const std::string& why);
+  void mark_up();
+  void probe();
+  void note_revision(simdjson::dom::element obj);
+  static void on_idle(uv_idle_t* h);
+
+  uv_loop_t* loop_;
+  Clock& clock_;
+  std::vector<Url> endpoints_;
+  Options options_;
+  size_t current_ = 0;
+  HttpClient client_;
+  HttpClient stream_client_;  // watches and keep-alives hold a connection each
+  simdjson::dom::parser parser_;
+  int64_t revision_ = 0;
+  std::optional<std::string> down_reason_;
+  std::unique_ptr<Timer> probe_timer_;
+  uint64_t probe_backoff_ms_ = 0;
+
+  std::vector<PendingWrite> pending_writes_;
+  uv_idle_t idle_;
+  bool idle_active_ = false;
+
+  std::map<WatchId, std::unique_ptr<Watch>> watches_;
+  WatchId next_watch_ = 1;
+  bool closing_ = false;
+};
+
+// "etcd:http://h1:p1,http://h2:p2" -> endpoints; false on a malformed list.
+bool parse_etcd_endpoints(const std::string& list, std::vector<Url>* out);
+
+}  // namespace uvsched

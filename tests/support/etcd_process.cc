@@ -1,0 +1,85 @@
+#include "tests/support/etcd_process.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+#include <vector>
+
+#include "tests/support/raw_http.h"
+
+namespace uvsched::test {
+
+uint16_t free_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool etcd_installed() { return access("/usr/bin/etcd", X_OK) == 0; }
+
+EtcdProcess::EtcdProcess() = default;
+
+EtcdProcess::~EtcdProcess() { stop(SIGKILL); }
+
+bool EtcdProcess::start(std::chrono::milliseconds deadline) {
+  if (!etcd_installed()) return false;
+  if (client_port_ == 0) {
+    client_port_ = free_loopback_port();
+    peer_port_ = free_loopback_port();
+  }
+  std::string client = "http://127.0.0.1:" + std::to_string(client_port_);
+  std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
+  std::vector<std::string> args = {"/usr/bin/etcd",
+                                   "--name", "uvsched-test",
+                                   "--data-dir", dir_.path() + "/etcd",
+                                   "--listen-client-urls", client,
+                                   "--advertise-client-urls", client,
+                                   "--listen-peer-urls", peer,
+                                   "--initial-advertise-peer-urls", peer,
+                                   "--initial-cluster", "uvsched-test=" + peer,
+                                   "--log-level", "error"};
+  pid_ = fork();
+  if (pid_ == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = http_request(client_port_, "GET", "/health");
+    if (r && r->status == 200 && r->body.find("true") != std::string::npos) return true;
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return false;
+    }
+    std::this_thread::sleep_for(20ms);  // harness polling for a child's readiness
+  }
+  return false;
+}
+
+void EtcdProcess::stop(int sig) {
+  if (pid_ <= 0) return;
+  kill(pid_, sig);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+}  // namespace uvsched::test

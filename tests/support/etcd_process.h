@@ -1,0 +1,42 @@
+// A real etcd (Debian's etcd-server) for tests: free loopback ports, a temp
+// data dir, started and stopped by the test, waited for with a deadline.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "tests/support/store_fixture.h"
+
+namespace uvsched::test {
+
+using namespace std::chrono_literals;
+
+uint16_t free_loopback_port();
+
+class EtcdProcess {
+ public:
+  EtcdProcess();
+  ~EtcdProcess();
+  EtcdProcess(const EtcdProcess&) = delete;
+
+  // False when etcd is not installed or did not become healthy in time.
+  bool start(std::chrono::milliseconds deadline = 30s);
+  // SIGTERM (or `sig`), then wait for it to exit.
+  void stop(int sig = 15);
+  bool running() const { return pid_ > 0; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(client_port_); }
+  uint16_t client_port() const { return client_port_; }
+
+ private:
+  TempDir dir_;
+  uint16_t client_port_ = 0;
+  uint16_t peer_port_ = 0;
+  pid_t pid_ = -1;
+};
+
+bool etcd_installed();
+
+}  // namespace uvsched::test
