@@ -130,6 +130,13 @@ const std::vector<Flag>& flags() {
       {"failover-timeout", "SECONDS", "framework id lifetime in the store (default 120)",
        seconds(&Config::failover_timeout_ms)},
       {"agent-timeout", "SECONDS", "an agent gone this long is lost (default 30)", seconds(&Config::agent_timeout_ms)},
+      {"leader-ttl", "SECONDS", "etcd only: leader lease TTL; a standby takes over within it (default 10)",
+       [](Config& c, const std::string& v) -> std::string {
+         int64_t n;
+         if (!parse_int(v, &n) || n < 1 || n > 3600) return "expects a whole number of seconds from 1 to 3600";
+         c.leader_ttl_s = n;
+         return "";
+       }},
       {"log-level", "debug|info|warn|error|off", "log threshold (default info)",
        [](Config& c, const std::string& v) -> std::string {
          return parse_log_level(v, &c.log_level) ? "" : "expects debug, info, warn, error or off";

@@ -33,6 +33,7 @@ struct Config {
   uint64_t reconcile_interval_ms = 300'000;  // 0 = off
   uint64_t failover_timeout_ms = 120'000;
   uint64_t agent_timeout_ms = 30'000;
+  int64_t leader_ttl_s = 10;  // etcd only: leader lease TTL
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kText;
   ServerLimits limits;

@@ -46,6 +46,16 @@ int Daemon::start() {
   }
   log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
       .kv("store", config_.store);
+  if (config_.store.rfind("etcd:", 0) == 0) {
+    std::string identity = config_.listen_host + ":" + std::to_string(server_->port()) + "/" +
+                           std::to_string(uv_os_getpid());
+    election_ = std::make_unique<LeaderElection>(*store_, clock_, identity, config_.leader_ttl_s);
+    readiness_.add("leader", [this]() -> std::optional<std::string> {
+      if (election_->is_leader()) return std::nullopt;
+      return std::string("standby: another uvsched leads");
+    });
+    election_->start();
+  }
   return 0;
 }
 
@@ -53,6 +63,7 @@ void Daemon::stop(std::function<void()> done) {
   if (stopping_) return;
   stopping_ = true;
   log_info("stopping").kv("connections", static_cast<uint64_t>(server_->connection_count()));
+  if (election_) election_->stop();  // hand over at once rather than after the TTL
   // Requests in flight may still write to the store: close it after them.
   server_->shutdown([this, done = std::move(done)]() mutable {
     auto finish = [done = std::move(done)] {

@@ -21,6 +21,7 @@
 #include "handlers/router.h"
 #include "reactor/clock.h"
 #include "reactor/http_server.h"
+#include "storage/leader_election.h"
 #include "storage/store.h"
 
 namespace uvsched {
@@ -45,6 +46,9 @@ class Daemon {
   Router& router() { return router_; }
   MetricsRegistry& metrics() { return metrics_; }
   Store& store() { return *store_; }
+  // With etcd, only the leader acts; with the embedded store (one process per
+  // directory) this daemon always leads.
+  bool is_leader() const { return !election_ || election_->is_leader(); }
 
  private:
   uv_loop_t* loop_;
@@ -57,6 +61,7 @@ class Daemon {
   Router router_;
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<Store> store_;
+  std::unique_ptr<LeaderElection> election_;
   bool stopping_ = false;
 };
 

@@ -194,6 +194,7 @@ EtcdStore::EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, 
       probe_timer_(clock.new_timer()) {
   uv_idle_init(loop, &idle_);
   idle_.data = this;
+  schedule_probe();
 }
 
 EtcdStore::~EtcdStore() = default;
@@ -247,23 +248,32 @@ void EtcdStore::call(const std::string& path, std::string body, JsonCallback cb,
 void EtcdStore::note_revision(element obj) { revision_ = std::max(revision_, header_revision(obj)); }
 
 void EtcdStore::mark_down(const std::string& why) {
-  if (!down_reason_) log_warn("etcd_unreachable").kv("error", why);
+  bool was_up = !down_reason_;
+  if (was_up) log_warn("etcd_unreachable").kv("error", why);
   down_reason_ = "etcd unreachable: " + why;
-  if (!probe_timer_->active() && !closing_) {
-    probe_backoff_ms_ = std::max(options_.reconnect_min_ms, std::min(probe_backoff_ms_ * 2, options_.reconnect_max_ms));
-    probe_timer_->start(probe_backoff_ms_, [this] { probe(); });
-  }
+  if (was_up) schedule_probe();  // from the health interval to the reconnect backoff
 }
 
 void EtcdStore::mark_up() {
   if (down_reason_) log_info("etcd_reachable").kv("endpoint", endpoints_[current_].origin());
   down_reason_.reset();
   probe_backoff_ms_ = 0;
-  probe_timer_->stop();
+}
+
+// One probe in flight at a time: every health interval while up, with a
+// doubling backoff while down.
+void EtcdStore::schedule_probe() {
+  if (closing_) return;
+  uint64_t delay = options_.health_interval_ms;
+  if (down_reason_) {
+    probe_backoff_ms_ = std::max(options_.reconnect_min_ms, std::min(probe_backoff_ms_ * 2, options_.reconnect_max_ms));
+    delay = probe_backoff_ms_;
+  }
+  probe_timer_->start(delay, [this] { probe(); });
 }
 
 void EtcdStore::probe() {
-  call("/v3/maintenance/status", "{}", [](const StoreStatus&, element) {}, endpoints_.size());
+  call("/v3/maintenance/status", "{}", [this](const StoreStatus&, element) { schedule_probe(); }, endpoints_.size());
 }
 
 // ---- kv ---------------------------------------------------------------------------

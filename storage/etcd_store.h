@@ -5,7 +5,7 @@
 // and keep-alive. Writes issued in one loop turn go out as one txn (up to 128
 // ops). Any endpoint may answer; a failed one is skipped for the next. When
 // none answers, calls fail fast with kUnavailable and a probe reconnects with
-// backoff.
+// backoff. A periodic status call keeps unavailable_reason() current.
 #pragma once
 
 #include <simdjson.h>
@@ -30,6 +30,7 @@ class EtcdStore final : public Store {
     uint64_t request_timeout_ms = 2'000;
     uint64_t reconnect_min_ms = 100;
     uint64_t reconnect_max_ms = 5'000;
+    uint64_t health_interval_ms = 1'000;  // readiness follows etcd even when nothing else talks to it
   };
 
   EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, Options options);
@@ -67,6 +68,7 @@ class EtcdStore final : public Store {
   void mark_down(const std::string& why);
   void mark_up();
   void probe();
+  void schedule_probe();
   void note_revision(simdjson::dom::element obj);
   static void on_idle(uv_idle_t* h);
 

@@ -1,0 +1,159 @@
+// etcd goes away and comes back: calls fail fast (never hang), the store says
+// why it is unavailable, and it recovers by itself; a watch resumes from where
+// it stopped, so no event written while it was away is missed.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <optional>
+
+#include "reactor/log.h"
+#include "reactor/loop_clock.h"
+#include "storage/etcd_store.h"
+#include "tests/support/daemon_process.h"
+#include "tests/support/etcd_process.h"
+#include "tests/support/loop_runner.h"
+#include "tests/support/raw_http.h"
+
+namespace uvsched::test {
+namespace {
+
+TEST(EtcdOutage, CallsFailFastWhileDownAndRecoverAfter) {
+  log_configure(LogLevel::kOff, LogFormat::kText);
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  {
+    LoopClock clock(&loop);
+    std::vector<Url> eps;
+    ASSERT_TRUE(parse_etcd_endpoints(etcd.url(), &eps));
+    EtcdStore store(&loop, clock, eps, EtcdStore::Options{.request_timeout_ms = 1000});
+    auto put = [&](const std::string& k) {
+      std::optional<WriteResult> out;
+      store.put(k, "v", 0, [&](WriteResult&& r) { out = std::move(r); });
+      EXPECT_TRUE(run_until(&loop, [&] { return out.has_value(); }, 10'000)) << "a put hung";
+      return out ? std::move(*out) : WriteResult{};
+    };
+
+    std::vector<std::string> watched;
+    store.watch("/o/", 0, [&](const StoreStatus&, const std::vector<WatchEvent>& evs) {
+      for (const auto& e : evs) watched.push_back(e.kv.key);
+    });
+    ASSERT_TRUE(put("/o/before").status.ok());
+    ASSERT_TRUE(run_until(&loop, [&] { return watched.size() == 1; }));
+
+    etcd.stop(SIGKILL);
+    uint64_t t0 = uv_hrtime();
+    auto down = put("/o/while-down");
+    EXPECT_EQ(down.status.code, StoreCode::kUnavailable);
+    EXPECT_LT((uv_hrtime() - t0) / 1'000'000, 3'000u) << "an unavailable store must answer quickly";
+    ASSERT_TRUE(store.unavailable_reason().has_value());
+    EXPECT_NE(store.unavailable_reason()->find("etcd unreachable"), std::string::npos);
+
+    ASSERT_TRUE(etcd.start());  // same ports, same data dir
+    ASSERT_TRUE(run_until(&loop, [&] { return !store.unavailable_reason().has_value(); }, 20'000))
+        << "the store did not notice etcd came back";
+    // Written straight to etcd while our watch reconnects: the watch must still see it.
+    auto direct = http_request(etcd.client_port(), "POST", "/v3/kv/put", R"({"key":"L28vZGlyZWN0","value":"dg=="})");
+    ASSERT_TRUE(direct && direct->status == 200);
+    ASSERT_TRUE(put("/o/after").status.ok());
+    ASSERT_TRUE(run_until(&loop, [&] { return watched.size() >= 3; }, 20'000));
+    EXPECT_EQ(watched, (std::vector<std::string>{"/o/before", "/o/direct", "/o/after"}));
+
+    bool closed = false;
+    store.close([&] { closed = true; });
+    ASSERT_TRUE(run_until(&loop, [&] { return closed; }));
+  }
+  uv_run(&loop, UV_RUN_DEFAULT);
+  EXPECT_EQ(uv_loop_close(&loop), 0);
+}
+
+TEST(EtcdOutage, DaemonReadinessFollowsEtcd) {
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  DaemonProcess daemon({"--store", "etcd:" + etcd.url()});
+  ASSERT_TRUE(daemon.start()) << daemon.log();
+  std::optional<RawResponse> ready;
+  auto first = std::chrono::steady_clock::now() + 20s;
+  do {
+    ready = http_request(daemon.port(), "GET", "/readyz");
+  } while ((!ready || ready->status != 200) && std::chrono::steady_clock::now() < first &&
+           (std::this_thread::sleep_for(50ms), true));
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 200) << ready->body;  // once it has won the (uncontested) election
+  etcd.stop(SIGKILL);
+  // Readiness turns 503 once the store has tried and failed; poll /readyz as an orchestrator would.
+  std::optional<RawResponse> r;
+  auto until = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < until) {
+    r = http_request(daemon.port(), "GET", "/readyz");
+    if (r && r->status == 503) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(r->header("Retry-After"), "1");
+  EXPECT_NE(r->body.find("etcd unreachable"), std::string::npos) << r->body;
+  auto health = http_request(daemon.port(), "GET", "/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);  // alive, just not ready
+  ASSERT_TRUE(etcd.start());
+  until = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < until) {
+    r = http_request(daemon.port(), "GET", "/readyz");
+    if (r && r->status == 200) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
+}
+
+}  // namespace
+}  // namespace uvsched::test
+
+namespace uvsched::test {
+namespace {
+
+int readyz(const DaemonProcess& d) {
+  auto r = http_request(d.port(), "GET", "/readyz");
+  return r ? r->status : 0;
+}
+
+// Polls until exactly one of the two is ready and the other says 503.
+bool one_ready(const DaemonProcess& a, const DaemonProcess& b, std::chrono::seconds deadline, int* which) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    int ra = readyz(a), rb = readyz(b);
+    if (ra == 200 && rb == 503) return *which = 0, true;
+    if (rb == 200 && ra == 503) return *which = 1, true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
+TEST(LeaderElection, OneOfTwoDaemonsLeadsAndTheOtherTakesOverWhenItDies) {
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  std::vector<std::string> args = {"--store", "etcd:" + etcd.url(), "--leader-ttl", "2"};
+  DaemonProcess a(args), b(args);
+  ASSERT_TRUE(a.start()) << a.log();
+  ASSERT_TRUE(b.start()) << b.log();
+  int leader = -1;
+  ASSERT_TRUE(one_ready(a, b, 20s, &leader)) << a.log() << b.log();
+  DaemonProcess& dead = leader == 0 ? a : b;
+  DaemonProcess& standby = leader == 0 ? b : a;
+  auto r = http_request(standby.port(), "GET", "/readyz");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find("standby"), std::string::npos) << r->body;
+
+  dead.stop(SIGKILL);  // no clean hand-over: the lease must lapse
+  auto until = std::chrono::steady_clock::now() + 20s;
+  while (readyz(standby) != 200 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(readyz(standby), 200) << standby.log();
+  EXPECT_NE(standby.log().find("event=leader_elected"), std::string::npos);
+  EXPECT_EQ(standby.stop(SIGTERM), 0);
+}
+
+}  // namespace
+}  // namespace uvsched::test
