@@ -4,3 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== bench/http.sh: GET /health, uvsched vs nginx"
 bench/http.sh build
+echo "== bench/store.sh: acknowledged puts/s, embedded vs etcd"
+bench/store.sh build
