@@ -217,6 +217,21 @@ TEST_F(DaemonHttpTest, RandomBytesNeverKillTheDaemon) {
   expect_alive();
 }
 
+TEST_F(DaemonHttpTest, DeepJsonAndJunkBodiesAreReadAndRefusedWithoutHarm) {
+  start();
+  const std::vector<std::string> bodies = {
+      std::string(200'000, '[') + std::string(200'000, ']'),
+      std::string(900'000, '{'),
+      "{\"a\":" + std::string(100'000, '"'),
+  };
+  for (const auto& body : bodies) {
+    auto r = http_request(port(), "POST", "/health", body, "Content-Type: application/json\r\n");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 405);
+  }
+  expect_alive();
+}
+
 TEST_F(DaemonHttpTest, SlowRequestIsCutWithout408StallingOthers) {
   start({"--request-timeout", "0.5"});
   RawConnection slow;
