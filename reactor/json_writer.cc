@@ -82,21 +82,23 @@ JsonWriter& JsonWriter::value(std::string_view s) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(int64_t n) {
-  separate();
+template <typename Int>
+static void append_integer(std::string& out, Int n) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
   (void)ec;
-  out_.append(buf, end);
+  out.append(buf, end);
+}
+
+JsonWriter& JsonWriter::value(int64_t n) {
+  separate();
+  append_integer(out_, n);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(uint64_t n) {
   separate();
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-  (void)ec;
-  out_.append(buf, end);
+  append_integer(out_, n);
   return *this;
 }
 

@@ -293,15 +293,16 @@ void EtcdStore::get(std::string key, RangeOptions options, RangeCallback cb) {
 }
 
 void EtcdStore::put(std::string key, std::string value, int64_t lease, WriteCallback cb) {
-  pending_writes_.push_back({TxnOp{TxnOp::Type::kPut, std::move(key), std::move(value), lease, false}, std::move(cb)});
-  if (!idle_active_) {
-    uv_idle_start(&idle_, &EtcdStore::on_idle);
-    idle_active_ = true;
-  }
+  queue_write({TxnOp::Type::kPut, std::move(key), std::move(value), lease, false}, std::move(cb));
 }
 
 void EtcdStore::del(std::string key, bool prefix, WriteCallback cb) {
-  pending_writes_.push_back({TxnOp{TxnOp::Type::kDelete, std::move(key), {}, 0, prefix}, std::move(cb)});
+  queue_write({TxnOp::Type::kDelete, std::move(key), {}, 0, prefix}, std::move(cb));
+}
+
+// Held until the loop turn is over, so the turn's writes share one txn.
+void EtcdStore::queue_write(TxnOp op, WriteCallback cb) {
+  pending_writes_.push_back({std::move(op), std::move(cb)});
   if (!idle_active_) {
     uv_idle_start(&idle_, &EtcdStore::on_idle);
     idle_active_ = true;

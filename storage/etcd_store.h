@@ -60,6 +60,7 @@ class EtcdStore final : public Store {
 
   void call(const std::string& path, std::string body, JsonCallback cb, size_t attempts_left);
   void send_txn(std::string body, std::function<void(const StoreStatus&, TxnResult&&, simdjson::dom::element)> cb);
+  void queue_write(TxnOp op, WriteCallback cb);
   void flush_writes();
   void send_write_batch(std::vector<PendingWrite> batch);
   void start_watch(Watch* w);

@@ -68,28 +68,28 @@ TEST(EtcdOutage, CallsFailFastWhileDownAndRecoverAfter) {
   EXPECT_EQ(uv_loop_close(&loop), 0);
 }
 
+// Polls /readyz as an orchestrator would, until it answers `want` or time is up.
+std::optional<RawResponse> wait_readyz(uint16_t port, int want, std::chrono::seconds deadline = 20s) {
+  std::optional<RawResponse> r;
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    r = http_request(port, "GET", "/readyz");
+    if (r && r->status == want) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  return r;
+}
+
 TEST(EtcdOutage, DaemonReadinessFollowsEtcd) {
   EtcdProcess etcd;
   ASSERT_TRUE(etcd.start());
   DaemonProcess daemon({"--store", "etcd:" + etcd.url()});
   ASSERT_TRUE(daemon.start()) << daemon.log();
-  std::optional<RawResponse> ready;
-  auto first = std::chrono::steady_clock::now() + 20s;
-  do {
-    ready = http_request(daemon.port(), "GET", "/readyz");
-  } while ((!ready || ready->status != 200) && std::chrono::steady_clock::now() < first &&
-           (std::this_thread::sleep_for(50ms), true));
+  auto ready = wait_readyz(daemon.port(), 200);
   ASSERT_TRUE(ready);
   EXPECT_EQ(ready->status, 200) << ready->body;  // once it has won the (uncontested) election
   etcd.stop(SIGKILL);
-  // Readiness turns 503 once the store has tried and failed; poll /readyz as an orchestrator would.
-  std::optional<RawResponse> r;
-  auto until = std::chrono::steady_clock::now() + 20s;
-  while (std::chrono::steady_clock::now() < until) {
-    r = http_request(daemon.port(), "GET", "/readyz");
-    if (r && r->status == 503) break;
-    std::this_thread::sleep_for(50ms);
-  }
+  auto r = wait_readyz(daemon.port(), 503);  // once the health probe has failed
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 503);
   EXPECT_EQ(r->header("Retry-After"), "1");
@@ -98,12 +98,7 @@ TEST(EtcdOutage, DaemonReadinessFollowsEtcd) {
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);  // alive, just not ready
   ASSERT_TRUE(etcd.start());
-  until = std::chrono::steady_clock::now() + 20s;
-  while (std::chrono::steady_clock::now() < until) {
-    r = http_request(daemon.port(), "GET", "/readyz");
-    if (r && r->status == 200) break;
-    std::this_thread::sleep_for(50ms);
-  }
+  r = wait_readyz(daemon.port(), 200);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
