@@ -37,13 +37,25 @@ int Daemon::start() {
     return UV_EINVAL;
   }
   readiness_.add("store", [this] { return store_->unavailable_reason(); });
+  client_ = std::make_unique<HttpClient>(loop_, clock_);
+  MlScheduler::Settings ml;
+  ml.max_parallelism = config_.max_parallelism;
+  ml.recompute_interval_ms = config_.recompute_interval_ms;
+  ml.metrics_poll_interval_ms = config_.metrics_poll_interval_ms;
+  ml.ps_url = config_.ps_url;
+  ml.router_url = config_.router_url;
+  ml_ = std::make_unique<MlScheduler>(loop_, clock_, *store_, *client_, metrics_, ml, [this] { return is_leader(); });
+  ml_->add_routes(router_);
   int rc = server_->listen(config_.listen_host, config_.listen_port);
   if (rc != 0) {
     log_error("listen_failed").kv("host", config_.listen_host).kv("port", static_cast<int>(config_.listen_port))
         .kv("error", uv_strerror(rc));
+    ml_.reset();
+    client_->close([] {});
     store_->close([] {});
     return rc;
   }
+  ml_->start();
   log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
       .kv("store", config_.store);
   if (config_.store.rfind("etcd:", 0) == 0) {
@@ -64,16 +76,26 @@ void Daemon::stop(std::function<void()> done) {
   stopping_ = true;
   log_info("stopping").kv("connections", static_cast<uint64_t>(server_->connection_count()));
   if (election_) election_->stop();  // hand over at once rather than after the TTL
+  if (ml_) ml_->stop();
   // Requests in flight may still write to the store: close it after them.
   server_->shutdown([this, done = std::move(done)]() mutable {
     auto finish = [done = std::move(done)] {
       log_info("stopped");
       if (done) done();
     };
-    if (store_) {
-      store_->close(std::move(finish));
+    // Undelivered PS calls are in the store already: they resume on restart.
+    auto close_store = [this, finish = std::move(finish)]() mutable {
+      ml_.reset();
+      if (store_) {
+        store_->close(std::move(finish));
+      } else {
+        finish();
+      }
+    };
+    if (client_) {
+      client_->close(std::move(close_store));
     } else {
-      finish();
+      close_store();
     }
   });
 }

@@ -15,11 +15,13 @@
 #include <memory>
 
 #include "app/config.h"
+#include "handlers/ml/ml_scheduler.h"
 #include "handlers/ops/http_metrics.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/ops/readiness.h"
 #include "handlers/router.h"
 #include "reactor/clock.h"
+#include "reactor/http_client.h"
 #include "reactor/http_server.h"
 #include "storage/leader_election.h"
 #include "storage/store.h"
@@ -62,6 +64,8 @@ class Daemon {
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<LeaderElection> election_;
+  std::unique_ptr<HttpClient> client_;  // parameter server, router
+  std::unique_ptr<MlScheduler> ml_;
   bool stopping_ = false;
 };
 

@@ -1,0 +1,509 @@
+#include "handlers/ml/ml_scheduler.h"
+
+#include <algorithm>
+#include <random>
+
+#include "handlers/json_body.h"
+#include "handlers/json_response.h"
+#include "handlers/ml/prom_text.h"
+#include "policy/fair_share.h"
+#include "reactor/log.h"
+
+namespace uvsched {
+namespace {
+
+constexpr size_t kHistoryKept = 100;
+constexpr size_t kHistoryStored = 10;
+
+// The gauges of the PS's /metrics kept per job (SPEC §3).
+constexpr const char* kJobGauges[] = {
+    "kubeml_job_validation_loss", "kubeml_job_validation_accuracy", "kubeml_job_train_loss",
+    "kubeml_job_parallelism",     "kubeml_job_epoch_duration_seconds",
+};
+
+HttpResponse unavailable(std::string_view why) {
+  HttpResponse r = json_error(503, why);
+  r.headers.push_back({"Retry-After", "1"});
+  return r;
+}
+
+HttpResponse bad_request(const JsonError& e) { return json_error(400, e.message, e.field); }
+
+}  // namespace
+
+MlScheduler::MlScheduler(uv_loop_t* loop, Clock& clock, Store& store, HttpClient& client, MetricsRegistry& metrics,
+                         Settings settings, std::function<bool()> is_leader)
+    : loop_(loop),
+      clock_(clock),
+      store_(store),
+      client_(client),
+      settings_(std::move(settings)),
+      is_leader_(std::move(is_leader)),
+      ps_(client, clock, metrics, settings_.ps_url, PsDelivery::Options{}),
+      drain_turn_(loop, [this] { drain(); }),
+      recompute_timer_(clock.new_timer()),
+      poll_timer_(clock.new_timer()),
+      decisions_(metrics.counter("uvsched_ml_decisions_total", "Parallelism decisions by reason.")),
+      polls_(metrics.counter("uvsched_ps_metrics_polls_total", "Polls of the PS's /metrics by result.")) {
+  metrics.gauge("uvsched_job_parallelism", "Current parallelism of each training job.", [this](const GaugeEmit& emit) {
+    for (const auto& [id, job] : jobs_) emit(labels({{"jobid", id}}), job.parallelism);
+  });
+  metrics.gauge("uvsched_ml_jobs", "Training jobs the scheduler follows.",
+                [this](const GaugeEmit& emit) { emit("", static_cast<double>(jobs_.size())); });
+  metrics.gauge("uvsched_ml_queue_depth", "Training requests waiting for the loop.",
+                [this](const GaugeEmit& emit) { emit("", static_cast<double>(queue_.size())); });
+}
+
+MlScheduler::~MlScheduler() = default;
+
+void MlScheduler::add_routes(Router& router) {
+  router.add("POST", "/train", [this](RequestContext& ctx) { handle_train(ctx); });
+  router.add("POST", "/job", [this](RequestContext& ctx) { handle_job(ctx); });
+  router.add("DELETE", "/finish/{id}", [this](RequestContext& ctx) { handle_finish(ctx); });
+  router.add("POST", "/infer", [this](RequestContext& ctx) { handle_infer(ctx); });
+  router.add("GET", "/v1/jobs", [this](RequestContext& ctx) { handle_list(ctx); });
+  router.add("GET", "/v1/jobs/{id}", [this](RequestContext& ctx) { handle_get(ctx); });
+}
+
+// ---- start-up: jobs come back from the store -----------------------------------
+
+void MlScheduler::start() {
+  RangeOptions all;
+  all.prefix = true;
+  store_.get(kJobPrefix, all, [this](RangeResult&& r) {
+    if (!r.status.ok()) {
+      // The store is not there yet (etcd down at start-up): try again shortly.
+      log_warn("ml_load_failed").kv("error", r.status.message);
+      recompute_timer_->start(1000, [this] { start(); });
+      return;
+    }
+    for (const auto& kv : r.kvs) {
+      auto job = decode(kv.value);
+      if (!job) {
+        log_warn("ml_job_record_unreadable").kv("key", kv.key);
+        continue;
+      }
+      job->order = next_order_++;
+      job->last_report_mono_ms = clock_.now_ms();
+      std::string id = job->id;
+      auto& placed = jobs_[id] = std::move(*job);
+      // At-least-once: the last decision is sent again (the PS just sets it).
+      if (!placed.start_delivered) {
+        send_start(placed);
+      } else {
+        ps_.update(id, JobState{placed.parallelism, placed.last_elapsed});
+      }
+    }
+    loaded_ = true;
+    log_info("ml_jobs_loaded").kv("jobs", static_cast<uint64_t>(jobs_.size()));
+    if (settings_.recompute_interval_ms > 0) {
+      recompute_timer_->start(settings_.recompute_interval_ms, [this] { recompute(); });
+    }
+    if (settings_.metrics_poll_interval_ms > 0) {
+      poll_timer_->start(settings_.metrics_poll_interval_ms, [this] { poll_metrics(); });
+    }
+    if (!queue_.empty()) drain_turn_.schedule();
+  });
+}
+
+void MlScheduler::stop() {
+  recompute_timer_->stop();
+  poll_timer_->stop();
+}
+
+bool MlScheduler::refuse_unless_serving(RequestContext& ctx) {
+  if (!is_leader_()) {
+    ctx.reply(unavailable("this uvsched is a standby; ask the leader"));
+    return true;
+  }
+  if (auto why = store_.unavailable_reason()) {
+    ctx.reply(unavailable("store unavailable: " + *why));
+    return true;
+  }
+  return false;
+}
+
+// ---- routes ----------------------------------------------------------------------
+
+void MlScheduler::handle_train(RequestContext& ctx) {
+  simdjson::dom::object obj;
+  TrainRequest req;
+  if (auto e = parse_json_object(parser_, ctx.request.body, &obj)) return ctx.reply(bad_request(*e));
+  if (auto e = parse_train_request(obj, "", &req)) return ctx.reply(bad_request(*e));
+  if (refuse_unless_serving(ctx)) return;
+  queue_.push_back(Queued{Queued::Op::kCreate, std::move(req), {}, ctx.responder});
+  if (loaded_) drain_turn_.schedule();
+}
+
+void MlScheduler::handle_job(RequestContext& ctx) {
+  simdjson::dom::object obj;
+  TrainTask task;
+  if (auto e = parse_json_object(parser_, ctx.request.body, &obj)) return ctx.reply(bad_request(*e));
+  if (auto e = parse_train_task(obj, &task)) return ctx.reply(bad_request(*e));
+  if (refuse_unless_serving(ctx)) return;
+  queue_.push_back(Queued{Queued::Op::kUpdate, {}, std::move(task), ctx.responder});
+  if (loaded_) drain_turn_.schedule();
+}
+
+void MlScheduler::handle_finish(RequestContext& ctx) {
+  if (refuse_unless_serving(ctx)) return;
+  const std::string& id = ctx.param("id");
+  bool known = jobs_.erase(id) > 0;
+  ps_.forget(id);
+  Responder res = ctx.responder;
+  store_.del(kJobPrefix + id, false, [res, id, known](WriteResult&& r) mutable {
+    if (!r.status.ok()) return res.send(unavailable("store unavailable: " + r.status.message));
+    if (known) log_info("ml_job_finished").kv("job", id);
+    res.send(text_response(200, ""));  // KubeML answers 200 whether or not it knew the job
+  });
+}
+
+void MlScheduler::handle_infer(RequestContext& ctx) {
+  simdjson::dom::object obj;
+  InferRequest req;
+  if (auto e = parse_json_object(parser_, ctx.request.body, &obj)) return ctx.reply(bad_request(*e));
+  if (auto e = parse_infer_request(obj, &req)) return ctx.reply(bad_request(*e));
+  std::string fn = req.function_name.empty() ? "network" : req.function_name;
+  ClientRequest fwd;
+  fwd.method = "POST";
+  fwd.url = settings_.router_url + "/" + fn + "?task=infer&jobId=" + req.model_id +
+            "&N=1&K=-1&funcId=0&batchSize=0&lr=1&epoch=1";
+  fwd.headers = {{"Content-Type", "application/json"}};
+  fwd.body = ctx.request.body;
+  fwd.timeout_ms = 30'000;
+  Responder res = ctx.responder;
+  client_.request(std::move(fwd), [res](ClientResponse&& r) mutable {
+    if (r.error == UV_ETIMEDOUT) return res.send(json_error(504, "function router timed out"));
+    if (r.error != 0) return res.send(json_error(502, "function router unreachable: " + r.error_text));
+    HttpResponse out;
+    out.status = r.status;
+    const std::string* ct = r.header("Content-Type");
+    out.content_type = ct ? *ct : "";
+    out.body = std::move(r.body);
+    res.send(std::move(out));
+  });
+}
+
+void MlScheduler::handle_list(RequestContext& ctx) {
+  JsonWriter w;
+  w.begin_object().key("jobs").begin_array();
+  for (const auto& [id, job] : jobs_) write_job(w, job, false);
+  w.end_array().key("queue_depth").value(static_cast<uint64_t>(queue_.size()));
+  w.key("running_by_type").begin_object();
+  for (const auto& [type, n] : running_by_type_) w.key(type).value(n);
+  w.end_object().end_object();
+  ctx.reply(json_response(200, w.take()));
+}
+
+void MlScheduler::handle_get(RequestContext& ctx) {
+  auto it = jobs_.find(ctx.param("id"));
+  if (it == jobs_.end()) return ctx.reply(json_error(404, "no job " + ctx.param("id"), "id"));
+  JsonWriter w;
+  write_job(w, it->second, true);
+  ctx.reply(json_response(200, w.take()));
+}
+
+// ---- the queue ---------------------------------------------------------------------
+
+void MlScheduler::drain() {
+  std::deque<Queued> batch;
+  batch.swap(queue_);
+  for (auto& q : batch) {
+    if (q.op == Queued::Op::kCreate) {
+      create_job(q);
+    } else {
+      update_job(q);
+    }
+  }
+}
+
+std::string MlScheduler::new_job_id() {
+  static std::mt19937_64 rng{std::random_device{}()};
+  for (;;) {
+    char buf[9];
+    snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(rng() & 0xffffffffu));
+    if (!jobs_.count(buf)) return buf;
+  }
+}
+
+void MlScheduler::create_job(Queued& q) {
+  Job job;
+  job.id = new_job_id();
+  job.request = std::move(q.request);
+  job.created_unix_ms = clock_.unix_ms();
+  job.last_report_mono_ms = clock_.now_ms();
+  job.order = next_order_++;
+  std::string id = job.id;
+  jobs_[id] = std::move(job);
+  PolicyInput in;
+  in.op = PolicyInput::Op::kCreate;
+  in.default_parallelism = static_cast<int>(jobs_[id].request.options.default_parallelism);
+  in.cap = cap_for(id);
+  record_decision(jobs_[id], policy_.decide(PolicyState{}, in), 0, q.responder, true);
+}
+
+void MlScheduler::update_job(Queued& q) {
+  const std::string& id = q.task.job.id;
+  bool created = false;
+  if (!jobs_.count(id)) {
+    // A job we never saw start (started elsewhere, or its record was lost):
+    // follow it from here with the request it carries.
+    Job job;
+    job.id = id;
+    job.request = q.task.request;
+    job.created_unix_ms = clock_.unix_ms();
+    job.order = next_order_++;
+    job.parallelism = static_cast<int>(std::max<int64_t>(q.task.job.state.parallelism, 1));
+    job.start_delivered = true;  // the PS already runs it, or it would not report epochs
+    jobs_[id] = std::move(job);
+    created = true;
+  }
+  Job& job = jobs_[id];
+  PolicyInput in;
+  in.op = PolicyInput::Op::kUpdate;
+  in.default_parallelism = static_cast<int>(job.request.options.default_parallelism);
+  in.static_parallelism = job.request.options.static_parallelism;
+  in.parallelism = q.task.job.state.parallelism > 0 ? static_cast<int>(q.task.job.state.parallelism) : job.parallelism;
+  in.elapsed_seconds = q.task.job.state.elapsed_time;
+  in.cap = cap_for(id);
+  job.epochs_reported += 1;
+  job.last_elapsed = in.elapsed_seconds;
+  job.last_report_unix_ms = clock_.unix_ms();
+  job.last_report_mono_ms = clock_.now_ms();
+  record_decision(job, policy_.decide(job.policy, in), in.elapsed_seconds, q.responder, created);
+}
+
+// Applies a decision, stores it, and only then answers and tells the PS.
+// A store failure undoes it (unless a newer decision came on top) and answers 503.
+void MlScheduler::record_decision(Job& job, const Decision& d, double elapsed, Responder responder, bool created) {
+  const int prev_parallelism = job.parallelism;
+  const PolicyState prev_policy = job.policy;
+  job.parallelism = d.parallelism;
+  job.policy = d.state;
+  job.version += 1;
+  job.history.push_back({job.epochs_reported, elapsed, d.parallelism, d.reason, clock_.unix_ms()});
+  while (job.history.size() > kHistoryKept) job.history.pop_front();
+  decisions_.add(labels({{"reason", d.reason}}));
+  std::string id = job.id;
+  uint64_t version = job.version;
+  bool is_create = d.reason.rfind("create", 0) == 0;
+  persist(job, [this, id, version, prev_parallelism, prev_policy, responder, created, is_create,
+                elapsed](const StoreStatus& st) mutable {
+    auto it = jobs_.find(id);
+    if (!st.ok()) {
+      if (it != jobs_.end() && it->second.version == version) {
+        if (created || is_create) {
+          jobs_.erase(it);
+        } else {
+          it->second.parallelism = prev_parallelism;
+          it->second.policy = prev_policy;
+          it->second.history.pop_back();
+        }
+      }
+      responder.send(unavailable("store unavailable: " + st.message));
+      return;
+    }
+    if (it == jobs_.end()) {  // finished meanwhile
+      responder.send(text_response(200, is_create ? id : ""));
+      return;
+    }
+    if (is_create) {
+      send_start(it->second);
+      responder.send(text_response(200, id));
+    } else {
+      ps_.update(id, JobState{it->second.parallelism, elapsed});
+      responder.send(text_response(200, ""));
+    }
+  });
+}
+
+void MlScheduler::send_start(const Job& job) {
+  JsonWriter w;
+  write_train_task(w, job.request, job.id, JobState{job.parallelism, 0});
+  std::string id = job.id;
+  ps_.start(id, w.take(), [this, id] {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) return;
+    it->second.start_delivered = true;
+    persist(it->second, [](const StoreStatus&) {});  // so a restart does not start it twice
+  });
+}
+
+void MlScheduler::persist(const Job& job, std::function<void(const StoreStatus&)> done) {
+  store_.put(kJobPrefix + job.id, encode(job), 0, [done = std::move(done)](WriteResult&& r) { done(r.status); });
+}
+
+// ---- capacity -------------------------------------------------------------------------
+
+std::map<std::string, int> MlScheduler::caps() const {
+  std::vector<const Job*> ordered;
+  for (const auto& [id, job] : jobs_) ordered.push_back(&job);
+  std::sort(ordered.begin(), ordered.end(), [](const Job* a, const Job* b) { return a->order < b->order; });
+  auto shares = fair_shares(capacity_ ? capacity_() : std::nullopt, ordered.size(), settings_.max_parallelism);
+  std::map<std::string, int> out;
+  for (size_t i = 0; i < ordered.size(); ++i) out[ordered[i]->id] = shares[i];
+  return out;
+}
+
+int MlScheduler::cap_for(const std::string& job_id) const {
+  auto all = caps();
+  auto it = all.find(job_id);
+  return it == all.end() ? settings_.max_parallelism : it->second;
+}
+
+void MlScheduler::recompute() {
+  recompute_timer_->start(settings_.recompute_interval_ms, [this] { recompute(); });
+  if (!is_leader_()) return;
+  for (const auto& [id, cap] : caps()) {
+    Job& job = jobs_[id];
+    if (job.parallelism <= cap) continue;
+    // Capacity shrank (an agent or its offers went away): scale down now.
+    Decision d;
+    d.parallelism = cap;
+    d.state = job.policy;
+    d.reason = "capacity";
+    job.version += 1;
+    job.parallelism = cap;
+    job.history.push_back({job.epochs_reported, job.last_elapsed, cap, d.reason, clock_.unix_ms()});
+    while (job.history.size() > kHistoryKept) job.history.pop_front();
+    decisions_.add(labels({{"reason", "capacity"}}));
+    log_info("ml_capacity_scale_down").kv("job", id).kv("parallelism", cap);
+    persist(job, [](const StoreStatus&) {});
+    ps_.update(id, JobState{cap, job.last_elapsed});
+  }
+}
+
+// ---- PS metrics --------------------------------------------------------------------------
+
+void MlScheduler::poll_metrics() {
+  ClientRequest req;
+  req.url = settings_.ps_url + "/metrics";
+  req.timeout_ms = std::max<uint64_t>(1000, settings_.metrics_poll_interval_ms / 2);
+  client_.request(std::move(req), [this](ClientResponse&& r) {
+    poll_timer_->start(settings_.metrics_poll_interval_ms, [this] { poll_metrics(); });
+    if (!r.ok()) {
+      polls_.add(labels({{"result", "error"}}));
+      return;
+    }
+    polls_.add(labels({{"result", "ok"}}));
+    for (const auto& s : parse_prometheus_text(r.body)) {
+      if (s.name == "kubeml_job_running_total") {
+        if (const std::string* type = s.label("type")) running_by_type_[*type] = s.value;
+        continue;
+      }
+      const std::string* jobid = s.label("jobid");
+      if (jobid == nullptr) continue;
+      auto it = jobs_.find(*jobid);
+      if (it == jobs_.end()) continue;
+      for (const char* g : kJobGauges) {
+        if (s.name == g) it->second.ps_metrics[s.name] = s.value;
+      }
+    }
+  });
+}
+
+// ---- records ---------------------------------------------------------------------------------
+
+void MlScheduler::write_job(JsonWriter& w, const Job& job, bool full) const {
+  w.begin_object();
+  w.key("id").value(job.id);
+  w.key("parallelism").value(job.parallelism);
+  w.key("reference_epoch_seconds").value(job.policy.reference_epoch_seconds);
+  w.key("epochs_reported").value(job.epochs_reported);
+  w.key("last_elapsed_time").value(job.last_elapsed);
+  w.key("created_unix_ms").value(job.created_unix_ms);
+  w.key("last_report_unix_ms").value(job.last_report_unix_ms);
+  // Stale: silent for more than ten of its own epochs.
+  bool stale = job.last_elapsed > 0 &&
+               clock_.now_ms() - job.last_report_mono_ms > static_cast<uint64_t>(job.last_elapsed * 10'000);
+  w.key("stale").value(stale);
+  w.key("cap").value(cap_for(job.id));
+  w.key("request");
+  write_train_request(w, job.request);
+  w.key("ps").begin_object();
+  w.key("start_delivered").value(job.start_delivered);
+  if (const auto* st = ps_.status(job.id)) {
+    w.key("state").value(st->in_flight ? "sending" : (st->failures > 0 ? "retrying" : (st->update_pending || st->start_pending ? "queued" : "delivered")));
+    w.key("delivered").value(st->delivered).key("failures").value(st->failures);
+    if (!st->last_error.empty()) w.key("last_error").value(st->last_error);
+  }
+  w.end_object();
+  w.key("metrics").begin_object();
+  for (const auto& [name, v] : job.ps_metrics) w.key(name).value(v);
+  w.end_object();
+  if (full) {
+    w.key("history").begin_array();
+    for (const auto& h : job.history) {
+      w.begin_object().key("epoch").value(h.epoch).key("elapsed_time").value(h.elapsed_time);
+      w.key("parallelism").value(h.parallelism).key("reason").value(h.reason).key("at_unix_ms").value(h.at_unix_ms);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
+std::string MlScheduler::encode(const Job& job) const {
+  JsonWriter w;
+  w.begin_object();
+  w.key("id").value(job.id);
+  w.key("request");
+  write_train_request(w, job.request);
+  w.key("parallelism").value(job.parallelism);
+  w.key("reference").value(job.policy.reference_epoch_seconds);
+  w.key("epochs_reported").value(job.epochs_reported);
+  w.key("last_elapsed").value(job.last_elapsed);
+  w.key("created_unix_ms").value(job.created_unix_ms);
+  w.key("last_report_unix_ms").value(job.last_report_unix_ms);
+  w.key("start_delivered").value(job.start_delivered);
+  w.key("history").begin_array();
+  // The store keeps the latest few decisions; memory keeps kHistoryKept.
+  size_t skip = job.history.size() > kHistoryStored ? job.history.size() - kHistoryStored : 0;
+  for (const auto& h : job.history) {
+    if (skip > 0) {
+      --skip;
+      continue;
+    }
+    w.begin_array().value(h.epoch).value(h.elapsed_time).value(h.parallelism).value(h.reason).value(h.at_unix_ms);
+    w.end_array();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+std::optional<MlScheduler::Job> MlScheduler::decode(std::string_view json) {
+  simdjson::dom::object obj, req;
+  if (parse_json_object(parser_, json, &obj)) return std::nullopt;
+  Job job;
+  int64_t par = 1;
+  bool present = false;
+  if (read_string(obj, "id", "id", &job.id, true) || read_object(obj, "request", "request", &req, &present, true) ||
+      parse_train_request(req, "request", &job.request, false) || read_int(obj, "parallelism", "p", &par) ||
+      read_number(obj, "reference", "r", &job.policy.reference_epoch_seconds) ||
+      read_int(obj, "epochs_reported", "e", &job.epochs_reported) ||
+      read_number(obj, "last_elapsed", "l", &job.last_elapsed) ||
+      read_int(obj, "created_unix_ms", "c", &job.created_unix_ms) ||
+      read_int(obj, "last_report_unix_ms", "lr", &job.last_report_unix_ms) ||
+      read_bool(obj, "start_delivered", "s", &job.start_delivered))
+    return std::nullopt;
+  job.parallelism = static_cast<int>(par);
+  simdjson::dom::array history;
+  if (obj["history"].get(history) == simdjson::SUCCESS) {
+    for (simdjson::dom::element e : history) {
+      simdjson::dom::array a;
+      if (e.get(a) != simdjson::SUCCESS || a.size() != 5) continue;
+      HistoryEntry h;
+      int64_t p = 0;
+      std::string_view reason;
+      if (a.at(0).get(h.epoch) || a.at(1).get(h.elapsed_time) || a.at(2).get(p) || a.at(3).get(reason) ||
+          a.at(4).get(h.at_unix_ms))
+        continue;
+      h.parallelism = static_cast<int>(p);
+      h.reason = std::string(reason);
+      job.history.push_back(std::move(h));
+    }
+  }
+  return job;
+}
+
+}  // namespace uvsched

@@ -1,0 +1,132 @@
+// The ML training scheduler, wire-compatible with KubeML's: /train, /job,
+// /infer, /finish/{id}, plus /v1/jobs. Requests wait in a FIFO queue (KubeML's
+// SchedulerQueue) that the loop drains on its next turn; each decision comes
+// from the ParallelismPolicy, is stored before it is acknowledged (so a
+// restart keeps every job's reference epoch time) and then goes to the
+// parameter server through PsDelivery. Timers re-check every job against the
+// capacity cap and poll the PS's metrics.
+#pragma once
+
+#include <simdjson.h>
+#include <uv.h>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "handlers/ml/kubeml_types.h"
+#include "handlers/ml/ps_delivery.h"
+#include "handlers/ops/metrics_registry.h"
+#include "handlers/router.h"
+#include "policy/parallelism_policy.h"
+#include "reactor/clock.h"
+#include "reactor/http_client.h"
+#include "reactor/next_turn.h"
+#include "storage/store.h"
+
+namespace uvsched {
+
+class MlScheduler {
+ public:
+  struct Settings {
+    int max_parallelism = 32;
+    uint64_t recompute_interval_ms = 5'000;
+    uint64_t metrics_poll_interval_ms = 10'000;  // 0: off
+    std::string ps_url = "http://127.0.0.1:10300";
+    std::string router_url = "http://127.0.0.1:8888";
+  };
+  // How many parallel functions the cluster can hold now; nullopt: unlimited.
+  using CapacityFn = std::function<std::optional<long>()>;
+  static constexpr const char* kJobPrefix = "/uvsched/ml/jobs/";
+
+  MlScheduler(uv_loop_t* loop, Clock& clock, Store& store, HttpClient& client, MetricsRegistry& metrics,
+              Settings settings, std::function<bool()> is_leader);
+  ~MlScheduler();
+
+  void set_capacity(CapacityFn capacity) { capacity_ = std::move(capacity); }
+  void add_routes(Router& router);
+  // Restores jobs from the store and resumes their deliveries; starts the timers.
+  void start();
+  void stop();
+
+ private:
+  struct HistoryEntry {
+    int64_t epoch = 0;
+    double elapsed_time = 0;
+    int parallelism = 0;
+    std::string reason;
+    int64_t at_unix_ms = 0;
+  };
+  struct Job {
+    std::string id;
+    TrainRequest request;
+    int parallelism = 1;
+    PolicyState policy;
+    int64_t epochs_reported = 0;
+    double last_elapsed = 0;
+    int64_t created_unix_ms = 0;
+    int64_t last_report_unix_ms = 0;
+    uint64_t last_report_mono_ms = 0;
+    uint64_t order = 0;  // creation order: fair shares go earliest first
+    std::deque<HistoryEntry> history;
+    bool start_delivered = false;
+    uint64_t version = 0;  // bumped by every decision; guards rollbacks
+    std::map<std::string, double> ps_metrics;
+  };
+  struct Queued {
+    enum class Op { kCreate, kUpdate } op;
+    TrainRequest request;
+    TrainTask task;
+    Responder responder;
+  };
+
+  void handle_train(RequestContext& ctx);
+  void handle_job(RequestContext& ctx);
+  void handle_finish(RequestContext& ctx);
+  void handle_infer(RequestContext& ctx);
+  void handle_list(RequestContext& ctx);
+  void handle_get(RequestContext& ctx);
+  bool refuse_unless_serving(RequestContext& ctx);
+
+  void drain();
+  void create_job(Queued& q);
+  void update_job(Queued& q);
+  void record_decision(Job& job, const Decision& d, double elapsed, Responder responder, bool created);
+  void persist(const Job& job, std::function<void(const StoreStatus&)> done);
+  void send_start(const Job& job);
+  int cap_for(const std::string& job_id) const;
+  std::map<std::string, int> caps() const;
+
+  void recompute();
+  void poll_metrics();
+  std::string encode(const Job& job) const;
+  std::optional<Job> decode(std::string_view json);
+  void write_job(JsonWriter& w, const Job& job, bool full) const;
+  std::string new_job_id();
+
+  uv_loop_t* loop_;
+  Clock& clock_;
+  Store& store_;
+  HttpClient& client_;
+  Settings settings_;
+  std::function<bool()> is_leader_;
+  CapacityFn capacity_;
+  ThroughputPolicy policy_;
+  PsDelivery ps_;
+  std::map<std::string, Job> jobs_;
+  uint64_t next_order_ = 0;
+  std::deque<Queued> queue_;
+  NextTurn drain_turn_;
+  bool loaded_ = false;
+  std::unique_ptr<Timer> recompute_timer_;
+  std::unique_ptr<Timer> poll_timer_;
+  simdjson::dom::parser parser_;
+  CounterFamily& decisions_;
+  CounterFamily& polls_;
+  std::map<std::string, double> running_by_type_;  // kubeml_job_running_total{type}
+};
+
+}  // namespace uvsched

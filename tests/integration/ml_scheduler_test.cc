@@ -1,0 +1,276 @@
+// The ML scheduler end to end: the real daemon, a fake parameter server and a
+// fake function router on loopback, spoken to the way KubeML's controller,
+// train jobs and PS do.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <simdjson.h>
+
+#include <regex>
+#include <thread>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/fake_service.h"
+#include "tests/support/raw_http.h"
+
+namespace uvsched::test {
+namespace {
+
+const std::string kTrain =
+    R"({"model_type":"resnet34","batch_size":128,"epochs":10,"dataset":"cifar10","lr":0.01,)"
+    R"("function_name":"resnet","options":{"default_parallelism":3,"static_parallelism":false,)"
+    R"("validate_every":2,"k":-1,"goal_accuracy":0.9}})";
+
+std::string job_update(const std::string& id, int parallelism, double elapsed) {
+  return R"({"request":)" + kTrain + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":)" +
+         std::to_string(parallelism) + R"(,"elapsed_time":)" + std::to_string(elapsed) + "}}}";
+}
+
+class MlSchedulerTest : public ::testing::Test {
+ protected:
+  void start(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--ps-url", ps_.url(), "--router-url", router_.url(),
+                                     "--metrics-poll-interval", "0.1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    daemon_ = std::make_unique<DaemonProcess>(args);
+    ASSERT_TRUE(daemon_->start()) << daemon_->log();
+  }
+  void TearDown() override {
+    if (daemon_ && daemon_->running()) {
+      EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
+    }
+  }
+  std::string train(const std::string& body = kTrain) {
+    auto r = http_request(daemon_->port(), "POST", "/train", body);
+    EXPECT_TRUE(r);
+    if (!r) return "";
+    EXPECT_EQ(r->status, 200) << r->body;
+    EXPECT_EQ(r->header("Content-Type"), "text/plain; charset=utf-8");
+    return r->body;
+  }
+  // Posts one epoch's report; returns the parallelism the PS was told.
+  int epoch(const std::string& id, int parallelism, double elapsed) {
+    size_t before = ps_.calls_to("/update/" + id).size();
+    auto r = http_request(daemon_->port(), "POST", "/job", job_update(id, parallelism, elapsed));
+    EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "no answer");
+    EXPECT_TRUE(ps_.wait_for("/update/" + id, before + 1)) << "no /update reached the PS";
+    auto calls = ps_.calls_to("/update/" + id);
+    if (calls.size() <= before) return -1;
+    simdjson::dom::parser p;
+    simdjson::dom::element doc = p.parse(calls.back().body);
+    double t = doc["elapsed_time"].get_double();
+    EXPECT_DOUBLE_EQ(t, elapsed);
+    return static_cast<int>(int64_t(doc["parallelism"]));
+  }
+  std::string job_view(const std::string& id) {
+    auto r = http_request(daemon_->port(), "GET", "/v1/jobs/" + id);
+    EXPECT_TRUE(r);
+    return r ? r->body : "";
+  }
+
+  FakeService ps_;
+  FakeService router_;
+  std::unique_ptr<DaemonProcess> daemon_;
+};
+
+TEST_F(MlSchedulerTest, TrainStartsTheJobAtThePsWithEveryFieldIntact) {
+  start();
+  std::string id = train();
+  EXPECT_TRUE(std::regex_match(id, std::regex("[0-9a-f]{8}"))) << id;
+  ASSERT_TRUE(ps_.wait_for("/start", 1));
+  auto start = ps_.calls_to("/start")[0];
+  EXPECT_EQ(start.method, "POST");
+  EXPECT_EQ(start.content_type, "application/json");
+  simdjson::dom::parser p;
+  simdjson::dom::element task = p.parse(start.body);
+  simdjson::dom::element req = task["request"];
+  EXPECT_EQ(std::string_view(req["model_type"]), "resnet34");
+  EXPECT_EQ(int64_t(req["batch_size"]), 128);
+  EXPECT_EQ(int64_t(req["epochs"]), 10);
+  EXPECT_EQ(std::string_view(req["dataset"]), "cifar10");
+  EXPECT_DOUBLE_EQ(double(req["lr"]), 0.01);
+  EXPECT_EQ(std::string_view(req["function_name"]), "resnet");
+  EXPECT_EQ(int64_t(req["options"]["default_parallelism"]), 3);
+  EXPECT_EQ(bool(req["options"]["static_parallelism"]), false);
+  EXPECT_EQ(int64_t(req["options"]["validate_every"]), 2);
+  EXPECT_EQ(int64_t(req["options"]["k"]), -1);
+  EXPECT_DOUBLE_EQ(double(req["options"]["goal_accuracy"]), 0.9);
+  EXPECT_EQ(std::string_view(task["job"]["id"]), id);
+  EXPECT_EQ(int64_t(task["job"]["state"]["parallelism"]), 3);
+
+  std::string other = train();
+  EXPECT_NE(other, id);
+}
+
+TEST_F(MlSchedulerTest, EpochReportsFollowTheDecisionTableWithClamps) {
+  start({"--max-parallelism", "5"});
+  std::string id = train();
+  ASSERT_TRUE(ps_.wait_for("/start", 1));
+  EXPECT_EQ(epoch(id, 3, 10.0), 4);   // first epoch: reference 10, up
+  EXPECT_EQ(epoch(id, 4, 9.0), 5);    // faster: reference 9, up
+  EXPECT_EQ(epoch(id, 5, 9.0), 5);    // faster again, but clamped at --max-parallelism
+  EXPECT_EQ(epoch(id, 5, 10.0), 5);   // between 9*1.05 and 9*1.2: hold, reference stays 9
+  EXPECT_EQ(epoch(id, 5, 10.79), 5);  // still below 9*1.2 = 10.8
+  EXPECT_EQ(epoch(id, 5, 10.8), 4);   // slower: reference 10.8, down
+  EXPECT_EQ(epoch(id, 1, 100), 1);    // down from 1 stays at 1
+  std::string view = job_view(id);
+  for (const char* reason : {"\"create\"", "\"first-epoch\"", "\"faster\"", "\"faster+clamped\"", "\"steady\"",
+                             "\"slower\"", "\"slower+clamped\""}) {
+    EXPECT_NE(view.find(reason), std::string::npos) << reason << " missing from " << view;
+  }
+  auto metrics = http_request(daemon_->port(), "GET", "/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("uvsched_job_parallelism{jobid=\"" + id + "\"} 1"), std::string::npos);
+  EXPECT_NE(metrics->body.find("uvsched_ml_decisions_total{reason=\"steady\"} 2"), std::string::npos);
+}
+
+TEST_F(MlSchedulerTest, StaticJobsKeepTheirParallelism) {
+  start();
+  std::string body = kTrain;
+  body.replace(body.find("\"static_parallelism\":false"), 26, "\"static_parallelism\":true");
+  std::string id = train(body);
+  EXPECT_EQ(epoch(id, 3, 10.0), 3);
+  EXPECT_EQ(epoch(id, 3, 5.0), 3);
+}
+
+TEST_F(MlSchedulerTest, FailedPsCallsAreRetriedUntilDelivered) {
+  start();
+  ps_.fail_next("/start", 2, 503);
+  std::string id = train();
+  ASSERT_TRUE(ps_.wait_for("/start", 3)) << "the start was not retried";
+  ps_.fail_next("/update/", 3, 500);
+  auto r = http_request(daemon_->port(), "POST", "/job", job_update(id, 3, 10.0));
+  ASSERT_TRUE(r && r->status == 200);
+  ASSERT_TRUE(ps_.wait_for("/update/" + id, 4, 20s)) << "the update was not retried";
+  auto updates = ps_.calls_to("/update/" + id);
+  EXPECT_EQ(updates.back().body, R"({"parallelism":4,"elapsed_time":10})");
+  auto metrics = http_request(daemon_->port(), "GET", "/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("uvsched_ps_calls_total{op=\"update\",result=\"error\"} 3"), std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("uvsched_ps_calls_total{op=\"start\",result=\"error\"} 2"), std::string::npos);
+}
+
+TEST_F(MlSchedulerTest, FinishForgetsTheJob) {
+  start();
+  std::string id = train();
+  auto r = http_request(daemon_->port(), "DELETE", "/finish/" + id);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  auto gone = http_request(daemon_->port(), "GET", "/v1/jobs/" + id);
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->status, 404);
+  auto list = http_request(daemon_->port(), "GET", "/v1/jobs");
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->body.find(id), std::string::npos);
+}
+
+TEST_F(MlSchedulerTest, InferenceIsRelayedToTheRouter) {
+  router_.answer("/network", 201, "application/x-custom", "[[0.1,0.9]]");
+  router_.answer("/mnist-fn", 200, "application/json", "[7]");
+  start();
+  const std::string body = R"({"model_id":"abc123","data":[[1,2,3]]})";
+  auto r = http_request(daemon_->port(), "POST", "/infer", body);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 201);
+  EXPECT_EQ(r->header("Content-Type"), "application/x-custom");
+  EXPECT_EQ(r->body, "[[0.1,0.9]]");
+  auto calls = router_.calls_to("/network");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].target, "/network?task=infer&jobId=abc123&N=1&K=-1&funcId=0&batchSize=0&lr=1&epoch=1");
+  EXPECT_EQ(calls[0].body, body);
+
+  auto named = http_request(daemon_->port(), "POST", "/infer", R"({"model_id":"m","data":[],"function_name":"mnist-fn"})");
+  ASSERT_TRUE(named);
+  EXPECT_EQ(named->body, "[7]");
+}
+
+TEST_F(MlSchedulerTest, AnUnreachableRouterIs502) {
+  std::string dead_router;
+  {
+    FakeService gone;
+    dead_router = gone.url();
+  }
+  std::vector<std::string> args = {"--router-url", dead_router};
+  daemon_ = std::make_unique<DaemonProcess>(args);
+  ASSERT_TRUE(daemon_->start());
+  auto r = http_request(daemon_->port(), "POST", "/infer", R"({"model_id":"m","data":[1]})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 502);
+  EXPECT_NE(r->body.find("router"), std::string::npos);
+}
+
+TEST_F(MlSchedulerTest, BadInputIs400NamingTheFieldAndChangesNothing) {
+  start();
+  struct Case {
+    std::string path, body, field;
+  } cases[] = {
+      {"/train", "{}", "model_type"},
+      {"/train", R"({"model_type":"m","batch_size":"64","epochs":1,"dataset":"d","function_name":"f"})", "batch_size"},
+      {"/train", R"({"model_type":"m","batch_size":64,"epochs":0,"dataset":"d","function_name":"f"})", "epochs"},
+      {"/train", R"({"model_type":"m","batch_size":64,"epochs":1,"dataset":"d","function_name":"f","options":{"k":"x"}})", "options.k"},
+      {"/train", R"({"model_type":"m","batch_size":64,"epochs":1,"dataset":"d","function_name":"f","lr":"fast"})", "lr"},
+      {"/job", R"({"job":{"state":{"parallelism":2}}})", "job.id"},
+      {"/job", R"({"job":{"id":"x","state":{"elapsed_time":"slow"}}})", "job.state.elapsed_time"},
+      {"/job", R"({"job":{"id":"x","state":{"elapsed_time":-1}}})", "job.state.elapsed_time"},
+      {"/infer", R"({"data":[1]})", "model_id"},
+      {"/infer", R"({"model_id":"m","data":{}})", "data"},
+  };
+  for (const auto& c : cases) {
+    auto r = http_request(daemon_->port(), "POST", c.path, c.body);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << c.body;
+    EXPECT_NE(r->body.find("\"field\":\"" + c.field + "\""), std::string::npos) << r->body;
+  }
+  for (const char* junk : {"not json", "[1,2]", ""}) {
+    auto r = http_request(daemon_->port(), "POST", "/train", junk);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << junk;
+  }
+  auto list = http_request(daemon_->port(), "GET", "/v1/jobs");
+  ASSERT_TRUE(list);
+  EXPECT_NE(list->body.find("\"jobs\":[]"), std::string::npos) << list->body;
+  EXPECT_TRUE(ps_.calls().empty());
+}
+
+TEST_F(MlSchedulerTest, PsMetricsArePolledPerJob) {
+  start();
+  std::string id = train();
+  ps_.answer("/metrics", 200, "text/plain; version=0.0.4",
+             "# HELP kubeml_job_validation_loss x\n# TYPE kubeml_job_validation_loss gauge\n"
+             "kubeml_job_validation_loss{jobid=\"" + id + "\"} 0.25\n"
+             "kubeml_job_validation_accuracy{jobid=\"" + id + "\"} 0.875\n"
+             "kubeml_job_running_total{type=\"train\"} 1\n");
+  std::string view;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < until) {
+    view = job_view(id);
+    if (view.find("kubeml_job_validation_accuracy") != std::string::npos) break;
+    ps_.wait_for("/metrics", ps_.calls_to("/metrics").size() + 1, 2s);
+  }
+  EXPECT_NE(view.find("\"kubeml_job_validation_loss\":0.25"), std::string::npos) << view;
+  EXPECT_NE(view.find("\"kubeml_job_validation_accuracy\":0.875"), std::string::npos) << view;
+}
+
+TEST_F(MlSchedulerTest, ARestartKeepsTheReferenceEpochTime) {
+  start();
+  std::string id = train();
+  EXPECT_EQ(epoch(id, 3, 10.0), 4);  // reference 10
+  std::string data = daemon_->data_dir();
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  // Same store, new process.
+  DaemonProcess again({"--ps-url", ps_.url(), "--store", "embedded:" + data + "/data"});
+  ASSERT_TRUE(again.start()) << again.log();
+  size_t before = ps_.calls_to("/update/" + id).size();
+  auto r = http_request(again.port(), "POST", "/job", job_update(id, 4, 11.0));
+  ASSERT_TRUE(r && r->status == 200);
+  ASSERT_TRUE(ps_.wait_for("/update/" + id, before + 1));
+  // With the reference kept (10), 11 is "steady": 4. Had it been lost, a first
+  // epoch would have said 5.
+  auto updates = ps_.calls_to("/update/" + id);
+  EXPECT_EQ(updates.back().body, R"({"parallelism":4,"elapsed_time":11})");
+  EXPECT_EQ(ps_.calls_to("/start").size(), 1u);  // the job was not started twice
+  EXPECT_EQ(again.stop(SIGTERM), 0);
+}
+
+}  // namespace
+}  // namespace uvsched::test

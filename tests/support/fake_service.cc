@@ -1,0 +1,80 @@
+#include "tests/support/fake_service.h"
+
+#include <signal.h>
+
+namespace uvsched::test {
+
+FakeService::FakeService() {
+  signal(SIGPIPE, SIG_IGN);
+  loop_.run([this] {
+    clock_ = std::make_unique<LoopClock>(loop_.loop());
+    server_ = std::make_unique<HttpServer>(loop_.loop(), *clock_, ServerLimits{}, *this);
+    if (server_->listen("127.0.0.1", 0) == 0) port_ = server_->port();
+  });
+}
+
+FakeService::~FakeService() {
+  bool done = false;
+  loop_.run([&] { server_->shutdown([&] { done = true; }); });
+  for (int i = 0; i < 100000 && !done; ++i) loop_.run([] {});
+  loop_.run([this] {
+    server_.reset();
+    clock_.reset();
+  });
+}
+
+void FakeService::fail_next(const std::string& prefix, int n, int status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  rules_.insert(rules_.begin(), Rule{prefix, status, "application/json", R"({"error":"injected failure"})", n});
+}
+
+void FakeService::answer(const std::string& prefix, int status, std::string content_type, std::string body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  rules_.push_back(Rule{prefix, status, std::move(content_type), std::move(body), -1});
+}
+
+void FakeService::handle(HttpRequest& request, Responder responder) {
+  HttpResponse r;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string* ct = request.header("Content-Type");
+    calls_.push_back({std::string(request.method), request.target, request.body, ct ? *ct : ""});
+    for (auto it = rules_.begin(); it != rules_.end(); ++it) {
+      if (request.target.rfind(it->prefix, 0) != 0 || it->remaining == 0) continue;
+      r.status = it->status;
+      r.content_type = it->content_type;
+      r.body = it->body;
+      if (it->remaining > 0) --it->remaining;
+      break;
+    }
+  }
+  cv_.notify_all();
+  responder.send(std::move(r));
+}
+
+std::vector<RecordedCall> FakeService::calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return calls_;
+}
+
+std::vector<RecordedCall> FakeService::calls_to(const std::string& prefix) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RecordedCall> out;
+  for (const auto& c : calls_) {
+    if (c.target.rfind(prefix, 0) == 0) out.push_back(c);
+  }
+  return out;
+}
+
+size_t FakeService::count_locked(const std::string& prefix) const {
+  size_t n = 0;
+  for (const auto& c : calls_) n += c.target.rfind(prefix, 0) == 0;
+  return n;
+}
+
+bool FakeService::wait_for(const std::string& prefix, size_t n, std::chrono::milliseconds deadline) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, deadline, [&] { return count_locked(prefix) >= n; });
+}
+
+}  // namespace uvsched::test
