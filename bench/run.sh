@@ -6,3 +6,5 @@ echo "== bench/http.sh: GET /health, uvsched vs nginx"
 bench/http.sh build
 echo "== bench/store.sh: acknowledged puts/s, embedded vs etcd"
 bench/store.sh build
+echo "== bench/ml.sh: POST /job decisions/s with a PS stub"
+bench/ml.sh build

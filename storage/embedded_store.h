@@ -27,7 +27,7 @@ class EmbeddedStore final : public Store {
  public:
   struct Options {
     size_t compact_bytes = 64 * 1024 * 1024;
-    size_t history_limit = 100'000;
+    size_t history_limit = 10'000;  // events kept for watches that resume from the past
   };
 
   // Recovers DIR (creating it), dropping a torn or corrupt log tail. Reads

@@ -43,7 +43,7 @@ struct Applied {
 
 class KvState {
  public:
-  explicit KvState(size_t history_limit = 100'000) : history_limit_(history_limit) {}
+  explicit KvState(size_t history_limit = 10'000) : history_limit_(history_limit) {}
 
   int64_t revision() const { return revision_; }
   size_t key_count() const { return kvs_.size(); }

@@ -13,7 +13,7 @@ namespace uvsched {
 namespace {
 
 constexpr size_t kHistoryKept = 100;
-constexpr size_t kHistoryStored = 10;
+constexpr size_t kHistoryStored = 5;
 
 // The gauges of the PS's /metrics kept per job (SPEC §3).
 constexpr const char* kJobGauges[] = {
@@ -70,16 +70,34 @@ void MlScheduler::add_routes(Router& router) {
 void MlScheduler::start() {
   RangeOptions all;
   all.prefix = true;
-  store_.get(kJobPrefix, all, [this](RangeResult&& r) {
-    if (!r.status.ok()) {
+  store_.get(kRequestPrefix, all, [this, all](RangeResult&& requests) {
+    if (!requests.status.ok()) {
       // The store is not there yet (etcd down at start-up): try again shortly.
+      log_warn("ml_load_failed").kv("error", requests.status.message);
+      recompute_timer_->start(1000, [this] { start(); });
+      return;
+    }
+    std::map<std::string, std::string> by_id;
+    for (auto& kv : requests.kvs) by_id[kv.key.substr(std::string_view(kRequestPrefix).size())] = std::move(kv.value);
+    load_jobs(std::move(by_id));
+  });
+}
+
+void MlScheduler::load_jobs(std::map<std::string, std::string> requests) {
+  RangeOptions all;
+  all.prefix = true;
+  store_.get(kJobPrefix, all, [this, requests = std::move(requests)](RangeResult&& r) {
+    if (!r.status.ok()) {
       log_warn("ml_load_failed").kv("error", r.status.message);
       recompute_timer_->start(1000, [this] { start(); });
       return;
     }
     for (const auto& kv : r.kvs) {
       auto job = decode(kv.value);
-      if (!job) {
+      auto req = job ? requests.find(job->id) : requests.end();
+      simdjson::dom::object obj;
+      if (!job || req == requests.end() || parse_json_object(parser_, req->second, &obj) ||
+          parse_train_request(obj, "request", &job->request, false)) {
         log_warn("ml_job_record_unreadable").kv("key", kv.key);
         continue;
       }
@@ -95,6 +113,7 @@ void MlScheduler::start() {
       }
     }
     loaded_ = true;
+    jobs_changed();
     log_info("ml_jobs_loaded").kv("jobs", static_cast<uint64_t>(jobs_.size()));
     if (settings_.recompute_interval_ms > 0) {
       recompute_timer_->start(settings_.recompute_interval_ms, [this] { recompute(); });
@@ -149,8 +168,10 @@ void MlScheduler::handle_finish(RequestContext& ctx) {
   if (refuse_unless_serving(ctx)) return;
   const std::string& id = ctx.param("id");
   bool known = jobs_.erase(id) > 0;
+  jobs_changed();
   ps_.forget(id);
   Responder res = ctx.responder;
+  store_.del(kRequestPrefix + id, false, [](WriteResult&&) {});
   store_.del(kJobPrefix + id, false, [res, id, known](WriteResult&& r) mutable {
     if (!r.status.ok()) return res.send(unavailable("store unavailable: " + r.status.message));
     if (known) log_info("ml_job_finished").kv("job", id);
@@ -235,6 +256,7 @@ void MlScheduler::create_job(Queued& q) {
   job.order = next_order_++;
   std::string id = job.id;
   jobs_[id] = std::move(job);
+  jobs_changed();
   PolicyInput in;
   in.op = PolicyInput::Op::kCreate;
   in.default_parallelism = static_cast<int>(jobs_[id].request.options.default_parallelism);
@@ -256,6 +278,7 @@ void MlScheduler::update_job(Queued& q) {
     job.parallelism = static_cast<int>(std::max<int64_t>(q.task.job.state.parallelism, 1));
     job.start_delivered = true;  // the PS already runs it, or it would not report epochs
     jobs_[id] = std::move(job);
+    jobs_changed();
     created = true;
   }
   Job& job = jobs_[id];
@@ -294,6 +317,7 @@ void MlScheduler::record_decision(Job& job, const Decision& d, double elapsed, R
       if (it != jobs_.end() && it->second.version == version) {
         if (created || is_create) {
           jobs_.erase(it);
+          jobs_changed();
         } else {
           it->second.parallelism = prev_parallelism;
           it->second.policy = prev_policy;
@@ -314,7 +338,7 @@ void MlScheduler::record_decision(Job& job, const Decision& d, double elapsed, R
       ps_.update(id, JobState{it->second.parallelism, elapsed});
       responder.send(text_response(200, ""));
     }
-  });
+  }, created || is_create);
 }
 
 void MlScheduler::send_start(const Job& job) {
@@ -329,7 +353,13 @@ void MlScheduler::send_start(const Job& job) {
   });
 }
 
-void MlScheduler::persist(const Job& job, std::function<void(const StoreStatus&)> done) {
+void MlScheduler::persist(const Job& job, std::function<void(const StoreStatus&)> done, bool with_request) {
+  if (with_request) {
+    // Same loop turn, so the same commit as the state record acknowledged below.
+    JsonWriter w;
+    write_train_request(w, job.request);
+    store_.put(kRequestPrefix + job.id, w.take(), 0, [](WriteResult&&) {});
+  }
   store_.put(kJobPrefix + job.id, encode(job), 0, [done = std::move(done)](WriteResult&& r) { done(r.status); });
 }
 
@@ -346,15 +376,17 @@ std::map<std::string, int> MlScheduler::caps() const {
 }
 
 int MlScheduler::cap_for(const std::string& job_id) const {
-  auto all = caps();
-  auto it = all.find(job_id);
-  return it == all.end() ? settings_.max_parallelism : it->second;
+  if (!capacity_) return settings_.max_parallelism;  // unlimited: no share to compute
+  if (!caps_cache_) caps_cache_ = caps();
+  auto it = caps_cache_->find(job_id);
+  return it == caps_cache_->end() ? settings_.max_parallelism : it->second;
 }
 
 void MlScheduler::recompute() {
   recompute_timer_->start(settings_.recompute_interval_ms, [this] { recompute(); });
   if (!is_leader_()) return;
-  for (const auto& [id, cap] : caps()) {
+  caps_cache_ = caps();  // capacity may have moved since the last tick
+  for (const auto& [id, cap] : *caps_cache_) {
     Job& job = jobs_[id];
     if (job.parallelism <= cap) continue;
     // Capacity shrank (an agent or its offers went away): scale down now.
@@ -447,8 +479,6 @@ std::string MlScheduler::encode(const Job& job) const {
   JsonWriter w;
   w.begin_object();
   w.key("id").value(job.id);
-  w.key("request");
-  write_train_request(w, job.request);
   w.key("parallelism").value(job.parallelism);
   w.key("reference").value(job.policy.reference_epoch_seconds);
   w.key("epochs_reported").value(job.epochs_reported);
@@ -472,13 +502,11 @@ std::string MlScheduler::encode(const Job& job) const {
 }
 
 std::optional<MlScheduler::Job> MlScheduler::decode(std::string_view json) {
-  simdjson::dom::object obj, req;
+  simdjson::dom::object obj;
   if (parse_json_object(parser_, json, &obj)) return std::nullopt;
   Job job;
   int64_t par = 1;
-  bool present = false;
-  if (read_string(obj, "id", "id", &job.id, true) || read_object(obj, "request", "request", &req, &present, true) ||
-      parse_train_request(req, "request", &job.request, false) || read_int(obj, "parallelism", "p", &par) ||
+  if (read_string(obj, "id", "id", &job.id, true) || read_int(obj, "parallelism", "p", &par) ||
       read_number(obj, "reference", "r", &job.policy.reference_epoch_seconds) ||
       read_int(obj, "epochs_reported", "e", &job.epochs_reported) ||
       read_number(obj, "last_elapsed", "l", &job.last_elapsed) ||

@@ -40,7 +40,9 @@ class MlScheduler {
   };
   // How many parallel functions the cluster can hold now; nullopt: unlimited.
   using CapacityFn = std::function<std::optional<long>()>;
+  // A job's decisions change its state record; its request is written once.
   static constexpr const char* kJobPrefix = "/uvsched/ml/jobs/";
+  static constexpr const char* kRequestPrefix = "/uvsched/ml/requests/";
 
   MlScheduler(uv_loop_t* loop, Clock& clock, Store& store, HttpClient& client, MetricsRegistry& metrics,
               Settings settings, std::function<bool()> is_leader);
@@ -95,10 +97,12 @@ class MlScheduler {
   void create_job(Queued& q);
   void update_job(Queued& q);
   void record_decision(Job& job, const Decision& d, double elapsed, Responder responder, bool created);
-  void persist(const Job& job, std::function<void(const StoreStatus&)> done);
+  void persist(const Job& job, std::function<void(const StoreStatus&)> done, bool with_request = false);
+  void load_jobs(std::map<std::string, std::string> requests);
   void send_start(const Job& job);
   int cap_for(const std::string& job_id) const;
   std::map<std::string, int> caps() const;
+  void jobs_changed() { caps_cache_.reset(); }
 
   void recompute();
   void poll_metrics();
@@ -127,6 +131,9 @@ class MlScheduler {
   CounterFamily& decisions_;
   CounterFamily& polls_;
   std::map<std::string, double> running_by_type_;  // kubeml_job_running_total{type}
+  // Fair shares change only when jobs come or go, or capacity moves (seen on
+  // the recompute tick): computing them per decision would cost a sort.
+  mutable std::optional<std::map<std::string, int>> caps_cache_;
 };
 
 }  // namespace uvsched
