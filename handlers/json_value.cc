@@ -1,0 +1,185 @@
+#include "handlers/json_value.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace uvsched {
+
+JsonValue JsonValue::string(std::string s) {
+  JsonValue v(Type::kString);
+  v.text_ = std::move(s);
+  return v;
+}
+
+JsonValue JsonValue::number(double d) {
+  JsonValue v(Type::kNumber);
+  JsonWriter w;
+  w.value(d);
+  v.text_ = w.take();
+  return v;
+}
+
+JsonValue JsonValue::integer(int64_t n) {
+  JsonValue v(Type::kNumber);
+  v.text_ = std::to_string(n);
+  return v;
+}
+
+JsonValue JsonValue::boolean(bool b) {
+  JsonValue v(Type::kBool);
+  v.bool_ = b;
+  return v;
+}
+
+JsonValue JsonValue::from(simdjson::dom::element e) {
+  using T = simdjson::dom::element_type;
+  switch (e.type()) {
+    case T::OBJECT: {
+      JsonValue v(Type::kObject);
+      for (auto field : simdjson::dom::object(e)) {
+        v.members_.emplace_back(std::string(field.key), from(field.value));
+      }
+      return v;
+    }
+    case T::ARRAY: {
+      JsonValue v(Type::kArray);
+      for (auto item : simdjson::dom::array(e)) v.items_.push_back(from(item));
+      return v;
+    }
+    case T::STRING: return string(std::string(std::string_view(e)));
+    case T::INT64: return integer(int64_t(e));
+    case T::UINT64: {
+      JsonValue v(Type::kNumber);
+      v.text_ = std::to_string(uint64_t(e));
+      return v;
+    }
+    case T::DOUBLE: return number(double(e));
+    case T::BOOL: return boolean(bool(e));
+    case T::NULL_VALUE: return JsonValue();
+  }
+  return JsonValue();
+}
+
+std::optional<JsonValue> JsonValue::parse(std::string_view text, std::string* error) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  auto err = parser.parse(text.data(), text.size()).get(doc);
+  if (err != simdjson::SUCCESS) {
+    *error = std::string("malformed JSON: ") + simdjson::error_message(err);
+    return std::nullopt;
+  }
+  return from(doc);
+}
+
+const JsonValue* JsonValue::get(std::string_view key) const {
+  for (const auto& [k, v] : members_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+JsonValue* JsonValue::get(std::string_view key) {
+  for (auto& [k, v] : members_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+JsonValue& JsonValue::at(std::string_view key) {
+  if (type_ != Type::kObject) *this = object();
+  if (JsonValue* v = get(key)) return *v;
+  members_.emplace_back(std::string(key), JsonValue());
+  return members_.back().second;
+}
+
+bool JsonValue::erase(std::string_view key) {
+  for (auto it = members_.begin(); it != members_.end(); ++it) {
+    if (it->first == key) {
+      members_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+const JsonValue* JsonValue::find(std::initializer_list<std::string_view> path) const {
+  const JsonValue* cur = this;
+  for (auto key : path) {
+    if (cur == nullptr || !cur->is_object()) return nullptr;
+    cur = cur->get(key);
+  }
+  return cur;
+}
+
+JsonValue& JsonValue::ensure(std::initializer_list<std::string_view> path) {
+  JsonValue* cur = this;
+  for (auto key : path) {
+    JsonValue& next = cur->at(key);
+    if (!next.is_object()) next = object();
+    cur = &next;
+  }
+  return *cur;
+}
+
+std::optional<double> JsonValue::as_number() const {
+  if (type_ != Type::kNumber) return std::nullopt;
+  return std::strtod(text_.c_str(), nullptr);
+}
+
+std::optional<int64_t> JsonValue::as_integer() const {
+  if (type_ != Type::kNumber) return std::nullopt;
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(text_.data(), text_.data() + text_.size(), n);
+  if (ec != std::errc() || p != text_.data() + text_.size()) return std::nullopt;
+  return n;
+}
+
+std::string JsonValue::str(std::string_view key) const {
+  const JsonValue* v = get(key);
+  return v && v->is_string() ? v->text_ : std::string();
+}
+
+void JsonValue::write(JsonWriter& w) const {
+  switch (type_) {
+    case Type::kNull: w.null(); break;
+    case Type::kBool: w.value(bool_); break;
+    case Type::kNumber: w.raw(text_); break;
+    case Type::kString: w.value(text_); break;
+    case Type::kArray:
+      w.begin_array();
+      for (const auto& i : items_) i.write(w);
+      w.end_array();
+      break;
+    case Type::kObject:
+      w.begin_object();
+      for (const auto& [k, v] : members_) {
+        w.key(k);
+        v.write(w);
+      }
+      w.end_object();
+      break;
+  }
+}
+
+std::string JsonValue::dump() const {
+  JsonWriter w;
+  write(w);
+  return w.take();
+}
+
+void JsonValue::merge_patch(const JsonValue& patch) {
+  if (!patch.is_object()) {
+    *this = patch;
+    return;
+  }
+  if (!is_object()) *this = object();
+  for (const auto& [k, v] : patch.members_) {
+    if (v.is_null()) {
+      erase(k);
+    } else {
+      at(k).merge_patch(v);
+    }
+  }
+}
+
+}  // namespace uvsched

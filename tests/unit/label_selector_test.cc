@@ -1,0 +1,103 @@
+#include "policy/label_selector.h"
+
+#include <gtest/gtest.h>
+
+#include "policy/quantity.h"
+
+namespace uvsched {
+namespace {
+
+TEST(LabelSelector, MatchesLikeKubernetes) {
+  const Labels pod = {{"app", "demo"}, {"tier", "web"}, {"env", "prod"}};
+  struct Case {
+    const char* selector;
+    bool match;
+  } cases[] = {
+      {"", true},
+      {"app=demo", true},
+      {"app==demo", true},
+      {"app=other", false},
+      {"app!=other", true},
+      {"app!=demo", false},
+      {"missing!=x", true},
+      {"env in (prod, staging)", true},
+      {"env in (staging)", false},
+      {"env notin (staging,dev)", true},
+      {"missing notin (a)", true},
+      {"tier", true},
+      {"missing", false},
+      {"!missing", true},
+      {"!tier", false},
+      {"app=demo,tier=web,env in (prod)", true},
+      {"app=demo,tier=db", false},
+  };
+  for (const auto& c : cases) {
+    std::string error;
+    auto sel = LabelSelector::parse(c.selector, &error);
+    ASSERT_TRUE(sel) << c.selector << ": " << error;
+    EXPECT_EQ(sel->matches(pod), c.match) << c.selector;
+  }
+}
+
+TEST(LabelSelector, RejectsMalformedSelectors) {
+  for (const char* bad : {"=x", "a b=c", "env in prod", "env in (a b)", ",", "app=demo,", "x=a?b"}) {
+    std::string error;
+    EXPECT_FALSE(LabelSelector::parse(bad, &error)) << bad;
+    EXPECT_FALSE(error.empty());
+  }
+}
+
+TEST(LabelSelector, NodeSelectorSemantics) {
+  auto sel = LabelSelector::equals_all({{"zone", "edge"}, {"gpu", "true"}});
+  EXPECT_TRUE(sel.matches({{"zone", "edge"}, {"gpu", "true"}, {"x", "y"}}));
+  EXPECT_FALSE(sel.matches({{"zone", "edge"}}));
+  EXPECT_TRUE(LabelSelector::equals_all({}).matches({}));
+}
+
+TEST(FieldSelector, SupportedKeysOnly) {
+  std::string error;
+  auto f = parse_field_selector("spec.nodeName=n1,status.phase!=Running", {"spec.nodeName", "status.phase"}, &error);
+  ASSERT_TRUE(f) << error;
+  ASSERT_EQ(f->size(), 2u);
+  EXPECT_EQ((*f)[0].value, "n1");
+  EXPECT_FALSE((*f)[0].negate);
+  EXPECT_TRUE((*f)[1].negate);
+  EXPECT_FALSE(parse_field_selector("spec.hostname=x", {"spec.nodeName"}, &error));
+  EXPECT_NE(error.find("not supported"), std::string::npos);
+  EXPECT_FALSE(parse_field_selector("nokey", {"spec.nodeName"}, &error));
+}
+
+TEST(Quantity, ParsesExactlyToMilliUnits) {
+  struct Case {
+    const char* text;
+    std::optional<int64_t> milli;
+  } cases[] = {
+      {"1", 1000},
+      {"500m", 500},
+      {"0.5", 500},
+      {"0.25", 250},
+      {"1.5", 1500},
+      {"2000m", 2000},
+      {"0.0001", 1},  // rounded up to a milli
+      {"1k", 1'000'000},
+      {"128Mi", 128LL * 1024 * 1024 * 1000},
+      {"1Gi", 1024LL * 1024 * 1024 * 1000},
+      {"1.5Gi", 1536LL * 1024 * 1024 * 1000},
+      {"1G", 1'000'000'000'000LL},
+      {"64M", 64'000'000'000LL},
+      {"1e3", 1'000'000},
+      {"12E-1", 1200},  // an exponent: "E" followed by a signed number
+      {"9P", 9'000'000'000'000'000'000LL},  // fits
+      {"1E", std::nullopt},                // 10^21 milli-units do not
+      {"", std::nullopt},
+      {"-1", std::nullopt},
+      {"abc", std::nullopt},
+      {"1Xi", std::nullopt},
+      {"10Ei", std::nullopt},  // does not fit
+      {"1..5", std::nullopt},
+  };
+  for (const auto& c : cases) EXPECT_EQ(parse_quantity_milli(c.text), c.milli) << c.text;
+}
+
+}  // namespace
+}  // namespace uvsched
