@@ -1,6 +1,7 @@
 #include "app/daemon.h"
 
 #include "handlers/ops/ops_routes.h"
+#include "handlers/pods/discovery.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
 #include "storage/store_factory.h"
@@ -25,6 +26,7 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   metrics_.gauge("uvsched_http_connections", "Open HTTP connections.",
                  [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->connection_count())); });
   add_ops_routes(router_, metrics_, readiness_);
+  add_discovery_routes(router_);
 }
 
 Daemon::~Daemon() = default;
@@ -46,16 +48,21 @@ int Daemon::start() {
   ml.router_url = config_.router_url;
   ml_ = std::make_unique<MlScheduler>(loop_, clock_, *store_, *client_, metrics_, ml, [this] { return is_leader(); });
   ml_->add_routes(router_);
+  pods_ = std::make_unique<PodRegistry>(*store_, clock_, [this] { return is_leader(); });
+  pods_->add_routes(router_);
   int rc = server_->listen(config_.listen_host, config_.listen_port);
   if (rc != 0) {
     log_error("listen_failed").kv("host", config_.listen_host).kv("port", static_cast<int>(config_.listen_port))
         .kv("error", uv_strerror(rc));
-    ml_.reset();
     client_->close([] {});
-    store_->close([] {});
+    store_->close([this] {
+      ml_.reset();
+      pods_.reset();
+    });
     return rc;
   }
   ml_->start();
+  pods_->start();
   log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
       .kv("store", config_.store);
   if (config_.store.rfind("etcd:", 0) == 0) {
@@ -84,12 +91,17 @@ void Daemon::stop(std::function<void()> done) {
       if (done) done();
     };
     // Undelivered PS calls are in the store already: they resume on restart.
+    // The handlers outlive the store's close, which still answers their calls.
     auto close_store = [this, finish = std::move(finish)]() mutable {
-      ml_.reset();
-      if (store_) {
-        store_->close(std::move(finish));
-      } else {
+      auto release = [this, finish = std::move(finish)]() mutable {
+        ml_.reset();
+        pods_.reset();
         finish();
+      };
+      if (store_) {
+        store_->close(std::move(release));
+      } else {
+        release();
       }
     };
     if (client_) {

@@ -17,6 +17,7 @@
 #include "app/config.h"
 #include "handlers/ml/ml_scheduler.h"
 #include "handlers/ops/http_metrics.h"
+#include "handlers/pods/pod_registry.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/ops/readiness.h"
 #include "handlers/router.h"
@@ -66,6 +67,7 @@ class Daemon {
   std::unique_ptr<LeaderElection> election_;
   std::unique_ptr<HttpClient> client_;  // parameter server, router
   std::unique_ptr<MlScheduler> ml_;
+  std::unique_ptr<PodRegistry> pods_;
   bool stopping_ = false;
 };
 

@@ -1,0 +1,133 @@
+#include "handlers/pods/discovery.h"
+
+#include "handlers/pods/k8s_status.h"
+#include "reactor/json_writer.h"
+
+namespace uvsched {
+namespace {
+
+struct Resource {
+  const char* name;
+  const char* kind;
+  bool namespaced;
+  std::initializer_list<const char*> verbs;
+  std::initializer_list<const char*> short_names;
+};
+
+const Resource kResources[] = {
+    {"pods", "Pod", true, {"create", "delete", "get", "list", "patch", "update", "watch"}, {"po"}},
+    {"pods/status", "Pod", true, {"get", "patch", "update"}, {}},
+    {"pods/binding", "Binding", true, {"create"}, {}},
+    {"nodes", "Node", false, {"get", "list", "watch"}, {"no"}},
+    {"namespaces", "Namespace", false, {"create", "delete", "get", "list", "watch"}, {"ns"}},
+};
+
+std::string api_resource_list() {
+  JsonWriter w;
+  w.begin_object().key("kind").value("APIResourceList").key("apiVersion").value("v1");
+  w.key("groupVersion").value("v1").key("resources").begin_array();
+  for (const auto& r : kResources) {
+    w.begin_object().key("name").value(r.name).key("singularName").value("");
+    w.key("namespaced").value(r.namespaced).key("kind").value(r.kind);
+    w.key("verbs").begin_array();
+    for (const char* v : r.verbs) w.value(v);
+    w.end_array();
+    if (r.short_names.size() > 0) {
+      w.key("shortNames").begin_array();
+      for (const char* s : r.short_names) w.value(s);
+      w.end_array();
+    }
+    if (std::string_view(r.name) == "pods") w.key("categories").begin_array().value("all").end_array();
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+// An OpenAPI v3 document for core/v1 that names each kind (so kubectl finds
+// its schema) and lets any field through: the API server validates for real.
+std::string openapi_v3_core() {
+  JsonWriter w;
+  w.begin_object().key("openapi").value("3.0.0");
+  w.key("info").begin_object().key("title").value("uvsched").key("version").value("v1.32.0").end_object();
+  // kubectl looks here for a PATCH operation on the kind that takes
+  // `fieldValidation`; finding it, it leaves validation to the server instead
+  // of fetching a protobuf schema.
+  w.key("paths").begin_object();
+  struct Path {
+    const char* path;
+    const char* kind;
+  };
+  for (const Path& p : {Path{"/api/v1/namespaces/{namespace}/pods/{name}", "Pod"},
+                        Path{"/api/v1/namespaces/{name}", "Namespace"}, Path{"/api/v1/nodes/{name}", "Node"}}) {
+    w.key(p.path).begin_object().key("patch").begin_object();
+    w.key("x-kubernetes-group-version-kind").begin_object();
+    w.key("group").value("").key("kind").value(p.kind).key("version").value("v1").end_object();
+    w.key("parameters").begin_array();
+    w.begin_object().key("name").value("fieldValidation").key("in").value("query");
+    w.key("schema").begin_object().key("type").value("string").end_object().end_object();
+    w.end_array();
+    w.key("responses").begin_object().key("200").begin_object().key("description").value("OK").end_object().end_object();
+    w.end_object().end_object();
+  }
+  w.end_object();
+  w.key("components").begin_object().key("schemas").begin_object();
+  for (const char* kind : {"Pod", "PodList", "Node", "NodeList", "Namespace", "NamespaceList", "Binding"}) {
+    w.key(std::string("io.k8s.api.core.v1.") + kind).begin_object();
+    w.key("type").value("object");
+    w.key("x-kubernetes-preserve-unknown-fields").value(true);
+    w.key("x-kubernetes-group-version-kind").begin_array();
+    w.begin_object().key("group").value("").key("kind").value(kind).key("version").value("v1").end_object();
+    w.end_array().end_object();
+  }
+  w.end_object().end_object().end_object();
+  return w.take();
+}
+
+std::string openapi_v2() {
+  JsonWriter w;
+  w.begin_object().key("swagger").value("2.0");
+  w.key("info").begin_object().key("title").value("uvsched").key("version").value("v1.32.0").end_object();
+  w.key("paths").begin_object().end_object().key("definitions").begin_object();
+  for (const char* kind : {"Pod", "PodList", "Node", "NodeList", "Namespace", "NamespaceList", "Binding"}) {
+    w.key(std::string("io.k8s.api.core.v1.") + kind).begin_object().key("type").value("object");
+    w.key("x-kubernetes-group-version-kind").begin_array();
+    w.begin_object().key("group").value("").key("kind").value(kind).key("version").value("v1").end_object();
+    w.end_array().end_object();
+  }
+  w.end_object().end_object();
+  return w.take();
+}
+
+}  // namespace
+
+void add_discovery_routes(Router& router) {
+  router.add("GET", "/version", [](RequestContext& ctx) {
+    ctx.reply(k8s_object(200, R"({"major":"1","minor":"32","gitVersion":"v1.32.0-uvsched","gitCommit":"",)"
+                              R"("gitTreeState":"clean","buildDate":"","goVersion":"","compiler":"gc",)"
+                              R"("platform":"linux/amd64"})"));
+  });
+  router.add("GET", "/api", [](RequestContext& ctx) {
+    ctx.reply(k8s_object(200, R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]})"));
+  });
+  router.add("GET", "/apis", [](RequestContext& ctx) {
+    ctx.reply(k8s_object(200, R"({"kind":"APIGroupList","apiVersion":"v1","groups":[]})"));
+  });
+  static const std::string resources = api_resource_list();
+  router.add("GET", "/api/v1", [](RequestContext& ctx) { ctx.reply(k8s_object(200, resources)); });
+  static const std::string v3_core = openapi_v3_core();
+  router.add("GET", "/openapi/v3", [](RequestContext& ctx) {
+    ctx.reply(k8s_object(200, R"({"paths":{"api/v1":{"serverRelativeURL":"/openapi/v3/api/v1?hash=uvsched1"}}})"));
+  });
+  router.add("GET", "/openapi/v3/api/v1", [](RequestContext& ctx) { ctx.reply(k8s_object(200, v3_core)); });
+  static const std::string v2 = openapi_v2();
+  router.add("GET", "/openapi/v2", [](RequestContext& ctx) { ctx.reply(k8s_object(200, v2)); });
+  // Unknown API paths answer a Status, never the plain JSON error.
+  for (const char* prefix : {"/api/", "/apis/", "/openapi/"}) {
+    router.set_not_found(prefix, [](RequestContext& ctx) {
+      ctx.reply(k8s_error(404, "NotFound", "the server could not find the requested resource"));
+    });
+  }
+}
+
+}  // namespace uvsched

@@ -1,0 +1,39 @@
+#include "handlers/pods/k8s_status.h"
+
+#include "reactor/json_writer.h"
+
+namespace uvsched {
+
+HttpResponse k8s_object(int status, std::string json) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = std::move(json);
+  return r;
+}
+
+std::string k8s_status_json(int code, std::string_view reason, std::string_view message, std::string_view kind,
+                            std::string_view name) {
+  JsonWriter w;
+  w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");
+  w.key("metadata").begin_object().end_object();
+  w.key("status").value(code < 400 ? "Success" : "Failure");
+  w.key("message").value(message).key("reason").value(reason);
+  if (!kind.empty() || !name.empty()) {
+    w.key("details").begin_object();
+    if (!name.empty()) w.key("name").value(name);
+    if (!kind.empty()) w.key("kind").value(kind);
+    w.end_object();
+  }
+  w.key("code").value(code).end_object();
+  return w.take();
+}
+
+HttpResponse k8s_error(int code, std::string_view reason, std::string_view message, std::string_view kind,
+                       std::string_view name) {
+  HttpResponse r = k8s_object(code, k8s_status_json(code, reason, message, kind, name));
+  if (code == 503 || code == 429) r.headers.push_back({"Retry-After", "1"});
+  return r;
+}
+
+}  // namespace uvsched

@@ -1,0 +1,20 @@
+// Kubernetes-shaped replies: objects as application/json, and every error as
+// a meta/v1 Status with reason and code, as kubectl and the clients expect.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "reactor/http_message.h"
+
+namespace uvsched {
+
+HttpResponse k8s_object(int status, std::string json);
+// reason: NotFound, AlreadyExists, Conflict, Invalid, BadRequest, MethodNotAllowed,
+// UnsupportedMediaType, ServiceUnavailable, Expired, InternalError.
+HttpResponse k8s_error(int code, std::string_view reason, std::string_view message, std::string_view kind = {},
+                       std::string_view name = {});
+std::string k8s_status_json(int code, std::string_view reason, std::string_view message, std::string_view kind = {},
+                            std::string_view name = {});
+
+}  // namespace uvsched

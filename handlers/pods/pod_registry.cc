@@ -1,0 +1,603 @@
+#include "handlers/pods/pod_registry.h"
+
+#include <random>
+
+#include "handlers/pods/k8s_status.h"
+#include "handlers/pods/pod_table.h"
+#include "handlers/pods/pod_validation.h"
+#include "reactor/log.h"
+#include "reactor/url.h"
+#include "storage/base64.h"
+
+namespace uvsched {
+namespace {
+
+std::string pod_key(const std::string& ns, const std::string& name) {
+  return std::string(PodRegistry::kPodPrefix) + ns + "/" + name;
+}
+
+// Stored objects lead with kind, apiVersion and a non-empty metadata object,
+// so the resource version can be spliced in without a parse.
+std::string with_rv(const std::string& stored, int64_t rv) {
+  static const std::string kMeta = "\"metadata\":{";
+  size_t at = stored.find(kMeta);
+  if (at == std::string::npos) return stored;
+  at += kMeta.size();
+  std::string field = "\"resourceVersion\":\"" + std::to_string(rv) + "\"";
+  std::string out;
+  out.reserve(stored.size() + field.size() + 1);
+  out.append(stored, 0, at);
+  out += field;
+  if (stored[at] != '}') out += ',';
+  out.append(stored, at, std::string::npos);
+  return out;
+}
+
+std::optional<JsonValue> parse_stored(const KeyValue& kv) {
+  std::string error;
+  auto v = JsonValue::parse(kv.value, &error);
+  if (v && v->is_object()) v->ensure({"metadata"}).set("resourceVersion", JsonValue::string(std::to_string(kv.mod_revision)));
+  return v;
+}
+
+HttpResponse store_down(const StoreStatus& st) {
+  return k8s_error(503, "ServiceUnavailable", "the store is unavailable: " + st.message);
+}
+
+std::string random_suffix() {
+  static std::mt19937 rng{std::random_device{}()};
+  static constexpr char kChars[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string s;
+  for (int i = 0; i < 5; ++i) s += kChars[rng() % (sizeof kChars - 1)];
+  return s;
+}
+
+Labels labels_of(const JsonValue& obj) {
+  Labels out;
+  if (const JsonValue* l = obj.find({"metadata", "labels"}); l && l->is_object()) {
+    for (const auto& [k, v] : l->members()) out[k] = v.text();
+  }
+  return out;
+}
+
+std::string list_json(std::string_view kind, const std::vector<std::string>& items, int64_t rv,
+                      const std::string& cont) {
+  std::string out = "{\"kind\":\"" + std::string(kind) + "\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" +
+                    std::to_string(rv) + "\"";
+  if (!cont.empty()) out += ",\"continue\":\"" + cont + "\"";
+  out += "},\"items\":[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    out += items[i];
+  }
+  out += "]}";
+  return out;
+}
+
+std::string conflict_message(const std::string& name) {
+  return "Operation cannot be fulfilled on pods \"" + name +
+         "\": the object has been modified; please apply your changes to the latest version and try again";
+}
+
+}  // namespace
+
+// What a list or watch asks for: selectors and paging.
+struct PodRegistry::Query {
+  LabelSelector labels;
+  std::vector<FieldRequirement> fields;
+  int64_t limit = 0;
+  std::string continue_after;  // a key
+  bool table = false;
+
+  bool selects(const JsonValue& pod) const {
+    if (!labels.matches(labels_of(pod))) return false;
+    for (const auto& f : fields) {
+      std::string have;
+      if (f.key == "metadata.name") have = pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "";
+      if (f.key == "metadata.namespace") have = pod.find({"metadata", "namespace"}) ? pod.find({"metadata", "namespace"})->text() : "";
+      if (f.key == "spec.nodeName") have = pod.find({"spec", "nodeName"}) ? pod.find({"spec", "nodeName"})->text() : "";
+      if (f.key == "status.phase") have = pod.find({"status", "phase"}) ? pod.find({"status", "phase"})->text() : "";
+      if ((have == f.value) == f.negate) return false;
+    }
+    return true;
+  }
+  bool filters() const { return !labels.empty() || !fields.empty(); }
+};
+
+struct PodRegistry::Watch {
+  ResponseStream stream;
+  Store::WatchId id = 0;
+  std::shared_ptr<Query> query;
+  std::unique_ptr<Timer> timeout;
+  bool ended = false;
+};
+
+PodRegistry::PodRegistry(Store& store, Clock& clock, std::function<bool()> is_leader)
+    : store_(store), clock_(clock), is_leader_(std::move(is_leader)) {}
+
+void PodRegistry::start() {
+  for (const char* ns : {"default", "kube-system"}) {
+    JsonValue obj = JsonValue::object();
+    obj.set("kind", JsonValue::string("Namespace"));
+    obj.set("apiVersion", JsonValue::string("v1"));
+    JsonValue& meta = obj.ensure({"metadata"});
+    meta.set("name", JsonValue::string(ns));
+    meta.set("uid", JsonValue::string(new_uid()));
+    meta.set("creationTimestamp", JsonValue::string(rfc3339(clock_.unix_ms())));
+    obj.ensure({"status"}).set("phase", JsonValue::string("Active"));
+    TxnRequest t;
+    std::string key = std::string(kNamespacePrefix) + ns;
+    t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+    t.success.push_back({TxnOp::Type::kPut, key, obj.dump(), 0, false});
+    store_.txn(std::move(t), [](TxnResult&&) {});
+  }
+}
+
+void PodRegistry::add_routes(Router& router) {
+  router.add("GET", "/api/v1/pods", [this](RequestContext& ctx) { list_pods(ctx, ""); });
+  router.add("GET", "/api/v1/namespaces/{ns}/pods", [this](RequestContext& ctx) { list_pods(ctx, ctx.param("ns")); });
+  router.add("POST", "/api/v1/namespaces/{ns}/pods", [this](RequestContext& ctx) { create_pod(ctx); });
+  router.add("GET", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { get_pod(ctx); });
+  router.add("PUT", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { replace_pod(ctx, false); });
+  router.add("PATCH", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { patch_pod(ctx, false); });
+  router.add("DELETE", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { delete_pod(ctx); });
+  router.add("GET", "/api/v1/namespaces/{ns}/pods/{name}/status", [this](RequestContext& ctx) { get_pod(ctx); });
+  router.add("PUT", "/api/v1/namespaces/{ns}/pods/{name}/status", [this](RequestContext& ctx) { replace_pod(ctx, true); });
+  router.add("PATCH", "/api/v1/namespaces/{ns}/pods/{name}/status", [this](RequestContext& ctx) { patch_pod(ctx, true); });
+  router.add("POST", "/api/v1/namespaces/{ns}/pods/{name}/binding", [this](RequestContext& ctx) { bind_pod(ctx); });
+  router.add("POST", "/api/v1/namespaces/{ns}/bindings", [this](RequestContext& ctx) { bind_pod(ctx); });
+  router.add("GET", "/api/v1/namespaces", [this](RequestContext& ctx) { list_namespaces(ctx); });
+  router.add("POST", "/api/v1/namespaces", [this](RequestContext& ctx) { create_namespace(ctx); });
+  router.add("GET", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { get_namespace(ctx); });
+  router.add("DELETE", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { delete_namespace(ctx); });
+  router.add("GET", "/api/v1/nodes", [this](RequestContext& ctx) { list_nodes(ctx); });
+  router.add("GET", "/api/v1/nodes/{name}", [this](RequestContext& ctx) { get_node(ctx); });
+}
+
+bool PodRegistry::refuse_unless_leader(RequestContext& ctx) {
+  if (is_leader_()) return false;
+  ctx.reply(k8s_error(503, "ServiceUnavailable", "this uvsched is a standby; ask the leader"));
+  return true;
+}
+
+void PodRegistry::require_namespace(RequestContext& ctx, const std::string& ns, std::function<void()> then) {
+  Responder res = ctx.responder;
+  store_.get(kNamespacePrefix + ns, {}, [res, ns, then = std::move(then)](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + ns + "\" not found", "namespaces", ns));
+    then();
+  });
+}
+
+// ---- pods: write paths ------------------------------------------------------------
+
+void PodRegistry::create_pod(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string ns = ctx.param("ns"), error;
+  auto pod = JsonValue::parse(ctx.request.body, &error);
+  if (!pod || !pod->is_object()) {
+    return ctx.reply(k8s_error(400, "BadRequest", pod ? "the body must be a Pod object" : error));
+  }
+  if (std::string kind = pod->str("kind"); !kind.empty() && kind != "Pod") {
+    return ctx.reply(k8s_error(400, "BadRequest", "kind " + kind + " cannot be created at the pods endpoint"));
+  }
+  JsonValue& meta = pod->ensure({"metadata"});
+  if (std::string given = meta.str("namespace"); !given.empty() && given != ns) {
+    return ctx.reply(k8s_error(400, "BadRequest",
+                               "the namespace of the provided object does not match the namespace sent on the request"));
+  }
+  if (meta.str("name").empty() && !meta.str("generateName").empty()) {
+    meta.set("name", JsonValue::string(meta.str("generateName") + random_suffix()));
+  }
+  std::string name = meta.str("name");
+  if (auto issues = validate_pod(*pod); !issues.empty()) {
+    return ctx.reply(k8s_object(422, invalid_status_json("Pod", name, issues)));
+  }
+  default_pod(*pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
+  require_namespace(ctx, ns, [this, res = ctx.responder, ns, name, pod = std::move(*pod)]() mutable {
+    store_pod(res, ns, name, std::move(pod), 0, 201);
+  });
+}
+
+void PodRegistry::store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
+                            int64_t expect, int ok_status) {
+  pod.ensure({"metadata"}).erase("resourceVersion");
+  std::string json = pod.dump();
+  TxnRequest t;
+  std::string key = pod_key(ns, name);
+  t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
+                        Compare::Op::kEqual, expect, {}});
+  t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+  store_.txn(std::move(t), [res, json, name, expect, ok_status](TxnResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (!r.succeeded) {
+      if (expect == 0) {
+        return res.send(k8s_error(409, "AlreadyExists", "pods \"" + name + "\" already exists", "pods", name));
+      }
+      return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
+    }
+    res.send(k8s_object(ok_status, with_rv(json, r.revision)));
+  });
+}
+
+void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string ns = ctx.param("ns"), name = ctx.param("name"), error;
+  auto body = JsonValue::parse(ctx.request.body, &error);
+  if (!body || !body->is_object()) return ctx.reply(k8s_error(400, "BadRequest", body ? "the body must be a Pod" : error));
+  if (std::string given = body->find({"metadata", "name"}) ? body->find({"metadata", "name"})->text() : "";
+      !given.empty() && given != name) {
+    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
+                                                      ") does not match the name on the URL (" + name + ")"));
+  }
+  int64_t want_rv = 0;
+  if (const JsonValue* rv = body->find({"metadata", "resourceVersion"}); rv && rv->is_string() && !rv->text().empty()) {
+    want_rv = std::strtoll(rv->text().c_str(), nullptr, 10);
+  }
+  Responder res = ctx.responder;
+  store_.get(pod_key(ns, name), {}, [this, res, ns, name, want_rv, status_only, body = std::move(*body)](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    int64_t current = r.kvs[0].mod_revision;
+    if (want_rv != 0 && want_rv != current) return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
+    auto old = parse_stored(r.kvs[0]);
+    if (!old) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
+    JsonValue next;
+    if (status_only) {
+      next = std::move(*old);
+      next.set("status", body.get("status") ? *body.get("status") : JsonValue::object());
+    } else {
+      next = std::move(body);
+      // What the server owns stays as it was.
+      for (const char* k : {"uid", "creationTimestamp", "namespace"}) {
+        if (const JsonValue* v = old->find({"metadata", k})) next.ensure({"metadata"}).set(k, *v);
+      }
+      next.ensure({"metadata"}).set("name", JsonValue::string(name));
+      if (!next.get("status") && old->get("status")) next.set("status", *old->get("status"));
+      if (auto issues = validate_pod(next); !issues.empty()) {
+        return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
+      }
+      const JsonValue* meta = next.get("metadata");
+      default_pod(next, ns, meta->str("uid"), meta->str("creationTimestamp"));
+    }
+    store_pod(res, ns, name, std::move(next), current, 200);
+  });
+}
+
+void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
+  if (refuse_unless_leader(ctx)) return;
+  const std::string* ct = ctx.request.header("Content-Type");
+  std::string type = ct ? ct->substr(0, ct->find(';')) : "";
+  // A strategic merge patch is a merge patch for maps (labels, annotations,
+  // status); lists are replaced whole rather than merged by key.
+  if (type != "application/merge-patch+json" && type != "application/strategic-merge-patch+json") {
+    return ctx.reply(k8s_error(415, "UnsupportedMediaType",
+                               "the body of the request was in an unknown format - accepted media types include: "
+                               "application/merge-patch+json, application/strategic-merge-patch+json"));
+  }
+  std::string ns = ctx.param("ns"), name = ctx.param("name"), error;
+  auto patch = JsonValue::parse(ctx.request.body, &error);
+  if (!patch || !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", patch ? "a patch must be an object" : error));
+  Responder res = ctx.responder;
+  store_.get(pod_key(ns, name), {}, [this, res, ns, name, status_only, patch = std::move(*patch)](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    int64_t current = r.kvs[0].mod_revision;
+    auto pod = parse_stored(r.kvs[0]);
+    if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
+    if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"}); rv && rv->is_string() &&
+                                                                           rv->text() != std::to_string(current)) {
+      return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
+    }
+    JsonValue keep_uid = *pod->find({"metadata", "uid"});
+    if (status_only) {
+      if (const JsonValue* st = patch.get("status")) pod->ensure({"status"}).merge_patch(*st);
+    } else {
+      pod->merge_patch(patch);
+    }
+    JsonValue& meta = pod->ensure({"metadata"});
+    meta.set("name", JsonValue::string(name));
+    meta.set("namespace", JsonValue::string(ns));
+    meta.set("uid", keep_uid);
+    if (auto issues = validate_pod(*pod); !issues.empty()) {
+      return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
+    }
+    store_pod(res, ns, name, std::move(*pod), current, 200);
+  });
+}
+
+void PodRegistry::delete_pod(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string ns = ctx.param("ns"), name = ctx.param("name");
+  Responder res = ctx.responder;
+  store_.del(pod_key(ns, name), false, [res, name](WriteResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.prev_kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    res.send(k8s_object(200, with_rv(r.prev_kvs[0].value, r.revision)));
+  });
+}
+
+void PodRegistry::bind_pod(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string ns = ctx.param("ns"), error;
+  auto binding = JsonValue::parse(ctx.request.body, &error);
+  if (!binding || !binding->is_object()) return ctx.reply(k8s_error(400, "BadRequest", binding ? "the body must be a Binding" : error));
+  std::string name = ctx.param("name").empty() ? (binding->find({"metadata", "name"}) ? binding->find({"metadata", "name"})->text() : "")
+                                               : ctx.param("name");
+  std::string node = binding->find({"target", "name"}) ? binding->find({"target", "name"})->text() : "";
+  if (node.empty()) {
+    return ctx.reply(k8s_object(422, invalid_status_json("Binding", name, {{"target.name", "FieldValueRequired", "Required value"}})));
+  }
+  Responder res = ctx.responder;
+  store_.get(pod_key(ns, name), {}, [this, res, ns, name, node](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    auto pod = parse_stored(r.kvs[0]);
+    if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
+    std::string bound = pod->find({"spec", "nodeName"}) ? pod->find({"spec", "nodeName"})->text() : "";
+    if (!bound.empty()) {
+      return res.send(k8s_error(409, "Conflict", "pod " + name + " is already assigned to node \"" + bound + "\"", "pods", name));
+    }
+    pod->ensure({"spec"}).set("nodeName", JsonValue::string(node));
+    pod->ensure({"metadata"}).erase("resourceVersion");
+    TxnRequest t;
+    std::string key = pod_key(ns, name);
+    t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, r.kvs[0].mod_revision, {}});
+    t.success.push_back({TxnOp::Type::kPut, key, pod->dump(), 0, false});
+    store_.txn(std::move(t), [res, name](TxnResult&& tr) mutable {
+      if (!tr.status.ok()) return res.send(store_down(tr.status));
+      if (!tr.succeeded) return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
+      res.send(k8s_object(201, k8s_status_json(201, "", "")));
+    });
+  });
+}
+
+// ---- pods: read paths -------------------------------------------------------------
+
+void PodRegistry::get_pod(RequestContext& ctx) {
+  std::string name = ctx.param("name");
+  Responder res = ctx.responder;
+  store_.get(pod_key(ctx.param("ns"), name), {}, [res, name](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
+  });
+}
+
+void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
+  auto q = std::make_shared<Query>();
+  std::string_view query = ctx.request.query();
+  std::string error;
+  if (auto ls = query_param(query, "labelSelector")) {
+    auto sel = LabelSelector::parse(*ls, &error);
+    if (!sel) return ctx.reply(k8s_error(400, "BadRequest", "unable to parse requirement: " + error));
+    q->labels = std::move(*sel);
+  }
+  if (auto fs = query_param(query, "fieldSelector")) {
+    auto f = parse_field_selector(*fs, {"metadata.name", "metadata.namespace", "spec.nodeName", "status.phase"}, &error);
+    if (!f) return ctx.reply(k8s_error(400, "BadRequest", error));
+    q->fields = std::move(*f);
+  }
+  if (auto l = query_param(query, "limit")) q->limit = std::max<int64_t>(0, std::strtoll(l->c_str(), nullptr, 10));
+  if (auto c = query_param(query, "continue"); c && !c->empty()) {
+    auto key = base64_decode(*c);
+    if (!key) return ctx.reply(k8s_error(400, "BadRequest", "invalid continue token"));
+    q->continue_after = *key;
+  }
+  q->table = wants_table(ctx.request.header("Accept"));
+  std::string prefix = std::string(kPodPrefix) + (ns.empty() ? "" : ns + "/");
+  // Booleans as Go's strconv.ParseBool reads them: the Python client sends "True".
+  auto watch = query_param(query, "watch");
+  if (watch && (*watch == "true" || *watch == "True" || *watch == "TRUE" || *watch == "1" || *watch == "t" ||
+                *watch == "T")) {
+    return watch_pods(ctx, prefix, q);
+  }
+
+  RangeOptions all;
+  all.prefix = true;
+  Responder res = ctx.responder;
+  int64_t now = clock_.unix_ms();
+  store_.get(prefix, all, [res, q, now](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    std::vector<std::string> items;  // JSON, for lists
+    std::vector<JsonValue> objects;  // parsed, for tables
+    std::string last_key;
+    bool cut = false;
+    for (const auto& kv : r.kvs) {
+      if (!q->continue_after.empty() && kv.key <= q->continue_after) continue;
+      std::optional<JsonValue> pod;
+      if (q->filters() || q->table) {
+        pod = parse_stored(kv);
+        if (!pod || !q->selects(*pod)) continue;
+      }
+      if (q->limit > 0 && static_cast<int64_t>(items.size() + objects.size()) >= q->limit) {
+        cut = true;  // another match exists: hand out a continue token
+        break;
+      }
+      if (q->table) {
+        objects.push_back(std::move(*pod));
+      } else {
+        items.push_back(with_rv(kv.value, kv.mod_revision));
+      }
+      last_key = kv.key;
+    }
+    std::string token = cut ? base64_encode(last_key) : "";
+    if (q->table) return res.send(k8s_object(200, pod_table(objects, std::to_string(r.revision), now)));
+    res.send(k8s_object(200, list_json("PodList", items, r.revision, token)));
+  });
+}
+
+// A watch: the current pods as ADDED (unless the client resumes from a
+// resourceVersion), then every change from the store's watch, one JSON event
+// per line, until the client leaves or timeoutSeconds passes.
+void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q) {
+  std::string_view query = ctx.request.query();
+  int64_t from = 0;
+  if (auto rv = query_param(query, "resourceVersion"); rv && !rv->empty()) from = std::strtoll(rv->c_str(), nullptr, 10);
+  auto w = std::make_shared<Watch>();
+  w->query = q;
+  w->stream = ctx.responder.start_stream(200, "application/json");
+  if (auto t = query_param(query, "timeoutSeconds"); t && std::strtoll(t->c_str(), nullptr, 10) > 0) {
+    w->timeout = clock_.new_timer();
+    w->timeout->start(static_cast<uint64_t>(std::strtoll(t->c_str(), nullptr, 10)) * 1000, [this, w] {
+      store_.cancel_watch(w->id);
+      w->ended = true;
+      w->stream.end();
+    });
+  }
+  // kubectl -w asks for Tables: each event then carries a one-row Table.
+  auto send = [this, w](std::string_view type, const std::string& object) {
+    std::string body = object;
+    if (w->query->table && type != "ERROR") {
+      std::string error;
+      auto pod = JsonValue::parse(object, &error);
+      if (pod) body = pod_table({*pod}, "", clock_.unix_ms());
+    }
+    std::string line = "{\"type\":\"" + std::string(type) + "\",\"object\":" + body + "}\n";
+    return w->stream.write(line);
+  };
+  auto on_events = [this, w, send](const StoreStatus& st, const std::vector<WatchEvent>& events) {
+    if (w->ended) return;
+    if (!st.ok()) {
+      int code = st.code == StoreCode::kCompacted ? 410 : 503;
+      send("ERROR", k8s_status_json(code, code == 410 ? "Expired" : "ServiceUnavailable", st.message));
+      w->ended = true;
+      store_.cancel_watch(w->id);
+      w->stream.end();
+      return;
+    }
+    for (const auto& e : events) {
+      bool deleted = e.type == WatchEvent::Type::kDelete;
+      const KeyValue& kv = deleted && e.prev_kv ? *e.prev_kv : e.kv;
+      std::string object = with_rv(kv.value, e.kv.mod_revision);
+      if (w->query->filters()) {
+        std::string error;
+        auto pod = JsonValue::parse(kv.value, &error);
+        if (!pod || !w->query->selects(*pod)) continue;
+      }
+      std::string_view type = deleted ? "DELETED" : (e.kv.version == 1 ? "ADDED" : "MODIFIED");
+      if (!send(type, object)) return;
+    }
+  };
+  w->stream.on_close([this, w] {
+    w->ended = true;
+    store_.cancel_watch(w->id);
+    if (w->timeout) w->timeout->stop();
+  });
+  if (from > 0) {
+    w->id = store_.watch(prefix, from + 1, on_events);
+    return;
+  }
+  RangeOptions all;
+  all.prefix = true;
+  store_.get(prefix, all, [this, w, prefix, send, on_events](RangeResult&& r) {
+    if (w->ended) return;
+    if (!r.status.ok()) return on_events(r.status, {});
+    for (const auto& kv : r.kvs) {
+      if (w->query->filters()) {
+        auto pod = parse_stored(kv);
+        if (!pod || !w->query->selects(*pod)) continue;
+      }
+      if (!send("ADDED", with_rv(kv.value, kv.mod_revision))) return;
+    }
+    w->id = store_.watch(prefix, r.revision + 1, on_events);
+  });
+}
+
+// ---- namespaces and nodes -------------------------------------------------------------
+
+void PodRegistry::list_namespaces(RequestContext& ctx) {
+  RangeOptions all;
+  all.prefix = true;
+  Responder res = ctx.responder;
+  bool table = wants_table(ctx.request.header("Accept"));
+  int64_t now = clock_.unix_ms();
+  store_.get(kNamespacePrefix, all, [res, table, now](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (table) {
+      std::vector<JsonValue> objs;
+      for (const auto& kv : r.kvs) {
+        if (auto v = parse_stored(kv)) objs.push_back(std::move(*v));
+      }
+      return res.send(k8s_object(200, namespace_table(objs, std::to_string(r.revision), now)));
+    }
+    std::vector<std::string> items;
+    for (const auto& kv : r.kvs) items.push_back(with_rv(kv.value, kv.mod_revision));
+    res.send(k8s_object(200, list_json("NamespaceList", items, r.revision, "")));
+  });
+}
+
+void PodRegistry::create_namespace(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string error;
+  auto ns = JsonValue::parse(ctx.request.body, &error);
+  if (!ns || !ns->is_object()) return ctx.reply(k8s_error(400, "BadRequest", ns ? "the body must be a Namespace" : error));
+  std::string name = ns->find({"metadata", "name"}) ? ns->find({"metadata", "name"})->text() : "";
+  if (!is_dns1123_label(name)) {
+    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
+                                                         {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
+  }
+  JsonValue obj = JsonValue::object();
+  obj.set("kind", JsonValue::string("Namespace"));
+  obj.set("apiVersion", JsonValue::string("v1"));
+  JsonValue meta = *ns->get("metadata");
+  meta.erase("resourceVersion");
+  meta.set("uid", JsonValue::string(new_uid()));
+  meta.set("creationTimestamp", JsonValue::string(rfc3339(clock_.unix_ms())));
+  obj.set("metadata", std::move(meta));
+  obj.ensure({"status"}).set("phase", JsonValue::string("Active"));
+  std::string json = obj.dump();
+  std::string key = std::string(kNamespacePrefix) + name;
+  TxnRequest t;
+  t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+  t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+  Responder res = ctx.responder;
+  store_.txn(std::move(t), [res, json, name](TxnResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (!r.succeeded) return res.send(k8s_error(409, "AlreadyExists", "namespaces \"" + name + "\" already exists", "namespaces", name));
+    res.send(k8s_object(201, with_rv(json, r.revision)));
+  });
+}
+
+void PodRegistry::get_namespace(RequestContext& ctx) {
+  std::string name = ctx.param("ns");
+  Responder res = ctx.responder;
+  store_.get(kNamespacePrefix + name, {}, [res, name](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
+    res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
+  });
+}
+
+void PodRegistry::delete_namespace(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string name = ctx.param("ns");
+  Responder res = ctx.responder;
+  // Its pods go first (one revision), then the namespace itself.
+  store_.del(std::string(kPodPrefix) + name + "/", true, [](WriteResult&&) {});
+  store_.del(kNamespacePrefix + name, false, [res, name](WriteResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.prev_kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
+    res.send(k8s_object(200, with_rv(r.prev_kvs[0].value, r.revision)));
+  });
+}
+
+void PodRegistry::list_nodes(RequestContext& ctx) {
+  std::vector<JsonValue> nodes = nodes_ ? nodes_() : std::vector<JsonValue>{};
+  std::string rv = std::to_string(store_.revision());
+  if (wants_table(ctx.request.header("Accept"))) return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms())));
+  std::vector<std::string> items;
+  for (const auto& n : nodes) items.push_back(n.dump());
+  ctx.reply(k8s_object(200, list_json("NodeList", items, store_.revision(), "")));
+}
+
+void PodRegistry::get_node(RequestContext& ctx) {
+  std::string name = ctx.param("name");
+  for (const auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
+    const JsonValue* nn = n.find({"metadata", "name"});
+    if (nn && nn->text() == name) return ctx.reply(k8s_object(200, n.dump()));
+  }
+  ctx.reply(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
+}
+
+}  // namespace uvsched

@@ -1,0 +1,69 @@
+// The pod registry: Kubernetes core/v1 pods, namespaces and nodes, enough for
+// kubectl and the official clients. Pods live in the store at
+// /registry/pods/<namespace>/<name> as JSON; metadata.resourceVersion is the
+// key's mod revision, so a write with a stale one is a 409. Watches are fed by
+// the store's watch, so pods written by another uvsched (or straight into
+// etcd) show up too.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "handlers/json_value.h"
+#include "handlers/ops/metrics_registry.h"
+#include "handlers/router.h"
+#include "policy/label_selector.h"
+#include "reactor/clock.h"
+#include "storage/store.h"
+
+namespace uvsched {
+
+class PodRegistry {
+ public:
+  static constexpr const char* kPodPrefix = "/registry/pods/";
+  static constexpr const char* kNamespacePrefix = "/registry/namespaces/";
+  // Nodes are views of the pod scheduler's agents; none until it exists.
+  using NodeLister = std::function<std::vector<JsonValue>()>;
+
+  PodRegistry(Store& store, Clock& clock, std::function<bool()> is_leader);
+  void set_nodes(NodeLister nodes) { nodes_ = std::move(nodes); }
+  void add_routes(Router& router);
+  // Makes sure the namespaces every cluster has (default, kube-system) exist.
+  void start();
+
+ private:
+  struct Query;
+  struct Watch;
+
+  void create_pod(RequestContext& ctx);
+  void get_pod(RequestContext& ctx);
+  void list_pods(RequestContext& ctx, const std::string& ns);
+  void replace_pod(RequestContext& ctx, bool status_only);
+  void patch_pod(RequestContext& ctx, bool status_only);
+  void delete_pod(RequestContext& ctx);
+  void bind_pod(RequestContext& ctx);
+  void watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q);
+
+  void list_namespaces(RequestContext& ctx);
+  void create_namespace(RequestContext& ctx);
+  void get_namespace(RequestContext& ctx);
+  void delete_namespace(RequestContext& ctx);
+  void list_nodes(RequestContext& ctx);
+  void get_node(RequestContext& ctx);
+
+  // Runs `then` when namespace `ns` exists; answers 404 otherwise.
+  void require_namespace(RequestContext& ctx, const std::string& ns, std::function<void()> then);
+  // Stores `pod` over the revision `expect` (0: create only) and answers with it.
+  void store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod, int64_t expect,
+                 int ok_status);
+  bool refuse_unless_leader(RequestContext& ctx);
+
+  Store& store_;
+  Clock& clock_;
+  std::function<bool()> is_leader_;
+  NodeLister nodes_;
+};
+
+}  // namespace uvsched

@@ -1,0 +1,145 @@
+#include "handlers/pods/pod_table.h"
+
+#include <ctime>
+
+#include "reactor/json_writer.h"
+
+namespace uvsched {
+namespace {
+
+struct Column {
+  const char* name;
+  const char* type;
+  const char* format;
+  int priority;  // 1: only with -o wide
+};
+
+int64_t parse_rfc3339_ms(const std::string& s) {
+  struct tm tm = {};
+  if (strptime(s.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return 0;
+  return static_cast<int64_t>(timegm(&tm)) * 1000;
+}
+
+std::string age_of(const JsonValue& obj, int64_t now_ms) {
+  const JsonValue* ts = obj.find({"metadata", "creationTimestamp"});
+  if (ts == nullptr || !ts->is_string()) return "<unknown>";
+  int64_t created = parse_rfc3339_ms(ts->text());
+  return human_age(std::max<int64_t>(0, (now_ms - created) / 1000));
+}
+
+void write_table(JsonWriter& w, const std::vector<Column>& columns, const std::string& rv) {
+  w.begin_object().key("kind").value("Table").key("apiVersion").value("meta.k8s.io/v1");
+  w.key("metadata").begin_object().key("resourceVersion").value(rv).end_object();
+  w.key("columnDefinitions").begin_array();
+  for (const auto& c : columns) {
+    w.begin_object().key("name").value(c.name).key("type").value(c.type).key("format").value(c.format);
+    w.key("description").value("").key("priority").value(c.priority).end_object();
+  }
+  w.end_array().key("rows").begin_array();
+}
+
+// The row's object: the metadata kubectl needs (namespace column, names).
+void write_row_object(JsonWriter& w, const JsonValue& obj) {
+  w.key("object").begin_object().key("kind").value("PartialObjectMetadata").key("apiVersion").value("meta.k8s.io/v1");
+  w.key("metadata");
+  if (const JsonValue* m = obj.get("metadata")) {
+    m->write(w);
+  } else {
+    w.begin_object().end_object();
+  }
+  w.end_object();
+}
+
+std::string or_none(const std::string& s) { return s.empty() ? "<none>" : s; }
+
+}  // namespace
+
+bool wants_table(const std::string* accept) { return accept && accept->find("as=Table") != std::string::npos; }
+
+std::string human_age(int64_t s) {
+  if (s < 120) return std::to_string(s) + "s";
+  if (s < 600) return std::to_string(s / 60) + "m" + (s % 60 ? std::to_string(s % 60) + "s" : "");
+  if (s < 3 * 3600) return std::to_string(s / 60) + "m";
+  if (s < 8 * 3600) return std::to_string(s / 3600) + "h" + (s % 3600 / 60 ? std::to_string(s % 3600 / 60) + "m" : "");
+  if (s < 48 * 3600) return std::to_string(s / 3600) + "h";
+  if (s < 8 * 86400) return std::to_string(s / 86400) + "d" + (s % 86400 / 3600 ? std::to_string(s % 86400 / 3600) + "h" : "");
+  return std::to_string(s / 86400) + "d";
+}
+
+std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv, int64_t now_ms) {
+  JsonWriter w;
+  write_table(w, {{"Name", "string", "name", 0}, {"Ready", "string", "", 0}, {"Status", "string", "", 0},
+                  {"Restarts", "string", "", 0}, {"Age", "string", "", 0}, {"IP", "string", "", 1},
+                  {"Node", "string", "", 1}, {"Nominated Node", "string", "", 1},
+                  {"Readiness Gates", "string", "", 1}},
+              rv);
+  for (const auto& pod : pods) {
+    const JsonValue* containers = pod.find({"spec", "containers"});
+    size_t total = containers && containers->is_array() ? containers->items().size() : 0;
+    size_t ready = 0, restarts = 0;
+    if (const JsonValue* statuses = pod.find({"status", "containerStatuses"}); statuses && statuses->is_array()) {
+      for (const auto& cs : statuses->items()) {
+        if (const JsonValue* r = cs.get("ready"); r && r->as_bool()) ++ready;
+        if (const JsonValue* n = cs.get("restartCount")) restarts += static_cast<size_t>(n->as_integer().value_or(0));
+      }
+    }
+    const JsonValue* status = pod.get("status");
+    std::string phase = status ? status->str("phase") : "";
+    if (pod.find({"metadata", "deletionTimestamp"})) phase = "Terminating";
+    const JsonValue* spec = pod.get("spec");
+    w.begin_object().key("cells").begin_array();
+    w.value(pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "");
+    w.value(std::to_string(ready) + "/" + std::to_string(total));
+    w.value(phase.empty() ? "Unknown" : phase);
+    w.value(std::to_string(restarts));
+    w.value(age_of(pod, now_ms));
+    w.value(or_none(status ? status->str("podIP") : ""));
+    w.value(or_none(spec ? spec->str("nodeName") : ""));
+    w.value("<none>").value("<none>");
+    w.end_array();
+    write_row_object(w, pod);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+std::string node_table(const std::vector<JsonValue>& nodes, const std::string& rv, int64_t now_ms) {
+  JsonWriter w;
+  write_table(w, {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Roles", "string", "", 0},
+                  {"Age", "string", "", 0}, {"Version", "string", "", 0}},
+              rv);
+  for (const auto& node : nodes) {
+    std::string ready = "Unknown";
+    if (const JsonValue* conds = node.find({"status", "conditions"}); conds && conds->is_array()) {
+      for (const auto& c : conds->items()) {
+        if (c.str("type") == "Ready") ready = c.str("status") == "True" ? "Ready" : "NotReady";
+      }
+    }
+    w.begin_object().key("cells").begin_array();
+    w.value(node.find({"metadata", "name"}) ? node.find({"metadata", "name"})->text() : "");
+    w.value(ready).value("<none>").value(age_of(node, now_ms)).value("uvsched");
+    w.end_array();
+    write_row_object(w, node);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+std::string namespace_table(const std::vector<JsonValue>& namespaces, const std::string& rv, int64_t now_ms) {
+  JsonWriter w;
+  write_table(w, {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Age", "string", "", 0}}, rv);
+  for (const auto& ns : namespaces) {
+    w.begin_object().key("cells").begin_array();
+    w.value(ns.find({"metadata", "name"}) ? ns.find({"metadata", "name"})->text() : "");
+    w.value("Active").value(age_of(ns, now_ms));
+    w.end_array();
+    write_row_object(w, ns);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+}  // namespace uvsched

@@ -1,0 +1,21 @@
+// meta.k8s.io/v1 Table renderings, which kubectl asks for (Accept: ...;as=Table)
+// to print `kubectl get pods` and `-o wide`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "handlers/json_value.h"
+
+namespace uvsched {
+
+bool wants_table(const std::string* accept);
+std::string pod_table(const std::vector<JsonValue>& pods, const std::string& resource_version, int64_t now_unix_ms);
+std::string node_table(const std::vector<JsonValue>& nodes, const std::string& resource_version, int64_t now_unix_ms);
+std::string namespace_table(const std::vector<JsonValue>& namespaces, const std::string& resource_version,
+                            int64_t now_unix_ms);
+// Kubernetes' short ages: 45s, 3m12s, 5h, 2d.
+std::string human_age(int64_t seconds);
+
+}  // namespace uvsched

@@ -1,0 +1,195 @@
+#include "handlers/pods/pod_validation.h"
+
+#include <cctype>
+#include <ctime>
+#include <random>
+
+#include "policy/quantity.h"
+#include "reactor/json_writer.h"
+
+namespace uvsched {
+namespace {
+
+bool alnum_lower(char c) { return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)); }
+
+void check_quantities(const JsonValue* map, const std::string& field, std::vector<FieldIssue>* out) {
+  if (map == nullptr || map->is_null()) return;
+  if (!map->is_object()) {
+    out->push_back({field, "FieldValueInvalid", "must be a map of resource names to quantities"});
+    return;
+  }
+  for (const auto& [name, q] : map->members()) {
+    std::string f = field + "[" + name + "]";
+    std::string text = q.is_string() ? q.text() : (q.type() == JsonValue::Type::kNumber ? q.text() : "");
+    if (text.empty() || !parse_quantity_milli(text)) {
+      out->push_back({f, "FieldValueInvalid", "Invalid value: \"" + text + "\": must be a quantity such as 500m, 2 or 128Mi"});
+    }
+  }
+}
+
+}  // namespace
+
+bool is_dns1123_label(std::string_view s) {
+  if (s.empty() || s.size() > 63 || !alnum_lower(s.front()) || !alnum_lower(s.back())) return false;
+  for (char c : s) {
+    if (!alnum_lower(c) && c != '-') return false;
+  }
+  return true;
+}
+
+bool is_dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t dot = s.find('.', start);
+    if (!is_dns1123_label(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start))) return false;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return true;
+}
+
+std::vector<FieldIssue> validate_object_name(const JsonValue& obj) {
+  std::vector<FieldIssue> out;
+  const JsonValue* name = obj.find({"metadata", "name"});
+  if (name == nullptr || !name->is_string() || name->text().empty()) {
+    out.push_back({"metadata.name", "FieldValueRequired", "Required value: name or generateName is required"});
+  } else if (!is_dns1123_subdomain(name->text())) {
+    out.push_back({"metadata.name", "FieldValueInvalid",
+                   "Invalid value: \"" + name->text() +
+                       "\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                       "'-' or '.', and must start and end with an alphanumeric character"});
+  }
+  return out;
+}
+
+std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
+  std::vector<FieldIssue> out = validate_object_name(pod);
+  const JsonValue* labels = pod.find({"metadata", "labels"});
+  if (labels && !labels->is_null()) {
+    if (!labels->is_object()) {
+      out.push_back({"metadata.labels", "FieldValueInvalid", "must be a map of strings"});
+    } else {
+      for (const auto& [k, v] : labels->members()) {
+        if (!v.is_string()) out.push_back({"metadata.labels[" + k + "]", "FieldValueInvalid", "must be a string"});
+      }
+    }
+  }
+  const JsonValue* spec = pod.get("spec");
+  if (spec == nullptr || !spec->is_object()) {
+    out.push_back({"spec", "FieldValueRequired", "Required value"});
+    return out;
+  }
+  const JsonValue* containers = spec->get("containers");
+  if (containers == nullptr || !containers->is_array() || containers->items().empty()) {
+    out.push_back({"spec.containers", "FieldValueRequired", "Required value"});
+  } else {
+    std::vector<std::string> seen;
+    for (size_t i = 0; i < containers->items().size(); ++i) {
+      const JsonValue& c = containers->items()[i];
+      std::string f = "spec.containers[" + std::to_string(i) + "]";
+      std::string name = c.str("name");
+      if (name.empty()) {
+        out.push_back({f + ".name", "FieldValueRequired", "Required value"});
+      } else if (!is_dns1123_label(name)) {
+        out.push_back({f + ".name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"});
+      } else if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+        out.push_back({f + ".name", "FieldValueDuplicate", "Duplicate value: \"" + name + "\""});
+      }
+      seen.push_back(name);
+      if (c.str("image").empty()) out.push_back({f + ".image", "FieldValueRequired", "Required value"});
+      if (const JsonValue* res = c.get("resources"); res && res->is_object()) {
+        check_quantities(res->get("requests"), f + ".resources.requests", &out);
+        check_quantities(res->get("limits"), f + ".resources.limits", &out);
+      }
+      if (const JsonValue* ports = c.get("ports"); ports && ports->is_array()) {
+        for (size_t p = 0; p < ports->items().size(); ++p) {
+          const JsonValue& port = ports->items()[p];
+          std::string pf = f + ".ports[" + std::to_string(p) + "]";
+          for (const char* key : {"containerPort", "hostPort"}) {
+            const JsonValue* v = port.get(key);
+            if (v == nullptr || v->is_null()) continue;
+            auto n = v->as_integer();
+            if (!n || *n < 1 || *n > 65535) {
+              out.push_back({pf + "." + key, "FieldValueInvalid", "Invalid value: must be between 1 and 65535, inclusive"});
+            }
+          }
+        }
+      }
+    }
+  }
+  if (const JsonValue* rp = spec->get("restartPolicy"); rp && !rp->is_null()) {
+    std::string v = rp->is_string() ? rp->text() : "";
+    if (v != "Always" && v != "OnFailure" && v != "Never") {
+      out.push_back({"spec.restartPolicy", "FieldValueNotSupported",
+                     "Unsupported value: \"" + v + "\": supported values: \"Always\", \"OnFailure\", \"Never\""});
+    }
+  }
+  if (const JsonValue* ns = spec->get("nodeSelector"); ns && !ns->is_null() && !ns->is_object()) {
+    out.push_back({"spec.nodeSelector", "FieldValueInvalid", "must be a map of strings"});
+  }
+  return out;
+}
+
+void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, const std::string& now) {
+  // kind, apiVersion and metadata lead, so stored pods have one shape.
+  JsonValue out = JsonValue::object();
+  out.set("kind", JsonValue::string("Pod"));
+  out.set("apiVersion", JsonValue::string("v1"));
+  JsonValue meta = pod.get("metadata") ? *pod.get("metadata") : JsonValue::object();
+  meta.erase("resourceVersion");
+  meta.set("namespace", JsonValue::string(ns));
+  meta.set("uid", JsonValue::string(uid));
+  meta.set("creationTimestamp", JsonValue::string(now));
+  out.set("metadata", std::move(meta));
+  for (auto& [k, v] : pod.members()) {
+    if (k != "kind" && k != "apiVersion" && k != "metadata") out.set(k, std::move(v));
+  }
+  JsonValue& spec = out.ensure({"spec"});
+  if (spec.str("restartPolicy").empty()) spec.set("restartPolicy", JsonValue::string("Always"));
+  if (spec.str("dnsPolicy").empty()) spec.set("dnsPolicy", JsonValue::string("ClusterFirst"));
+  if (!spec.get("terminationGracePeriodSeconds")) spec.set("terminationGracePeriodSeconds", JsonValue::integer(30));
+  if (spec.str("schedulerName").empty()) spec.set("schedulerName", JsonValue::string("uvsched"));
+  JsonValue& status = out.ensure({"status"});
+  if (status.str("phase").empty()) status.set("phase", JsonValue::string("Pending"));
+  pod = std::move(out);
+}
+
+std::string invalid_status_json(std::string_view kind, std::string_view name, const std::vector<FieldIssue>& issues) {
+  std::string message = std::string(kind) + " \"" + std::string(name) + "\" is invalid: ";
+  for (size_t i = 0; i < issues.size(); ++i) {
+    if (i > 0) message += ", ";
+    message += issues[i].field + ": " + issues[i].message;
+  }
+  JsonWriter w;
+  w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");
+  w.key("metadata").begin_object().end_object().key("status").value("Failure");
+  w.key("message").value(message).key("reason").value("Invalid");
+  w.key("details").begin_object().key("name").value(name).key("kind").value("pods").key("causes").begin_array();
+  for (const auto& i : issues) {
+    w.begin_object().key("reason").value(i.reason).key("message").value(i.message).key("field").value(i.field).end_object();
+  }
+  w.end_array().end_object().key("code").value(422).end_object();
+  return w.take();
+}
+
+std::string rfc3339(int64_t unix_ms) {
+  time_t secs = static_cast<time_t>(unix_ms / 1000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string new_uid() {
+  static std::mt19937_64 rng{std::random_device{}()};
+  uint64_t a = rng(), b = rng();
+  char buf[40];
+  snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+           static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+           static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+}  // namespace uvsched

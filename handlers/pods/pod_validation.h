@@ -1,0 +1,36 @@
+// What the API server checks and fills in before a pod is stored: DNS-1123
+// names, containers with a name and an image, well-formed quantities and
+// ports, and the defaults (uid, creationTimestamp, namespace, phase Pending,
+// restartPolicy Always).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "handlers/json_value.h"
+
+namespace uvsched {
+
+struct FieldIssue {
+  std::string field;    // e.g. spec.containers[0].image
+  std::string reason;   // FieldValueRequired, FieldValueInvalid, FieldValueNotSupported
+  std::string message;  // e.g. Required value
+};
+
+bool is_dns1123_label(std::string_view s);
+bool is_dns1123_subdomain(std::string_view s);
+
+std::vector<FieldIssue> validate_pod(const JsonValue& pod);
+std::vector<FieldIssue> validate_object_name(const JsonValue& obj);
+
+// Fills what a client may leave out. `now_rfc3339` becomes creationTimestamp.
+void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, const std::string& now_rfc3339);
+
+// "Pod \"x\" is invalid: field: message, ..." and the Status causes.
+std::string invalid_status_json(std::string_view kind, std::string_view name, const std::vector<FieldIssue>& issues);
+
+std::string rfc3339(int64_t unix_ms);
+std::string new_uid();
+
+}  // namespace uvsched
