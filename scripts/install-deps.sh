@@ -7,7 +7,7 @@ packages=(
   build-essential pkg-config meson ninja-build
   libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libssl-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  etcd-server etcd-client wrk nginx-light curl
+  etcd-server etcd-client wrk nginx-light curl python3-kubernetes
 )
 
 missing=()

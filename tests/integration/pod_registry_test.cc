@@ -1,0 +1,294 @@
+// The pod registry as clients see it: raw HTTP for the error contract, then
+// the real kubectl and the official Python client against the real daemon.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/raw_http.h"
+#include "tests/support/store_fixture.h"
+
+namespace uvsched::test {
+namespace {
+
+const std::string kPod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"app":"demo"}},)"
+                         R"("spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}]}})";
+
+std::string pod_named(const std::string& name, const std::string& app) {
+  return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app + R"("}},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+}
+
+// Runs a shell command, returns its exit code and output.
+int sh(const std::string& cmd, std::string* out) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+class PodRegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    daemon_ = std::make_unique<DaemonProcess>();
+    ASSERT_TRUE(daemon_->start()) << daemon_->log();
+    base_ = "http://127.0.0.1:" + std::to_string(daemon_->port());
+  }
+  void TearDown() override {
+    if (daemon_->running()) {
+      EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
+    }
+  }
+  std::optional<RawResponse> req(std::string_view method, const std::string& path, const std::string& body = {},
+                                 const std::string& headers = {}) {
+    return http_request(daemon_->port(), method, path, body, headers);
+  }
+  std::string kubectl(const std::string& args, int* code = nullptr) {
+    std::string out;
+    int rc = sh("kubectl --server " + base_ + " " + args, &out);
+    if (code) *code = rc;
+    return out;
+  }
+  static std::string field(const std::string& json, std::initializer_list<const char*> path) {
+    simdjson::dom::parser p;
+    simdjson::dom::element e;
+    if (p.parse(json).get(e)) return "<unparsable>";
+    for (const char* k : path) {
+      if (e[k].get(e)) return "<missing>";
+    }
+    if (e.is_string()) return std::string(std::string_view(e));
+    return simdjson::minify(e);
+  }
+
+  std::unique_ptr<DaemonProcess> daemon_;
+  std::string base_;
+};
+
+TEST_F(PodRegistryTest, CreateFillsDefaultsAndGetReturnsIt) {
+  auto c = req("POST", "/api/v1/namespaces/default/pods", kPod);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->status, 201) << c->body;
+  EXPECT_EQ(field(c->body, {"metadata", "namespace"}), "default");
+  EXPECT_EQ(field(c->body, {"status", "phase"}), "Pending");
+  EXPECT_EQ(field(c->body, {"spec", "restartPolicy"}), "Always");
+  EXPECT_EQ(field(c->body, {"metadata", "uid"}).size(), 36u);
+  EXPECT_NE(field(c->body, {"metadata", "creationTimestamp"}), "<missing>");
+  std::string rv = field(c->body, {"metadata", "resourceVersion"});
+  auto g = req("GET", "/api/v1/namespaces/default/pods/web");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->status, 200);
+  EXPECT_EQ(field(g->body, {"metadata", "resourceVersion"}), rv);
+  EXPECT_EQ(field(g->body, {"spec", "containers"}),
+            R"([{"name":"c","image":"nginx","resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}])");
+}
+
+TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
+  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", kPod)->status, 201);
+  struct Case {
+    std::string method, path, body, content_type;
+    int code;
+    std::string reason;
+  } cases[] = {
+      {"POST", "/api/v1/namespaces/default/pods", kPod, "", 409, "AlreadyExists"},
+      {"GET", "/api/v1/namespaces/default/pods/nope", "", "", 404, "NotFound"},
+      {"DELETE", "/api/v1/namespaces/default/pods/nope", "", "", 404, "NotFound"},
+      {"POST", "/api/v1/namespaces/nowhere/pods", pod_named("a", "x"), "", 404, "NotFound"},
+      {"POST", "/api/v1/namespaces/default/pods", "{not json", "", 400, "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"Bad_Name"},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})", "", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":"lots"}}}]}})", "", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x","namespace":"other"},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 400, "BadRequest"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"add"}])", "application/json-patch+json", 415, "UnsupportedMediaType"},
+      {"GET", "/api/v1/namespaces/default/pods?labelSelector=app%20in%20oops", "", "", 400, "BadRequest"},
+      {"GET", "/api/v1/pods?fieldSelector=spec.unknown%3Dx", "", "", 400, "BadRequest"},
+      {"GET", "/api/v1/widgets", "", "", 404, "NotFound"},
+  };
+  for (const auto& c : cases) {
+    std::string headers = c.content_type.empty() ? "" : "Content-Type: " + c.content_type + "\r\n";
+    auto r = req(c.method, c.path, c.body, headers);
+    ASSERT_TRUE(r) << c.path;
+    EXPECT_EQ(r->status, c.code) << c.method << " " << c.path << " " << r->body;
+    EXPECT_EQ(field(r->body, {"kind"}), "Status") << r->body;
+    EXPECT_EQ(field(r->body, {"reason"}), c.reason) << r->body;
+    EXPECT_EQ(field(r->body, {"code"}), std::to_string(c.code));
+  }
+  auto invalid = req("POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})");
+  EXPECT_EQ(field(invalid->body, {"details", "causes"}),
+            R"([{"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[0].image"}])");
+  // Nothing that failed was stored.
+  auto list = req("GET", "/api/v1/pods");
+  EXPECT_EQ(field(list->body, {"items"}).find("\"name\":\"x\""), std::string::npos);
+}
+
+TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {
+  auto c = req("POST", "/api/v1/namespaces/default/pods", kPod);
+  std::string rv = field(c->body, {"metadata", "resourceVersion"});
+  std::string updated = R"({"metadata":{"name":"web","resourceVersion":")" + rv +
+                        R"(","labels":{"app":"v2"}},"spec":{"containers":[{"name":"c","image":"nginx:2"}]}})";
+  auto put = req("PUT", "/api/v1/namespaces/default/pods/web", updated);
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->status, 200) << put->body;
+  EXPECT_NE(field(put->body, {"metadata", "resourceVersion"}), rv);
+  EXPECT_EQ(field(put->body, {"metadata", "uid"}), field(c->body, {"metadata", "uid"}));  // the server's fields stay
+  auto stale = req("PUT", "/api/v1/namespaces/default/pods/web", updated);
+  EXPECT_EQ(stale->status, 409);
+  EXPECT_EQ(field(stale->body, {"reason"}), "Conflict");
+  auto stale_patch = req("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"resourceVersion":")" + rv + R"("}})",
+                         "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(stale_patch->status, 409);
+}
+
+TEST_F(PodRegistryTest, ListsFilterByLabelsAndFieldsAndPage) {
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", pod_named("p" + std::to_string(i), i % 2 ? "odd" : "even"))->status, 201);
+  }
+  ASSERT_EQ(req("POST", "/api/v1/namespaces", R"({"metadata":{"name":"team"}})")->status, 201);
+  ASSERT_EQ(req("POST", "/api/v1/namespaces/team/pods", pod_named("t0", "odd"))->status, 201);
+  auto count = [&](const std::string& path) {
+    auto r = req("GET", path);
+    std::string items = field(r->body, {"items"});
+    size_t n = 0;
+    for (size_t at = items.find("\"kind\":\"Pod\""); at != std::string::npos; at = items.find("\"kind\":\"Pod\"", at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("/api/v1/namespaces/default/pods"), 5u);
+  EXPECT_EQ(count("/api/v1/pods"), 6u);
+  EXPECT_EQ(count("/api/v1/pods?labelSelector=app%3Dodd"), 3u);
+  EXPECT_EQ(count("/api/v1/pods?labelSelector=app!%3Dodd"), 3u);
+  EXPECT_EQ(count("/api/v1/pods?labelSelector=app%20in%20(odd,even)"), 6u);
+  EXPECT_EQ(count("/api/v1/pods?labelSelector=app%20notin%20(odd)"), 3u);
+  EXPECT_EQ(count("/api/v1/pods?labelSelector=app"), 6u);
+  EXPECT_EQ(count("/api/v1/pods?labelSelector=!app"), 0u);
+  EXPECT_EQ(count("/api/v1/pods?fieldSelector=metadata.name%3Dp3"), 1u);
+  EXPECT_EQ(count("/api/v1/pods?fieldSelector=metadata.namespace%3Dteam"), 1u);
+  EXPECT_EQ(count("/api/v1/pods?fieldSelector=status.phase%3DPending"), 6u);
+  EXPECT_EQ(count("/api/v1/pods?fieldSelector=spec.nodeName%3D"), 6u);
+
+  // Pages of two, following continue tokens, see every pod exactly once.
+  std::string cont;
+  size_t seen = 0, pages = 0;
+  do {
+    auto r = req("GET", "/api/v1/pods?limit=2" + (cont.empty() ? "" : "&continue=" + cont));
+    std::string c = field(r->body, {"metadata", "continue"});
+    cont = c == "<missing>" ? "" : c;
+    std::string items = field(r->body, {"items"});
+    for (size_t at = items.find("\"kind\":\"Pod\""); at != std::string::npos; at = items.find("\"kind\":\"Pod\"", at + 1)) ++seen;
+    ++pages;
+  } while (!cont.empty() && pages < 10);
+  EXPECT_EQ(seen, 6u);
+  EXPECT_EQ(pages, 3u);
+
+  // Deleting a namespace deletes its pods.
+  EXPECT_EQ(req("DELETE", "/api/v1/namespaces/team")->status, 200);
+  EXPECT_EQ(count("/api/v1/pods"), 5u);
+  EXPECT_EQ(req("GET", "/api/v1/namespaces/team")->status, 404);
+}
+
+TEST_F(PodRegistryTest, WatchStreamsChangesFromAResourceVersion) {
+  auto c = req("POST", "/api/v1/namespaces/default/pods", kPod);
+  std::string rv = field(c->body, {"metadata", "resourceVersion"});
+  RawConnection w;
+  ASSERT_TRUE(w.connect(daemon_->port()));
+  ASSERT_TRUE(w.send("GET /api/v1/namespaces/default/pods?watch=true&resourceVersion=" + rv + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(req("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"labels":{"x":"y"}}})",
+                  "Content-Type: application/strategic-merge-patch+json\r\n"));
+  ASSERT_TRUE(req("POST", "/api/v1/namespaces/default/pods", pod_named("second", "demo")));
+  ASSERT_TRUE(req("DELETE", "/api/v1/namespaces/default/pods/web"));
+  auto got = w.read_until("\"type\":\"DELETED\"");
+  ASSERT_TRUE(got);
+  size_t mod = got->find("\"type\":\"MODIFIED\""), add = got->find("\"type\":\"ADDED\""), del = got->find("\"type\":\"DELETED\"");
+  EXPECT_LT(mod, add);
+  EXPECT_LT(add, del);
+  EXPECT_EQ(got->find("\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" + rv),
+            std::string::npos);  // web's creation is before the watch's resourceVersion
+}
+
+TEST_F(PodRegistryTest, BindingAndStatusSubresources) {
+  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", kPod)->status, 201);
+  auto bind = req("POST", "/api/v1/namespaces/default/pods/web/binding",
+                  R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"edge-1"}})");
+  EXPECT_EQ(bind->status, 201) << bind->body;
+  EXPECT_EQ(field(req("GET", "/api/v1/namespaces/default/pods/web")->body, {"spec", "nodeName"}), "edge-1");
+  auto again = req("POST", "/api/v1/namespaces/default/pods/web/binding", R"({"target":{"name":"edge-2"}})");
+  EXPECT_EQ(again->status, 409);
+  auto status = req("PATCH", "/api/v1/namespaces/default/pods/web/status", R"({"status":{"phase":"Running","podIP":"10.0.0.7"},"spec":{"nodeName":"ignored"}})",
+                    "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(status->status, 200) << status->body;
+  EXPECT_EQ(field(status->body, {"status", "phase"}), "Running");
+  EXPECT_EQ(field(status->body, {"spec", "nodeName"}), "edge-1");  // the status subresource touches status only
+}
+
+TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
+  std::string manifest = daemon_->data_dir() + "/pod.yaml";
+  std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: demo\nspec:\n"
+                             "  containers:\n  - name: nginx\n    image: nginx:1.25\n";
+  int code = 0;
+  EXPECT_NE(kubectl("version", &code).find("Server Version: v1.32"), std::string::npos);
+  EXPECT_EQ(code, 0);
+  std::string out = kubectl("create -f " + manifest, &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("pod/web created"), std::string::npos) << out;
+  out = kubectl("get pods", &code);
+  EXPECT_NE(out.find("NAME   READY   STATUS    RESTARTS   AGE"), std::string::npos) << out;
+  EXPECT_NE(out.find("web    0/1     Pending   0"), std::string::npos) << out;
+  out = kubectl("get pods -o wide");
+  EXPECT_NE(out.find("NODE"), std::string::npos) << out;
+  out = kubectl("get pod web -o yaml");
+  EXPECT_NE(out.find("resourceVersion:"), std::string::npos) << out;
+  EXPECT_NE(kubectl("get pods -l app=demo").find("web"), std::string::npos);
+  EXPECT_NE(kubectl("get pods -l app=other").find("No resources found"), std::string::npos);
+  EXPECT_NE(kubectl("label pod web tier=edge").find("pod/web labeled"), std::string::npos);
+  EXPECT_NE(kubectl("get pods --show-labels").find("app=demo,tier=edge"), std::string::npos);
+  EXPECT_NE(kubectl("get pods -A").find("default     web"), std::string::npos);
+  out = kubectl("create -f " + manifest, &code);
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("AlreadyExists"), std::string::npos) << out;
+  out = kubectl("api-resources");
+  EXPECT_NE(out.find("pods"), std::string::npos);
+  EXPECT_NE(out.find("po "), std::string::npos) << out;
+  EXPECT_NE(kubectl("delete pod web").find("pod \"web\" deleted"), std::string::npos);
+  EXPECT_NE(kubectl("get pods").find("No resources found"), std::string::npos);
+}
+
+TEST_F(PodRegistryTest, PythonClientWorks) {
+  std::string script = daemon_->data_dir() + "/client.py";
+  std::ofstream(script) << R"PY(
+import sys
+from kubernetes import client, watch
+cfg = client.Configuration(); cfg.host = sys.argv[1]
+api = client.CoreV1Api(client.ApiClient(cfg))
+pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "py", "labels": {"app": "py"}},
+       "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+api.create_namespaced_pod("default", pod)
+assert [p.metadata.name for p in api.list_namespaced_pod("default", label_selector="app=py").items] == ["py"]
+assert api.list_namespaced_pod("default", label_selector="app=nope").items == []
+assert [p.metadata.name for p in api.list_pod_for_all_namespaces(field_selector="metadata.name=py").items] == ["py"]
+assert api.read_namespaced_pod("py", "default").status.phase == "Pending"
+assert api.patch_namespaced_pod("py", "default", {"metadata": {"labels": {"extra": "1"}}}).metadata.labels == {"app": "py", "extra": "1"}
+seen = []
+for ev in watch.Watch().stream(api.list_namespaced_pod, "default", timeout_seconds=2):
+    seen.append((ev["type"], ev["object"].metadata.name))
+assert seen == [("ADDED", "py")], seen
+api.delete_namespaced_pod("py", "default")
+try:
+    api.read_namespaced_pod("py", "default")
+    raise SystemExit("pod still there")
+except client.exceptions.ApiException as e:
+    assert e.status == 404, e.status
+print("python client ok")
+)PY";
+  std::string out;
+  int rc = sh("/usr/bin/python3 " + script + " " + base_, &out);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("python client ok"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace uvsched::test
