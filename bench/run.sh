@@ -8,3 +8,5 @@ echo "== bench/store.sh: acknowledged puts/s, embedded vs etcd"
 bench/store.sh build
 echo "== bench/ml.sh: POST /job decisions/s with a PS stub"
 bench/ml.sh build
+echo "== bench/pods.sh: pod creates/s and the list of 100k pods"
+bench/pods.sh build

@@ -60,19 +60,33 @@ Labels labels_of(const JsonValue& obj) {
   return out;
 }
 
-std::string list_json(std::string_view kind, const std::vector<std::string>& items, int64_t rv,
-                      const std::string& cont) {
-  std::string out = "{\"kind\":\"" + std::string(kind) + "\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" +
-                    std::to_string(rv) + "\"";
-  if (!cont.empty()) out += ",\"continue\":\"" + cont + "\"";
-  out += "},\"items\":[";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    out += items[i];
+// Lists are written item by item into one string: at 100k pods every copy
+// of the whole list costs tens of megabytes.
+class ListWriter {
+ public:
+  explicit ListWriter(std::string_view kind) {
+    out_ = "{\"kind\":\"";
+    out_ += kind;
+    out_ += "\",\"apiVersion\":\"v1\",\"metadata\":{},\"items\":[";
   }
-  out += "]}";
-  return out;
-}
+  void add(const std::string& stored, int64_t rv) {
+    if (count_++ > 0) out_ += ',';
+    out_ += with_rv(stored, rv);
+  }
+  std::string finish(int64_t rv, const std::string& cont) {
+    out_ += "]}";
+    std::string meta = "\"resourceVersion\":\"" + std::to_string(rv) + "\"";
+    if (!cont.empty()) meta += ",\"continue\":\"" + cont + "\"";
+    size_t at = out_.find("\"metadata\":{}") + 12;
+    out_.insert(at, meta);
+    return std::move(out_);
+  }
+  size_t size() const { return count_; }
+
+ private:
+  std::string out_;
+  size_t count_ = 0;
+};
 
 std::string conflict_message(const std::string& name) {
   return "Operation cannot be fulfilled on pods \"" + name +
@@ -399,7 +413,7 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   int64_t now = clock_.unix_ms();
   store_.get(prefix, all, [res, q, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    std::vector<std::string> items;  // JSON, for lists
+    ListWriter items("PodList");
     std::vector<JsonValue> objects;  // parsed, for tables
     std::string last_key;
     bool cut = false;
@@ -417,13 +431,13 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
       if (q->table) {
         objects.push_back(std::move(*pod));
       } else {
-        items.push_back(with_rv(kv.value, kv.mod_revision));
+        items.add(kv.value, kv.mod_revision);
       }
       last_key = kv.key;
     }
     std::string token = cut ? base64_encode(last_key) : "";
     if (q->table) return res.send(k8s_object(200, pod_table(objects, std::to_string(r.revision), now)));
-    res.send(k8s_object(200, list_json("PodList", items, r.revision, token)));
+    res.send(k8s_object(200, items.finish(r.revision, token)));
   });
 }
 
@@ -521,9 +535,9 @@ void PodRegistry::list_namespaces(RequestContext& ctx) {
       }
       return res.send(k8s_object(200, namespace_table(objs, std::to_string(r.revision), now)));
     }
-    std::vector<std::string> items;
-    for (const auto& kv : r.kvs) items.push_back(with_rv(kv.value, kv.mod_revision));
-    res.send(k8s_object(200, list_json("NamespaceList", items, r.revision, "")));
+    ListWriter items("NamespaceList");
+    for (const auto& kv : r.kvs) items.add(kv.value, kv.mod_revision);
+    res.send(k8s_object(200, items.finish(r.revision, "")));
   });
 }
 
@@ -586,9 +600,9 @@ void PodRegistry::list_nodes(RequestContext& ctx) {
   std::vector<JsonValue> nodes = nodes_ ? nodes_() : std::vector<JsonValue>{};
   std::string rv = std::to_string(store_.revision());
   if (wants_table(ctx.request.header("Accept"))) return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms())));
-  std::vector<std::string> items;
-  for (const auto& n : nodes) items.push_back(n.dump());
-  ctx.reply(k8s_object(200, list_json("NodeList", items, store_.revision(), "")));
+  ListWriter items("NodeList");
+  for (const auto& n : nodes) items.add(n.dump(), store_.revision());
+  ctx.reply(k8s_object(200, items.finish(store_.revision(), "")));
 }
 
 void PodRegistry::get_node(RequestContext& ctx) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "tests/support/daemon_process.h"
+#include "tests/support/etcd_process.h"
 #include "tests/support/raw_http.h"
 #include "tests/support/store_fixture.h"
 
@@ -255,6 +256,65 @@ TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
   EXPECT_NE(out.find("po "), std::string::npos) << out;
   EXPECT_NE(kubectl("delete pod web").find("pod \"web\" deleted"), std::string::npos);
   EXPECT_NE(kubectl("get pods").find("No resources found"), std::string::npos);
+}
+
+TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
+  // kubectl lists, then watches from the list's resourceVersion: once the
+  // first pod is printed, nothing later can be missed.
+  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", pod_named("first", "x"))->status, 201);
+  std::string log = daemon_->data_dir() + "/watch.out";
+  std::string out;
+  // kubectl -w runs until `timeout` ends it; meanwhile another client changes pods.
+  ASSERT_EQ(sh("(timeout 4 kubectl --server " + base_ + " get pods -w > " + log + " 2>&1 &)", &out), 0);
+  auto until = std::chrono::steady_clock::now() + 10s;
+  std::string seen;
+  while (seen.find("first") == std::string::npos && std::chrono::steady_clock::now() < until) {
+    std::ifstream in(log);
+    seen.assign(std::istreambuf_iterator<char>(in), {});
+    std::this_thread::sleep_for(20ms);  // polling a file another process writes
+  }
+  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", kPod)->status, 201);
+  ASSERT_EQ(req("DELETE", "/api/v1/namespaces/default/pods/web")->status, 200);
+  while (std::count(seen.begin(), seen.end(), '\n') < 4 && std::chrono::steady_clock::now() < until) {
+    std::ifstream in(log);
+    seen.assign(std::istreambuf_iterator<char>(in), {});
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_NE(seen.find("NAME    READY   STATUS    RESTARTS   AGE"), std::string::npos) << seen;
+  EXPECT_GE(std::count(seen.begin(), seen.end(), '\n'), 4) << seen;  // header, first, web created, web deleted
+  EXPECT_NE(seen.find("\nweb     0/1     Pending"), std::string::npos) << seen;
+}
+
+TEST(PodRegistryOnEtcd, APodWrittenStraightIntoEtcdShowsUpInWatchesAndLists) {
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  DaemonProcess daemon({"--store", "etcd:" + etcd.url()});
+  ASSERT_TRUE(daemon.start()) << daemon.log();
+  RawConnection w;
+  ASSERT_TRUE(w.connect(daemon.port()));
+  ASSERT_TRUE(w.send("GET /api/v1/pods?watch=true HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(w.read_until("\r\n\r\n"));  // the stream is open
+  // Another writer (etcdctl, a standby uvsched) puts a pod under /registry.
+  std::string pod = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"outside","namespace":"default"},"spec":{"containers":[{"name":"c","image":"i"}]},"status":{"phase":"Pending"}})";
+  std::string put = std::string(R"({"key":")") + "L3JlZ2lzdHJ5L3BvZHMvZGVmYXVsdC9vdXRzaWRl" + R"(","value":")";
+  {
+    // base64 of the pod, by way of the shell's base64 (the test's own encoder would prove nothing).
+    std::string enc;
+    ASSERT_EQ(sh("printf '%s' '" + pod + "' | base64 -w0", &enc), 0);
+    put += enc + "\"}";
+  }
+  auto r = http_request(etcd.client_port(), "POST", "/v3/kv/put", put);
+  ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "");
+  auto got = w.read_until("outside");
+  ASSERT_TRUE(got);
+  EXPECT_NE(got->find("\"type\":\"ADDED\""), std::string::npos) << *got;
+  auto list = http_request(daemon.port(), "GET", "/api/v1/namespaces/default/pods/outside");
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->status, 200);
+  std::string etcdctl;
+  EXPECT_EQ(sh("ETCDCTL_API=3 etcdctl --endpoints " + etcd.url() + " get --prefix /registry/pods/ --keys-only", &etcdctl), 0);
+  EXPECT_NE(etcdctl.find("/registry/pods/default/outside"), std::string::npos) << etcdctl;
+  EXPECT_EQ(daemon.stop(SIGTERM), 0);
 }
 
 TEST_F(PodRegistryTest, PythonClientWorks) {
