@@ -1,16 +1,11 @@
 #include "handlers/pods/k8s_status.h"
 
+#include "handlers/json_response.h"
 #include "reactor/json_writer.h"
 
 namespace uvsched {
 
-HttpResponse k8s_object(int status, std::string json) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = std::move(json);
-  return r;
-}
+HttpResponse k8s_object(int status, std::string json) { return json_response(status, std::move(json)); }
 
 std::string k8s_status_json(int code, std::string_view reason, std::string_view message, std::string_view kind,
                             std::string_view name) {

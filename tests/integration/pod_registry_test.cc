@@ -24,6 +24,13 @@ std::string pod_named(const std::string& name, const std::string& app) {
   return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app + R"("}},"spec":{"containers":[{"name":"c","image":"i"}]}})";
 }
 
+// How many pods a list body holds.
+size_t count_pods(const std::string& items) {
+  size_t n = 0;
+  for (size_t at = items.find("\"kind\":\"Pod\""); at != std::string::npos; at = items.find("\"kind\":\"Pod\"", at + 1)) ++n;
+  return n;
+}
+
 // Runs a shell command, returns its exit code and output.
 int sh(const std::string& cmd, std::string* out) {
   FILE* p = popen((cmd + " 2>&1").c_str(), "r");
@@ -153,11 +160,7 @@ TEST_F(PodRegistryTest, ListsFilterByLabelsAndFieldsAndPage) {
   ASSERT_EQ(req("POST", "/api/v1/namespaces", R"({"metadata":{"name":"team"}})")->status, 201);
   ASSERT_EQ(req("POST", "/api/v1/namespaces/team/pods", pod_named("t0", "odd"))->status, 201);
   auto count = [&](const std::string& path) {
-    auto r = req("GET", path);
-    std::string items = field(r->body, {"items"});
-    size_t n = 0;
-    for (size_t at = items.find("\"kind\":\"Pod\""); at != std::string::npos; at = items.find("\"kind\":\"Pod\"", at + 1)) ++n;
-    return n;
+    return count_pods(field(req("GET", path)->body, {"items"}));
   };
   EXPECT_EQ(count("/api/v1/namespaces/default/pods"), 5u);
   EXPECT_EQ(count("/api/v1/pods"), 6u);
@@ -179,8 +182,7 @@ TEST_F(PodRegistryTest, ListsFilterByLabelsAndFieldsAndPage) {
     auto r = req("GET", "/api/v1/pods?limit=2" + (cont.empty() ? "" : "&continue=" + cont));
     std::string c = field(r->body, {"metadata", "continue"});
     cont = c == "<missing>" ? "" : c;
-    std::string items = field(r->body, {"items"});
-    for (size_t at = items.find("\"kind\":\"Pod\""); at != std::string::npos; at = items.find("\"kind\":\"Pod\"", at + 1)) ++seen;
+    seen += count_pods(field(r->body, {"items"}));
     ++pages;
   } while (!cont.empty() && pages < 10);
   EXPECT_EQ(seen, 6u);
