@@ -1,0 +1,206 @@
+#include "policy/offer_registry.h"
+
+#include <algorithm>
+
+namespace uvsched {
+
+bool OfferRegistry::add(Offer offer, uint64_t now) {
+  if (entries_.count(offer.id)) return false;
+  std::string id = offer.id;
+  Entry& e = entries_[id];
+  e.offer = std::move(offer);
+  e.expires_at = now + settings_.ttl_ms;
+  e.seq = seq_++;
+  e.live_it = live_.insert(live_.end(), id);
+  e.in_live = true;
+  return true;
+}
+
+void OfferRegistry::unlink_live(Entry& e) {
+  if (!e.in_live) return;
+  live_.erase(e.live_it);
+  e.in_live = false;
+}
+
+const Offer* OfferRegistry::acquire_first(const Filter& fits, const std::string& claimant, uint64_t now) {
+  for (const std::string& id : live_) {
+    Entry& e = entries_.at(id);
+    if (e.expires_at <= now) continue;  // tick() has not caught up with it yet
+    if (!fits(e.offer)) continue;
+    unlink_live(e);
+    e.state = State::kClaimed;
+    e.claimant = claimant;
+    e.decline_at = 0;
+    claims_[claimant] = e.offer.id;
+    return &e.offer;
+  }
+  return nullptr;
+}
+
+const Offer* OfferRegistry::held_by(const std::string& claimant) const {
+  auto c = claims_.find(claimant);
+  if (c == claims_.end()) return nullptr;
+  auto it = entries_.find(c->second);
+  if (it == entries_.end() || it->second.state != State::kClaimed) return nullptr;
+  return &it->second.offer;
+}
+
+void OfferRegistry::release(const std::string& id, uint64_t now) {
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.state != State::kClaimed) return;
+  Entry& e = it->second;
+  claims_.erase(e.claimant);
+  e.claimant.clear();
+  e.decline_at = now + 2 * settings_.ttl_ms;
+  if (e.expires_at > now && !e.rescinded) {
+    // Still good: others may have it until the deferred decline.
+    e.state = State::kLive;
+    // Back in arrival order, so FCFS stays first-come.
+    auto pos = std::find_if(live_.begin(), live_.end(), [&](const std::string& other) { return entries_.at(other).seq > e.seq; });
+    e.live_it = live_.insert(pos, id);
+    e.in_live = true;
+  } else {
+    e.state = State::kExpired;  // rescinded or out of time while held: linger
+    e.purge_at = now + settings_.linger_ms;
+  }
+}
+
+void OfferRegistry::consume(const std::string& id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  if (!it->second.claimant.empty()) claims_.erase(it->second.claimant);
+  unlink_live(it->second);
+  entries_.erase(it);
+}
+
+void OfferRegistry::expire(Entry& e, uint64_t now, bool decline) {
+  unlink_live(e);
+  if (e.state == State::kClaimed) {
+    // The claimant still holds it: it expires when released.
+    e.expires_at = std::min(e.expires_at, now);
+    if (!decline) e.decline_at = 0;
+    return;
+  }
+  e.state = State::kExpired;
+  e.purge_at = now + settings_.linger_ms;
+  e.decline_at = decline ? now : 0;
+}
+
+void OfferRegistry::rescind(const std::string& id, uint64_t now) {
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.state == State::kExpired) return;
+  it->second.rescinded = true;
+  expire(it->second, now, true);
+}
+
+void OfferRegistry::invalidate(const std::string& id, uint64_t now) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  if (!it->second.claimant.empty()) {
+    claims_.erase(it->second.claimant);
+    it->second.claimant.clear();
+    it->second.state = State::kLive;
+  }
+  if (it->second.state != State::kExpired) expire(it->second, now, false);
+  it->second.decline_at = 0;
+}
+
+void OfferRegistry::invalidate_agent(const std::string& agent, uint64_t now) {
+  for (auto& [id, e] : entries_) {
+    if (e.offer.agent == agent) invalidate(id, now);
+  }
+}
+
+void OfferRegistry::invalidate_all(uint64_t now) {
+  for (auto& [id, e] : entries_) invalidate(id, now);
+}
+
+std::vector<std::string> OfferRegistry::tick(uint64_t now) {
+  std::vector<std::string> declined;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    Entry& e = it->second;
+    if (e.state == State::kLive && e.expires_at <= now) {
+      // Never claimed: declined at expiry. Released: its deferred decline stands.
+      uint64_t deferred = e.decline_at;
+      expire(e, now, deferred == 0);
+      if (deferred != 0) e.decline_at = deferred;
+    }
+    if (e.state != State::kClaimed && e.decline_at != 0 && e.decline_at <= now) {
+      declined.push_back(it->first);
+      e.decline_at = 0;
+      if (e.state == State::kLive) {
+        unlink_live(e);
+        e.state = State::kExpired;
+        e.purge_at = now + settings_.linger_ms;
+      }
+    }
+    if (e.state == State::kExpired && e.decline_at == 0 && e.purge_at <= now) {
+      it = entries_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  return declined;
+}
+
+std::optional<uint64_t> OfferRegistry::next_deadline() const {
+  std::optional<uint64_t> next;
+  auto consider = [&](uint64_t t) {
+    if (t != 0 && (!next || t < *next)) next = t;
+  };
+  for (const auto& [id, e] : entries_) {
+    if (e.state == State::kLive) consider(e.expires_at);
+    if (e.state != State::kClaimed) consider(e.decline_at);
+    if (e.state == State::kExpired) consider(e.purge_at);
+  }
+  return next;
+}
+
+void OfferRegistry::listen(const std::string& waiter, Filter filter) {
+  unlisten(waiter);
+  listeners_.emplace_back(waiter, std::move(filter));
+}
+
+void OfferRegistry::unlisten(const std::string& waiter) {
+  std::erase_if(listeners_, [&](const auto& l) { return l.first == waiter; });
+}
+
+std::vector<std::string> OfferRegistry::wake(const std::string& id) {
+  std::vector<std::string> woken;
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.state != State::kLive) return woken;
+  const Offer& offer = it->second.offer;
+  std::erase_if(listeners_, [&](const auto& l) {
+    if (!l.second(offer)) return false;
+    woken.push_back(l.first);
+    return true;
+  });
+  return woken;
+}
+
+std::optional<OfferRegistry::State> OfferRegistry::state(const std::string& id) const {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return std::nullopt;
+  return it->second.state;
+}
+
+Resources OfferRegistry::free_total() const {
+  Resources total;
+  for (const std::string& id : live_) {
+    const Offer& o = entries_.at(id).offer;
+    total.cpus += o.resources.cpus;
+    total.mem_mib += o.resources.mem_mib;
+  }
+  return total;
+}
+
+std::vector<std::pair<const Offer*, OfferRegistry::State>> OfferRegistry::all() const {
+  std::vector<std::pair<const Offer*, State>> out;
+  for (const auto& [id, e] : entries_) out.emplace_back(&e.offer, e.state);
+  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    return entries_.at(a.first->id).seq < entries_.at(b.first->id).seq;
+  });
+  return out;
+}
+
+}  // namespace uvsched

@@ -1,0 +1,113 @@
+// The offers agents make of their free resources (Mesos semantics with the
+// upstream scheduler's bugs fixed). Pure: callers pass the time in.
+//  - An offer is live for ttl; expired or rescinded offers linger for
+//    linger_ttl as expired entries, then are purged (upstream never purged).
+//  - At most one claimant holds an offer. An offer that expires or is
+//    rescinded unclaimed is declined; a claimed one is declined 2×ttl after
+//    its claimant releases it, unless it was used (consumed) first.
+//  - invalidate(id | agent | all) expires without declining.
+//  - Walks go in arrival order (upstream's were random).
+//  - Listeners: a pod that found no fit registers a filter; a new offer that
+//    passes it wakes the pod early.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace uvsched {
+
+struct PortRange {
+  uint32_t begin = 0;
+  uint32_t end = 0;  // inclusive
+};
+
+struct Resources {
+  double cpus = 0;
+  double mem_mib = 0;
+  std::vector<PortRange> ports;
+};
+
+struct Offer {
+  std::string id;
+  std::string agent;  // the agent's hostname
+  Resources resources;
+};
+
+class OfferRegistry {
+ public:
+  struct Settings {
+    uint64_t ttl_ms = 5'000;
+    uint64_t linger_ms = 120'000;
+  };
+  using Filter = std::function<bool(const Offer&)>;
+
+  explicit OfferRegistry(Settings settings) : settings_(settings) {}
+
+  // A new live offer. False when the id is already known (live or lingering).
+  bool add(Offer offer, uint64_t now);
+  // Claims the first live, unclaimed offer (in arrival order) that `fits`.
+  const Offer* acquire_first(const Filter& fits, const std::string& claimant, uint64_t now);
+  // The offer `claimant` holds, if it is still live.
+  const Offer* held_by(const std::string& claimant) const;
+  // The claimant lets go without using it: declined 2×ttl later unless re-used.
+  void release(const std::string& id, uint64_t now);
+  // Used for a launch: gone, never declined.
+  void consume(const std::string& id);
+  // The agent took it back (OfferRescinded).
+  void rescind(const std::string& id, uint64_t now);
+  // Expire without declining.
+  void invalidate(const std::string& id, uint64_t now);
+  void invalidate_agent(const std::string& agent, uint64_t now);
+  void invalidate_all(uint64_t now);
+
+  // Moves time: expires, declines and purges what is due. Returns the ids declined.
+  std::vector<std::string> tick(uint64_t now);
+  // When tick() next has something to do; nullopt when nothing is pending.
+  std::optional<uint64_t> next_deadline() const;
+
+  void listen(const std::string& waiter, Filter filter);
+  void unlisten(const std::string& waiter);
+  // The waiters whose filter the offer `id` passes; they stop listening.
+  std::vector<std::string> wake(const std::string& id);
+
+  enum class State { kLive, kClaimed, kExpired };
+  std::optional<State> state(const std::string& id) const;
+  size_t live_count() const { return live_.size(); }
+  size_t size() const { return entries_.size(); }
+  // Free resources on offer now (live and unclaimed), for the ML capacity cap.
+  Resources free_total() const;
+  // Every entry, for operators: (offer, state) in arrival order.
+  std::vector<std::pair<const Offer*, State>> all() const;
+
+ private:
+  struct Entry {
+    Offer offer;
+    State state = State::kLive;
+    std::string claimant;
+    uint64_t expires_at = 0;
+    uint64_t decline_at = 0;  // 0: no decline pending
+    uint64_t purge_at = 0;    // lingering until
+    bool rescinded = false;
+    uint64_t seq = 0;
+    std::list<std::string>::iterator live_it;
+    bool in_live = false;
+  };
+
+  void unlink_live(Entry& e);
+  void expire(Entry& e, uint64_t now, bool decline);
+
+  Settings settings_;
+  uint64_t seq_ = 0;
+  std::map<std::string, Entry> entries_;
+  std::list<std::string> live_;  // live and unclaimed, arrival order
+  std::map<std::string, std::string> claims_;  // claimant -> offer id
+  std::vector<std::pair<std::string, Filter>> listeners_;
+};
+
+}  // namespace uvsched

@@ -1,0 +1,32 @@
+// First-come-first-serve placement: the first live, unclaimed offer that
+// fits a pod. Fits means: the cpus and memory summed over the offer cover the
+// pod's, every hostPort lies in an offered range (and none twice), nodeName
+// (if set) is the agent's hostname, and nodeSelector matches the agent's
+// labels. Pure: the caller supplies offers and agent labels.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/label_selector.h"
+#include "policy/offer_registry.h"
+
+namespace uvsched {
+
+struct PodNeeds {
+  double cpus = 0;
+  double mem_mib = 0;
+  std::vector<uint32_t> host_ports;
+  std::string node_name;
+  Labels node_selector;
+};
+
+// Per container: the request, else the limit, else these defaults.
+inline constexpr double kDefaultCpus = 0.25;
+inline constexpr double kDefaultMemMib = 64;
+
+// Why `offer` cannot take the pod, or nullopt when it can.
+std::optional<std::string> misfit(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels);
+
+}  // namespace uvsched

@@ -1,0 +1,155 @@
+#include "policy/offer_registry.h"
+
+#include <gtest/gtest.h>
+
+#include "policy/placement.h"
+
+namespace uvsched {
+namespace {
+
+Offer offer(std::string id, std::string agent, double cpus, double mem, std::vector<PortRange> ports = {}) {
+  return Offer{std::move(id), std::move(agent), Resources{cpus, mem, std::move(ports)}};
+}
+
+const auto kAny = [](const Offer&) { return true; };
+
+class OfferRegistryTest : public ::testing::Test {
+ protected:
+  OfferRegistry reg{{.ttl_ms = 5'000, .linger_ms = 120'000}};
+};
+
+TEST_F(OfferRegistryTest, WalksInArrivalOrderAndOneClaimantAtATime) {
+  ASSERT_TRUE(reg.add(offer("o1", "a", 1, 512), 0));
+  ASSERT_TRUE(reg.add(offer("o2", "b", 4, 4096), 0));
+  EXPECT_FALSE(reg.add(offer("o1", "a", 1, 512), 0));  // ids are unique
+  const Offer* first = reg.acquire_first(kAny, "pod-1", 10);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->id, "o1");
+  const Offer* second = reg.acquire_first(kAny, "pod-2", 10);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->id, "o2");
+  EXPECT_EQ(reg.acquire_first(kAny, "pod-3", 10), nullptr);
+  EXPECT_EQ(reg.held_by("pod-1")->id, "o1");
+  reg.release("o1", 20);
+  EXPECT_EQ(reg.acquire_first(kAny, "pod-3", 30)->id, "o1");
+}
+
+TEST_F(OfferRegistryTest, UnclaimedOffersAreDeclinedAtExpiryThenPurged) {
+  reg.add(offer("o1", "a", 1, 512), 0);
+  EXPECT_TRUE(reg.tick(4'999).empty());
+  EXPECT_EQ(reg.tick(5'000), std::vector<std::string>{"o1"});
+  EXPECT_EQ(reg.state("o1"), OfferRegistry::State::kExpired);
+  EXPECT_EQ(reg.acquire_first(kAny, "p", 5'001), nullptr);
+  EXPECT_TRUE(reg.tick(124'999).empty());
+  EXPECT_EQ(reg.size(), 1u);  // lingering
+  reg.tick(125'000);
+  EXPECT_EQ(reg.size(), 0u);  // purged
+}
+
+TEST_F(OfferRegistryTest, AReleasedOfferIsDeclinedTwoTtlsAfterRelease) {
+  reg.add(offer("o1", "a", 1, 512), 0);
+  reg.acquire_first(kAny, "p", 100);
+  EXPECT_TRUE(reg.tick(6'000).empty());  // held past its ttl: not declined while claimed
+  reg.release("o1", 7'000);
+  EXPECT_TRUE(reg.tick(16'999).empty());
+  EXPECT_EQ(reg.tick(17'000), std::vector<std::string>{"o1"});
+}
+
+TEST_F(OfferRegistryTest, AReleasedLiveOfferKeepsItsDeferredDecline) {
+  reg.add(offer("o1", "a", 1, 512), 0);
+  reg.acquire_first(kAny, "p", 100);
+  reg.release("o1", 1'000);              // back to live, decline due at 11'000
+  EXPECT_TRUE(reg.tick(5'000).empty());  // its ttl passes: still waiting for the deferred decline
+  EXPECT_EQ(reg.tick(11'000), std::vector<std::string>{"o1"});
+}
+
+TEST_F(OfferRegistryTest, ConsumedOffersAreNeverDeclined) {
+  reg.add(offer("o1", "a", 1, 512), 0);
+  reg.acquire_first(kAny, "p", 0);
+  reg.consume("o1");
+  EXPECT_TRUE(reg.tick(1'000'000).empty());
+  EXPECT_EQ(reg.size(), 0u);
+  EXPECT_EQ(reg.held_by("p"), nullptr);
+}
+
+TEST_F(OfferRegistryTest, RescindDeclinesUnclaimedAndExpiresHeld) {
+  reg.add(offer("o1", "a", 1, 512), 0);
+  reg.add(offer("o2", "a", 1, 512), 0);
+  reg.rescind("o1", 10);
+  EXPECT_EQ(reg.tick(10), std::vector<std::string>{"o1"});
+  reg.acquire_first(kAny, "p", 20);
+  reg.rescind("o2", 30);
+  reg.release("o2", 40);
+  EXPECT_EQ(reg.state("o2"), OfferRegistry::State::kExpired);
+  EXPECT_EQ(reg.acquire_first(kAny, "q", 50), nullptr);
+  EXPECT_EQ(reg.tick(10'040), std::vector<std::string>{"o2"});
+}
+
+TEST_F(OfferRegistryTest, InvalidateExpiresWithoutDeclining) {
+  reg.add(offer("o1", "a", 1, 512), 0);
+  reg.add(offer("o2", "b", 1, 512), 0);
+  reg.add(offer("o3", "b", 1, 512), 0);
+  reg.acquire_first([](const Offer& o) { return o.id == "o3"; }, "p", 0);
+  reg.invalidate_agent("b", 10);
+  EXPECT_EQ(reg.live_count(), 1u);
+  EXPECT_EQ(reg.held_by("p"), nullptr);
+  reg.invalidate("o1", 10);
+  EXPECT_EQ(reg.live_count(), 0u);
+  EXPECT_TRUE(reg.tick(1'000'000).empty());
+  reg.add(offer("o4", "c", 1, 512), 2'000'000);
+  reg.invalidate_all(2'000'001);
+  EXPECT_TRUE(reg.tick(2'000'002).empty());
+}
+
+TEST_F(OfferRegistryTest, ListenersWakeWhenAFittingOfferArrives) {
+  reg.listen("big-pod", [](const Offer& o) { return o.resources.cpus >= 8; });
+  reg.listen("small-pod", [](const Offer& o) { return o.resources.cpus >= 1; });
+  reg.add(offer("o1", "a", 2, 512), 0);
+  EXPECT_EQ(reg.wake("o1"), std::vector<std::string>{"small-pod"});
+  EXPECT_TRUE(reg.wake("o1").empty());  // woken once
+  reg.add(offer("o2", "b", 16, 512), 0);
+  EXPECT_EQ(reg.wake("o2"), std::vector<std::string>{"big-pod"});
+  reg.listen("gone", kAny);
+  reg.unlisten("gone");
+  reg.add(offer("o3", "c", 1, 1), 0);
+  EXPECT_TRUE(reg.wake("o3").empty());
+}
+
+TEST_F(OfferRegistryTest, FreeTotalCountsLiveUnclaimedOffers) {
+  reg.add(offer("o1", "a", 2, 1024), 0);
+  reg.add(offer("o2", "b", 3, 2048), 0);
+  reg.acquire_first([](const Offer& o) { return o.id == "o2"; }, "p", 0);
+  EXPECT_EQ(reg.free_total().cpus, 2);
+  EXPECT_EQ(reg.free_total().mem_mib, 1024);
+  EXPECT_EQ(*reg.next_deadline(), 5'000u);
+}
+
+TEST(Placement, FitsByResourcesPortsNodeNameAndSelector) {
+  const Offer o = offer("o", "edge-1", 2, 1024, {{31000, 32000}, {8080, 8080}});
+  const Labels labels = {{"zone", "north"}, {"gpu", "yes"}};
+  struct Case {
+    const char* name;
+    PodNeeds pod;
+    std::optional<std::string> why;
+  } cases[] = {
+      {"fits", {1, 512, {}, "", {}}, std::nullopt},
+      {"exactly fits", {2, 1024, {}, "", {}}, std::nullopt},
+      {"too many cpus", {2.5, 512, {}, "", {}}, "insufficient cpus"},
+      {"too much memory", {1, 2048, {}, "", {}}, "insufficient memory"},
+      {"ports in ranges", {1, 1, {31000, 32000, 8080}, "", {}}, std::nullopt},
+      {"port outside", {1, 1, {80}, "", {}}, "hostPort 80 not offered"},
+      {"port twice", {1, 1, {31500, 31500}, "", {}}, "hostPort 31500 asked twice"},
+      {"node name matches", {1, 1, {}, "edge-1", {}}, std::nullopt},
+      {"node name differs", {1, 1, {}, "edge-2", {}}, "spec.nodeName is edge-2"},
+      {"selector matches", {1, 1, {}, "", {{"zone", "north"}}}, std::nullopt},
+      {"selector differs", {1, 1, {}, "", {{"zone", "south"}}}, "nodeSelector does not match"},
+      {"selector label missing", {1, 1, {}, "", {{"ssd", "yes"}}}, "nodeSelector does not match"},
+      {"float sums", {0.1 + 0.2, 1, {}, "", {}}, std::nullopt},
+  };
+  for (const auto& c : cases) EXPECT_EQ(misfit(c.pod, o, labels), c.why) << c.name;
+  const Offer tight = offer("t", "edge-1", 0.3, 64);
+  EXPECT_EQ(misfit({0.1 + 0.2, 64, {}, "", {}}, tight, labels), std::nullopt);
+}
+
+}  // namespace
+}  // namespace uvsched
