@@ -1,0 +1,41 @@
+#include "policy/pod_task.h"
+
+namespace uvsched {
+
+bool is_terminal_mesos_state(std::string_view s) {
+  return s == "TASK_FINISHED" || s == "TASK_FAILED" || s == "TASK_KILLED" || s == "TASK_LOST" || s == "TASK_ERROR" ||
+         s == "TASK_DROPPED" || s == "TASK_GONE";
+}
+
+Transition apply_status(PodTask& task, std::string_view s) {
+  if (task.state == TaskState::kGone) return {TaskAction::kNone, "task already gone"};
+  if (s == "TASK_STAGING") return {TaskAction::kNone, ""};
+  if (s == "TASK_STARTING") {
+    if (task.bound) return {TaskAction::kNone, ""};
+    task.bound = true;
+    return {TaskAction::kBind, ""};
+  }
+  if (s == "TASK_RUNNING") {
+    if (task.state == TaskState::kFinished) return {TaskAction::kError, "RUNNING after FINISHED"};
+    task.bound = true;
+    bool changed = task.state != TaskState::kRunning;
+    task.state = TaskState::kRunning;
+    return {changed ? TaskAction::kMarkRunning : TaskAction::kNone, ""};
+  }
+  if (s == "TASK_FINISHED") {
+    if (task.state == TaskState::kPending) {
+      // Upstream panicked here. A task cannot finish before it ran.
+      return {TaskAction::kError, "FINISHED on a Pending task"};
+    }
+    task.state = TaskState::kFinished;
+    return {TaskAction::kMarkSucceeded, ""};
+  }
+  if (is_terminal_mesos_state(s)) {
+    if (task.state == TaskState::kFinished) return {TaskAction::kNone, "already finished"};
+    task.state = TaskState::kGone;
+    return {task.deleted ? TaskAction::kRemoveDeleted : TaskAction::kRemoveFailed, std::string(s)};
+  }
+  return {TaskAction::kError, "unknown task state " + std::string(s)};
+}
+
+}  // namespace uvsched

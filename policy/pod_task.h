@@ -1,0 +1,45 @@
+// A pod's task on an agent and how Mesos task states move it (the seed's
+// podtask.T): Pending -> Running -> Finished, with the flags Launched, Bound
+// and Deleted. Pure: a status in, the new state and what to do out.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace uvsched {
+
+enum class TaskState { kPending, kRunning, kFinished, kGone };
+
+struct PodTask {
+  std::string id;         // task id
+  std::string pod_key;    // namespace/name
+  std::string agent;      // hostname
+  std::string offer_id;
+  TaskState state = TaskState::kPending;
+  bool launched = false;
+  bool bound = false;
+  bool deleted = false;   // the pod was deleted: a KILL is on its way
+};
+
+// What the scheduler does after a status update.
+enum class TaskAction {
+  kNone,
+  kBind,          // TASK_STARTING: the pod is bound to the agent
+  kMarkRunning,   // pod phase Running
+  kMarkSucceeded, // pod phase Succeeded
+  kRemoveFailed,  // the task is gone: pod Failed, or re-queued by its restart policy
+  kRemoveDeleted, // the task is gone after a delete: the pod object goes too
+  kError,         // a status that makes no sense here; logged, never a crash
+};
+
+struct Transition {
+  TaskAction action = TaskAction::kNone;
+  std::string note;  // why, for the log
+};
+
+// Applies a Mesos TaskState name ("TASK_RUNNING", ...) to `task`.
+Transition apply_status(PodTask& task, std::string_view mesos_state);
+
+bool is_terminal_mesos_state(std::string_view s);
+
+}  // namespace uvsched
