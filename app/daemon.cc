@@ -2,6 +2,7 @@
 
 #include "handlers/ops/ops_routes.h"
 #include "handlers/pods/discovery.h"
+#include "policy/fair_share.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
 #include "storage/store_factory.h"
@@ -50,6 +51,25 @@ int Daemon::start() {
   ml_->add_routes(router_);
   pods_ = std::make_unique<PodRegistry>(*store_, clock_, [this] { return is_leader(); });
   pods_->add_routes(router_);
+  AgentHub::Settings agents;
+  agents.offer_ttl_ms = config_.offer_ttl_ms;
+  agents.offer_linger_ms = config_.offer_linger_ttl_ms;
+  agents.agent_timeout_ms = config_.agent_timeout_ms;
+  hub_ = std::make_unique<AgentHub>(clock_, metrics_, agents);
+  hub_->add_routes(router_);
+  scheduler_ = std::make_unique<PodScheduler>(loop_, *store_, clock_, *hub_, metrics_, [this] { return is_leader(); });
+  pods_->set_nodes([this] { return hub_->nodes(); });
+  pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {
+    return scheduler_->handle_delete(ns, name, std::move(res));
+  });
+  if (config_.function_size) {
+    // The ML cap: how many functions of the configured size the live offers hold.
+    FunctionSize fs = *config_.function_size;
+    ml_->set_capacity([this, fs]() -> std::optional<long> {
+      Resources free = hub_->offers().free_total();
+      return functions_that_fit(free.cpus, free.mem_mib, fs.cpus, fs.mem_mib);
+    });
+  }
   int rc = server_->listen(config_.listen_host, config_.listen_port);
   if (rc != 0) {
     log_error("listen_failed").kv("host", config_.listen_host).kv("port", static_cast<int>(config_.listen_port))
@@ -57,12 +77,15 @@ int Daemon::start() {
     client_->close([] {});
     store_->close([this] {
       ml_.reset();
+      scheduler_.reset();
+      hub_.reset();
       pods_.reset();
     });
     return rc;
   }
   ml_->start();
   pods_->start();
+  scheduler_->start();
   log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
       .kv("store", config_.store);
   if (config_.store.rfind("etcd:", 0) == 0) {
@@ -84,6 +107,8 @@ void Daemon::stop(std::function<void()> done) {
   log_info("stopping").kv("connections", static_cast<uint64_t>(server_->connection_count()));
   if (election_) election_->stop();  // hand over at once rather than after the TTL
   if (ml_) ml_->stop();
+  if (scheduler_) scheduler_->stop();
+  if (hub_) hub_->stop();
   // Requests in flight may still write to the store: close it after them.
   server_->shutdown([this, done = std::move(done)]() mutable {
     auto finish = [done = std::move(done)] {
@@ -95,6 +120,8 @@ void Daemon::stop(std::function<void()> done) {
     auto close_store = [this, finish = std::move(finish)]() mutable {
       auto release = [this, finish = std::move(finish)]() mutable {
         ml_.reset();
+        scheduler_.reset();
+        hub_.reset();
         pods_.reset();
         finish();
       };

@@ -15,9 +15,11 @@
 #include <memory>
 
 #include "app/config.h"
+#include "handlers/agents/agent_hub.h"
 #include "handlers/ml/ml_scheduler.h"
 #include "handlers/ops/http_metrics.h"
 #include "handlers/pods/pod_registry.h"
+#include "handlers/pods/pod_scheduler.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/ops/readiness.h"
 #include "handlers/router.h"
@@ -68,6 +70,8 @@ class Daemon {
   std::unique_ptr<HttpClient> client_;  // parameter server, router
   std::unique_ptr<MlScheduler> ml_;
   std::unique_ptr<PodRegistry> pods_;
+  std::unique_ptr<AgentHub> hub_;
+  std::unique_ptr<PodScheduler> scheduler_;
   bool stopping_ = false;
 };
 

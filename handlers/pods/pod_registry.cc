@@ -323,6 +323,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
 void PodRegistry::delete_pod(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   std::string ns = ctx.param("ns"), name = ctx.param("name");
+  if (delete_hook_ && delete_hook_(ns, name, ctx.responder)) return;
   Responder res = ctx.responder;
   store_.del(pod_key(ns, name), false, [res, name](WriteResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));

@@ -29,6 +29,10 @@ class PodRegistry {
 
   PodRegistry(Store& store, Clock& clock, std::function<bool()> is_leader);
   void set_nodes(NodeLister nodes) { nodes_ = std::move(nodes); }
+  // Asked before a pod is deleted; true when it took the request over (a
+  // launched pod: KILL first, the object goes once its task is gone).
+  using DeleteHook = std::function<bool(const std::string& ns, const std::string& name, Responder res)>;
+  void set_delete_hook(DeleteHook hook) { delete_hook_ = std::move(hook); }
   void add_routes(Router& router);
   // Makes sure the namespaces every cluster has (default, kube-system) exist.
   void start();
@@ -64,6 +68,7 @@ class PodRegistry {
   Clock& clock_;
   std::function<bool()> is_leader_;
   NodeLister nodes_;
+  DeleteHook delete_hook_;
 };
 
 }  // namespace uvsched

@@ -58,6 +58,18 @@ class PodRegistryTest : public ::testing::Test {
                                  const std::string& headers = {}) {
     return http_request(daemon_->port(), method, path, body, headers);
   }
+  // The pod once the scheduler has said why it is pending (it writes the
+  // PodScheduled condition once, which moves the resourceVersion).
+  std::string settled(const std::string& name) {
+    auto until = std::chrono::steady_clock::now() + 10s;
+    std::string body;
+    while (std::chrono::steady_clock::now() < until) {
+      body = req("GET", "/api/v1/namespaces/default/pods/" + name)->body;
+      if (body.find("\"PodScheduled\"") != std::string::npos) break;
+      std::this_thread::sleep_for(10ms);
+    }
+    return body;
+  }
   std::string kubectl(const std::string& args, int* code = nullptr) {
     std::string out;
     int rc = sh("kubectl --server " + base_ + " " + args, &out);
@@ -92,7 +104,12 @@ TEST_F(PodRegistryTest, CreateFillsDefaultsAndGetReturnsIt) {
   auto g = req("GET", "/api/v1/namespaces/default/pods/web");
   ASSERT_TRUE(g);
   EXPECT_EQ(g->status, 200);
-  EXPECT_EQ(field(g->body, {"metadata", "resourceVersion"}), rv);
+  EXPECT_EQ(field(g->body, {"metadata", "uid"}), field(c->body, {"metadata", "uid"}));
+  EXPECT_GE(std::stoll(field(g->body, {"metadata", "resourceVersion"})), std::stoll(rv));
+  // With no agent offering anything, the scheduler says why the pod waits.
+  std::string waiting = settled("web");
+  EXPECT_NE(waiting.find(R"("type":"PodScheduled","status":"False","reason":"Unschedulable","message":"no offers")"),
+            std::string::npos) << waiting;
   EXPECT_EQ(field(g->body, {"spec", "containers"}),
             R"([{"name":"c","image":"nginx","resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}])");
 }
@@ -137,7 +154,7 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
 
 TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {
   auto c = req("POST", "/api/v1/namespaces/default/pods", kPod);
-  std::string rv = field(c->body, {"metadata", "resourceVersion"});
+  std::string rv = field(settled("web"), {"metadata", "resourceVersion"});
   std::string updated = R"({"metadata":{"name":"web","resourceVersion":")" + rv +
                         R"(","labels":{"app":"v2"}},"spec":{"containers":[{"name":"c","image":"nginx:2"}]}})";
   auto put = req("PUT", "/api/v1/namespaces/default/pods/web", updated);

@@ -1,0 +1,342 @@
+#include "handlers/agents/agent_hub.h"
+
+#include "handlers/json_response.h"
+#include "handlers/pods/pod_validation.h"
+#include "reactor/json_writer.h"
+#include "reactor/log.h"
+
+namespace uvsched {
+namespace {
+
+HttpResponse bad(std::string_view message, std::string_view field = {}) { return json_error(400, message, field); }
+
+std::string state_name(OfferRegistry::State s) {
+  switch (s) {
+    case OfferRegistry::State::kLive: return "live";
+    case OfferRegistry::State::kClaimed: return "claimed";
+    case OfferRegistry::State::kExpired: return "expired";
+  }
+  return "?";
+}
+
+void write_resources(JsonWriter& w, const Resources& r) {
+  w.begin_array();
+  w.begin_object().key("name").value("cpus").key("type").value("SCALAR");
+  w.key("scalar").begin_object().key("value").value(r.cpus).end_object().end_object();
+  w.begin_object().key("name").value("mem").key("type").value("SCALAR");
+  w.key("scalar").begin_object().key("value").value(r.mem_mib).end_object().end_object();
+  if (!r.ports.empty()) {
+    w.begin_object().key("name").value("ports").key("type").value("RANGES").key("ranges").begin_object();
+    w.key("range").begin_array();
+    for (const auto& p : r.ports) {
+      w.begin_object().key("begin").value(static_cast<uint64_t>(p.begin)).key("end").value(static_cast<uint64_t>(p.end)).end_object();
+    }
+    w.end_array().end_object().end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+bool parse_resources(const JsonValue& list, Resources* out, std::string* error) {
+  if (!list.is_array()) {
+    *error = "resources must be an array";
+    return false;
+  }
+  for (const auto& r : list.items()) {
+    std::string name = r.str("name");
+    if (name == "cpus" || name == "mem") {
+      const JsonValue* v = r.find({"scalar", "value"});
+      auto n = v ? v->as_number() : std::nullopt;
+      if (!n || *n < 0) {
+        *error = "resource " + name + " needs scalar.value >= 0";
+        return false;
+      }
+      (name == "cpus" ? out->cpus : out->mem_mib) += *n;
+    } else if (name == "ports") {
+      const JsonValue* ranges = r.find({"ranges", "range"});
+      if (ranges == nullptr || !ranges->is_array()) {
+        *error = "resource ports needs ranges.range";
+        return false;
+      }
+      for (const auto& range : ranges->items()) {
+        const JsonValue* b = range.get("begin");
+        const JsonValue* e = range.get("end");
+        int64_t begin = b ? b->as_integer().value_or(-1) : -1;
+        int64_t end = e ? e->as_integer().value_or(-1) : -1;
+        if (begin < 0 || end > 65535 || begin > end) {
+          *error = "a port range needs 0 <= begin <= end <= 65535";
+          return false;
+        }
+        out->ports.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
+      }
+    }
+    // Other resources (disk, gpus) are accepted and not scheduled on.
+  }
+  return true;
+}
+
+AgentHub::AgentHub(Clock& clock, MetricsRegistry& metrics, Settings settings)
+    : clock_(clock),
+      settings_(settings),
+      offers_({settings.offer_ttl_ms, settings.offer_linger_ms}),
+      offer_timer_(clock.new_timer()),
+      heartbeat_timer_(clock.new_timer()),
+      offer_events_(metrics.counter("uvsched_offer_events_total", "Offers by what happened to them.")),
+      agent_events_(metrics.counter("uvsched_agent_events_total", "Agent subscriptions, losses and messages.")) {
+  metrics.gauge("uvsched_offers_live", "Offers live and unclaimed.",
+                [this](const GaugeEmit& emit) { emit("", static_cast<double>(offers_.live_count())); });
+  metrics.gauge("uvsched_agents_connected", "Agents with an open event stream.", [this](const GaugeEmit& emit) {
+    double n = 0;
+    for (const auto& [h, a] : agents_) n += a->connected ? 1 : 0;
+    emit("", n);
+  });
+  heartbeat_timer_->start(settings_.heartbeat_ms, [this] { heartbeat(); });
+}
+
+AgentHub::~AgentHub() = default;
+
+void AgentHub::stop() {
+  offer_timer_->stop();
+  heartbeat_timer_->stop();
+  for (auto& [h, a] : agents_) a->lost_timer.reset();
+}
+
+void AgentHub::add_routes(Router& router) {
+  router.add("POST", "/v1/agents/{host}/subscribe", [this](RequestContext& ctx) { subscribe(ctx); });
+  router.add("POST", "/v1/agents/{host}/offers", [this](RequestContext& ctx) { post_offers(ctx); });
+  router.add("DELETE", "/v1/agents/{host}/offers/{id}", [this](RequestContext& ctx) { rescind(ctx); });
+  router.add("POST", "/v1/agents/{host}/status", [this](RequestContext& ctx) { post_status(ctx); });
+  router.add("POST", "/v1/agents/{host}/message", [this](RequestContext& ctx) { post_message(ctx); });
+  router.add("POST", "/v1/agents/{host}/executor-lost", [this](RequestContext& ctx) { post_executor_lost(ctx); });
+  router.add("GET", "/v1/agents", [this](RequestContext& ctx) { list_agents(ctx); });
+  router.add("GET", "/v1/offers", [this](RequestContext& ctx) { list_offers(ctx); });
+}
+
+const AgentHub::Agent* AgentHub::agent(const std::string& hostname) const {
+  auto it = agents_.find(hostname);
+  return it == agents_.end() ? nullptr : it->second.get();
+}
+
+bool AgentHub::send(const std::string& hostname, const std::string& json_line) {
+  auto it = agents_.find(hostname);
+  if (it == agents_.end() || !it->second->connected) return false;
+  return it->second->stream.write(json_line + "\n");
+}
+
+void AgentHub::subscribe(RequestContext& ctx) {
+  std::string host = ctx.param("host"), error;
+  auto body = JsonValue::parse(ctx.request.body.empty() ? "{}" : ctx.request.body, &error);
+  if (!body || !body->is_object()) return ctx.reply(bad(body ? "the body must be an object" : error));
+  Labels agent_labels;
+  if (const JsonValue* l = body->get("labels"); l && !l->is_null()) {
+    if (!l->is_object()) return ctx.reply(bad("labels must be an object of strings", "labels"));
+    for (const auto& [k, v] : l->members()) {
+      if (!v.is_string()) return ctx.reply(bad("label " + k + " must be a string", "labels"));
+      agent_labels[k] = v.text();
+    }
+  }
+  Resources total;
+  if (const JsonValue* r = body->get("resources"); r && !r->is_null()) {
+    if (!parse_resources(*r, &total, &error)) return ctx.reply(bad(error, "resources"));
+  }
+  auto& slot = agents_[host];
+  bool known = slot != nullptr;
+  bool reregistered = known && (slot->connected || slot->lost_timer);
+  if (!slot) {
+    slot = std::make_unique<Agent>();
+    slot->hostname = host;
+    slot->agent_id = host + "-" + std::to_string(clock_.unix_ms());
+  }
+  Agent& a = *slot;
+  if (a.connected) a.stream.end();  // a second subscribe replaces the first stream
+  a.lost_timer.reset();
+  a.labels = std::move(agent_labels);
+  a.total = total;
+  a.subscribed_unix_ms = clock_.unix_ms();
+  a.stream = ctx.responder.start_stream(200, "application/x-ndjson");
+  a.connected = true;
+  ResponseStream mine = a.stream;
+  a.stream.on_close([this, host, mine] { disconnected(host, mine); });
+  JsonWriter w;
+  w.begin_object().key("type").value("SUBSCRIBED").key("agent_id").begin_object().key("value").value(a.agent_id).end_object();
+  w.key("heartbeat_interval_seconds").value(static_cast<double>(settings_.heartbeat_ms) / 1000).end_object();
+  a.stream.write(w.take() + "\n");
+  agent_events_.add(labels({{"event", reregistered ? "reregistered" : "registered"}}));
+  log_info(reregistered ? "agent_reregistered" : "agent_registered").kv("agent", host);
+  if (reregistered && events_) events_->agent_reregistered(host);
+}
+
+void AgentHub::disconnected(const std::string& hostname, const ResponseStream& which) {
+  auto it = agents_.find(hostname);
+  if (it == agents_.end()) return;
+  Agent& a = *it->second;
+  (void)which;
+  if (a.stream.open()) return;  // a newer stream replaced this one
+  a.connected = false;
+  log_warn("agent_disconnected").kv("agent", hostname).kv("timeout_ms", settings_.agent_timeout_ms);
+  a.lost_timer = clock_.new_timer();
+  a.lost_timer->start(settings_.agent_timeout_ms, [this, hostname] { lose(hostname); });
+}
+
+void AgentHub::lose(const std::string& hostname) {
+  auto it = agents_.find(hostname);
+  if (it == agents_.end() || it->second->connected) return;
+  log_warn("agent_lost").kv("agent", hostname);
+  agent_events_.add(labels({{"event", "lost"}}));
+  offers_.invalidate_agent(hostname, clock_.now_ms());
+  agents_.erase(it);  // SlaveLost: it must subscribe afresh
+  if (events_) events_->agent_lost(hostname);
+}
+
+void AgentHub::post_offers(RequestContext& ctx) {
+  std::string host = ctx.param("host"), error;
+  auto it = agents_.find(host);
+  if (it == agents_.end() || !it->second->connected) {
+    return ctx.reply(json_error(409, "agent " + host + " is not subscribed; subscribe first", "host"));
+  }
+  auto body = JsonValue::parse(ctx.request.body, &error);
+  const JsonValue* list = body ? body->get("offers") : nullptr;
+  if (!list || !list->is_array()) return ctx.reply(bad(body ? "offers must be an array" : error, "offers"));
+  std::vector<Offer> parsed;
+  for (size_t i = 0; i < list->items().size(); ++i) {
+    const JsonValue& o = list->items()[i];
+    Offer offer;
+    offer.agent = host;
+    if (const JsonValue* id = o.find({"id", "value"}); id && id->is_string() && !id->text().empty()) offer.id = id->text();
+    const JsonValue* res = o.get("resources");
+    if (!res || !parse_resources(*res, &offer.resources, &error)) {
+      return ctx.reply(bad(res ? error : "offers[" + std::to_string(i) + "].resources is required",
+                           "offers[" + std::to_string(i) + "].resources"));
+    }
+    parsed.push_back(std::move(offer));
+  }
+  uint64_t now = clock_.now_ms();
+  std::vector<std::string> ids;
+  JsonWriter w;
+  w.begin_object().key("offer_ids").begin_array();
+  for (auto& o : parsed) {
+    if (o.id.empty()) o.id = host + "-o" + std::to_string(next_offer_++);
+    std::string id = o.id;
+    if (!offers_.add(std::move(o), now)) return ctx.reply(json_error(409, "offer id " + id + " is already known", "id"));
+    offer_events_.add(labels({{"event", "offered"}}));
+    ids.push_back(id);
+    w.begin_object().key("value").value(id).end_object();
+  }
+  w.end_array().end_object();
+  ctx.reply(json_response(200, w.take()));
+  tick_offers();
+  if (events_ && !ids.empty()) events_->offers_arrived(ids);
+}
+
+void AgentHub::rescind(RequestContext& ctx) {
+  std::string id = ctx.param("id");
+  if (!offers_.state(id)) return ctx.reply(json_error(404, "no offer " + id, "id"));
+  offers_.rescind(id, clock_.now_ms());
+  offer_events_.add(labels({{"event", "rescinded"}}));
+  ctx.reply(json_response(200, "{}"));
+  tick_offers();
+}
+
+void AgentHub::post_status(RequestContext& ctx) {
+  std::string host = ctx.param("host"), error;
+  auto body = JsonValue::parse(ctx.request.body, &error);
+  const JsonValue* list = body ? body->get("statuses") : nullptr;
+  if (!list || !list->is_array()) return ctx.reply(bad(body ? "statuses must be an array" : error, "statuses"));
+  for (size_t i = 0; i < list->items().size(); ++i) {
+    const JsonValue& st = list->items()[i];
+    std::string f = "statuses[" + std::to_string(i) + "]";
+    if (!st.find({"task_id", "value"}) || st.find({"task_id", "value"})->text().empty()) {
+      return ctx.reply(bad(f + ".task_id.value is required", f + ".task_id.value"));
+    }
+    if (st.str("state").rfind("TASK_", 0) != 0) return ctx.reply(bad(f + ".state must be a TASK_* state", f + ".state"));
+  }
+  ctx.reply(json_response(200, "{}"));
+  if (events_) {
+    for (const auto& st : list->items()) events_->status_update(host, st);
+  }
+}
+
+void AgentHub::post_message(RequestContext& ctx) {
+  agent_events_.add(labels({{"event", "framework_message"}}));
+  log_info("framework_message").kv("agent", ctx.param("host")).kv("bytes", static_cast<uint64_t>(ctx.request.body.size()));
+  ctx.reply(json_response(200, "{}"));
+}
+
+void AgentHub::post_executor_lost(RequestContext& ctx) {
+  agent_events_.add(labels({{"event", "executor_lost"}}));
+  log_warn("executor_lost").kv("agent", ctx.param("host"));
+  ctx.reply(json_response(200, "{}"));
+}
+
+void AgentHub::list_agents(RequestContext& ctx) {
+  JsonWriter w;
+  w.begin_object().key("agents").begin_array();
+  for (const auto& [host, a] : agents_) {
+    w.begin_object().key("hostname").value(host).key("agent_id").value(a->agent_id).key("connected").value(a->connected);
+    w.key("labels").begin_object();
+    for (const auto& [k, v] : a->labels) w.key(k).value(v);
+    w.end_object().key("resources");
+    write_resources(w, a->total);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  ctx.reply(json_response(200, w.take()));
+}
+
+void AgentHub::list_offers(RequestContext& ctx) {
+  JsonWriter w;
+  w.begin_object().key("offers").begin_array();
+  for (const auto& [o, state] : offers_.all()) {
+    w.begin_object().key("id").begin_object().key("value").value(o->id).end_object();
+    w.key("agent").value(o->agent).key("state").value(state_name(state)).key("resources");
+    write_resources(w, o->resources);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  ctx.reply(json_response(200, w.take()));
+}
+
+// Keeps one timer at the registry's next deadline.
+void AgentHub::tick_offers() {
+  uint64_t now = clock_.now_ms();
+  for (const auto& id : offers_.tick(now)) {
+    offer_events_.add(labels({{"event", "declined"}}));
+    log_debug("offer_declined").kv("offer", id);
+  }
+  if (auto next = offers_.next_deadline()) {
+    offer_timer_->start(*next > now ? *next - now : 0, [this] { tick_offers(); });
+  }
+}
+
+void AgentHub::heartbeat() {
+  for (auto& [host, a] : agents_) {
+    if (a->connected) a->stream.write("{\"type\":\"HEARTBEAT\"}\n");
+  }
+  heartbeat_timer_->start(settings_.heartbeat_ms, [this] { heartbeat(); });
+}
+
+std::vector<JsonValue> AgentHub::nodes() const {
+  std::vector<JsonValue> out;
+  for (const auto& [host, a] : agents_) {
+    JsonWriter w;
+    w.begin_object().key("kind").value("Node").key("apiVersion").value("v1");
+    w.key("metadata").begin_object().key("name").value(host).key("uid").value(a->agent_id);
+    w.key("creationTimestamp").value(rfc3339(a->subscribed_unix_ms)).key("labels").begin_object();
+    for (const auto& [k, v] : a->labels) w.key(k).value(v);
+    w.key("kubernetes.io/hostname").value(host).end_object().end_object();
+    w.key("status").begin_object();
+    for (const char* which : {"capacity", "allocatable"}) {
+      w.key(which).begin_object().key("cpu").value(std::to_string(a->total.cpus));
+      w.key("memory").value(std::to_string(static_cast<int64_t>(a->total.mem_mib)) + "Mi").end_object();
+    }
+    w.key("conditions").begin_array().begin_object().key("type").value("Ready");
+    w.key("status").value(a->connected ? "True" : "Unknown").key("reason").value(a->connected ? "AgentConnected" : "AgentDisconnected");
+    w.end_object().end_array().end_object().end_object();
+    std::string error;
+    if (auto v = JsonValue::parse(w.str(), &error)) out.push_back(std::move(*v));
+  }
+  return out;
+}
+
+}  // namespace uvsched

@@ -1,0 +1,98 @@
+// The node agents (Mesos "slaves"): each subscribes with a long-lived
+// newline-delimited JSON stream that carries its events (SUBSCRIBED, LAUNCH,
+// KILL, RECONCILE, MESSAGE, HEARTBEAT), posts offers of its free resources,
+// rescinds them, and reports task statuses. An agent whose stream closed and
+// that is not back within --agent-timeout is lost: its offers are
+// invalidated and its tasks reported LOST. The hub owns the agents and the
+// offers registry; what tasks mean is the scheduler's business (AgentEvents).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "handlers/json_value.h"
+#include "handlers/ops/metrics_registry.h"
+#include "handlers/router.h"
+#include "policy/label_selector.h"
+#include "policy/offer_registry.h"
+#include "reactor/clock.h"
+
+namespace uvsched {
+
+// What the hub tells the scheduler.
+class AgentEvents {
+ public:
+  virtual ~AgentEvents() = default;
+  virtual void offers_arrived(const std::vector<std::string>& offer_ids) = 0;
+  virtual void status_update(const std::string& agent, const JsonValue& status) = 0;
+  // The agent came back within the timeout (Reregistered): reconcile its tasks.
+  virtual void agent_reregistered(const std::string& agent) = 0;
+  virtual void agent_lost(const std::string& agent) = 0;
+};
+
+class AgentHub {
+ public:
+  struct Settings {
+    uint64_t offer_ttl_ms = 5'000;
+    uint64_t offer_linger_ms = 120'000;
+    uint64_t agent_timeout_ms = 30'000;
+    uint64_t heartbeat_ms = 10'000;
+  };
+  struct Agent {
+    std::string hostname;
+    std::string agent_id;
+    Labels labels;
+    Resources total;
+    ResponseStream stream;
+    bool connected = false;
+    uint64_t subscribed_unix_ms = 0;
+    std::unique_ptr<Timer> lost_timer;
+  };
+
+  AgentHub(Clock& clock, MetricsRegistry& metrics, Settings settings);
+  ~AgentHub();
+  void set_events(AgentEvents* events) { events_ = events; }
+  void add_routes(Router& router);
+
+  // Sends one event line to the agent; false when it is not connected.
+  bool send(const std::string& agent, const std::string& json_line);
+  const Agent* agent(const std::string& hostname) const;
+  const std::map<std::string, std::unique_ptr<Agent>>& agents() const { return agents_; }
+  OfferRegistry& offers() { return offers_; }
+  // Node objects for the pod registry's /api/v1/nodes.
+  std::vector<JsonValue> nodes() const;
+  void stop();
+
+ private:
+  void subscribe(RequestContext& ctx);
+  void post_offers(RequestContext& ctx);
+  void rescind(RequestContext& ctx);
+  void post_status(RequestContext& ctx);
+  void post_message(RequestContext& ctx);
+  void post_executor_lost(RequestContext& ctx);
+  void list_agents(RequestContext& ctx);
+  void list_offers(RequestContext& ctx);
+  void disconnected(const std::string& hostname, const ResponseStream& which);
+  void lose(const std::string& hostname);
+  void tick_offers();
+  void heartbeat();
+
+  Clock& clock_;
+  Settings settings_;
+  AgentEvents* events_ = nullptr;
+  OfferRegistry offers_;
+  std::map<std::string, std::unique_ptr<Agent>> agents_;
+  std::unique_ptr<Timer> offer_timer_;
+  std::unique_ptr<Timer> heartbeat_timer_;
+  uint64_t next_offer_ = 1;
+  CounterFamily& offer_events_;
+  CounterFamily& agent_events_;
+};
+
+// Parses Mesos v1 resources ([{"name":"cpus","type":"SCALAR","scalar":{"value":2}}, ...]).
+bool parse_resources(const JsonValue& list, Resources* out, std::string* error);
+
+}  // namespace uvsched

@@ -1,0 +1,45 @@
+#include "handlers/pods/pod_needs.h"
+
+#include "policy/quantity.h"
+
+namespace uvsched {
+namespace {
+
+// milli-units of `resource` for one container: request, else limit, else nullopt.
+std::optional<int64_t> asked(const JsonValue& container, const char* resource) {
+  for (const char* kind : {"requests", "limits"}) {
+    const JsonValue* q = container.find({"resources", kind, resource});
+    if (q == nullptr || q->is_null()) continue;
+    if (auto v = parse_quantity_milli(q->text())) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+PodNeeds pod_needs(const JsonValue& pod) {
+  PodNeeds needs;
+  if (const JsonValue* containers = pod.find({"spec", "containers"}); containers && containers->is_array()) {
+    for (const auto& c : containers->items()) {
+      auto cpu = asked(c, "cpu");
+      auto mem = asked(c, "memory");
+      needs.cpus += cpu ? static_cast<double>(*cpu) / 1000.0 : kDefaultCpus;
+      // Memory quantities are bytes: milli-bytes / 1000 / 2^20 is MiB.
+      needs.mem_mib += mem ? static_cast<double>(*mem) / 1000.0 / (1024.0 * 1024.0) : kDefaultMemMib;
+      if (const JsonValue* ports = c.get("ports"); ports && ports->is_array()) {
+        for (const auto& p : ports->items()) {
+          if (const JsonValue* hp = p.get("hostPort")) {
+            if (auto n = hp->as_integer(); n && *n > 0) needs.host_ports.push_back(static_cast<uint32_t>(*n));
+          }
+        }
+      }
+    }
+  }
+  if (const JsonValue* n = pod.find({"spec", "nodeName"}); n && n->is_string()) needs.node_name = n->text();
+  if (const JsonValue* sel = pod.find({"spec", "nodeSelector"}); sel && sel->is_object()) {
+    for (const auto& [k, v] : sel->members()) needs.node_selector[k] = v.text();
+  }
+  return needs;
+}
+
+}  // namespace uvsched

@@ -1,0 +1,467 @@
+#include "handlers/pods/pod_scheduler.h"
+
+#include <random>
+
+#include "handlers/pods/k8s_status.h"
+#include "handlers/pods/pod_needs.h"
+#include "handlers/pods/pod_registry.h"
+#include "handlers/pods/pod_validation.h"
+#include "reactor/json_writer.h"
+#include "reactor/log.h"
+#include "storage/base64.h"
+
+namespace uvsched {
+namespace {
+
+std::string key_of(const JsonValue& pod) {
+  const JsonValue* ns = pod.find({"metadata", "namespace"});
+  const JsonValue* name = pod.find({"metadata", "name"});
+  return (ns ? ns->text() : "default") + "/" + (name ? name->text() : "");
+}
+
+std::string annotation(const JsonValue& pod, const char* key) {
+  const JsonValue* a = pod.find({"metadata", "annotations"});
+  return a ? a->str(key) : "";
+}
+
+std::string new_task_id(const std::string& key) {
+  static std::mt19937_64 rng{std::random_device{}()};
+  char buf[20];
+  snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
+  std::string id = "pod." + key + "." + buf;
+  for (char& c : id) {
+    if (c == '/') c = '.';
+  }
+  return id;
+}
+
+std::string phase_of(const JsonValue& pod) {
+  const JsonValue* p = pod.find({"status", "phase"});
+  return p ? p->text() : "";
+}
+
+void set_condition(JsonValue& pod, const std::string& type, const std::string& status, const std::string& reason,
+                   const std::string& message, const std::string& now) {
+  JsonValue& conds = pod.ensure({"status"}).at("conditions");
+  if (!conds.is_array()) conds = JsonValue::array();
+  JsonValue c = JsonValue::object();
+  c.set("type", JsonValue::string(type));
+  c.set("status", JsonValue::string(status));
+  if (!reason.empty()) c.set("reason", JsonValue::string(reason));
+  if (!message.empty()) c.set("message", JsonValue::string(message));
+  c.set("lastTransitionTime", JsonValue::string(now));
+  for (auto& existing : conds.items()) {
+    if (existing.str("type") == type) {
+      existing = std::move(c);
+      return;
+    }
+  }
+  conds.push(std::move(c));
+}
+
+}  // namespace
+
+PodScheduler::PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
+                           std::function<bool()> is_leader)
+    : loop_(loop),
+      store_(store),
+      clock_(clock),
+      hub_(hub),
+      is_leader_(std::move(is_leader)),
+      queue_timer_(clock.new_timer()),
+      pass_(loop, [this] { schedule_due(); }),
+      placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")) {
+  metrics.gauge("uvsched_pods_pending", "Pods waiting for a place.",
+                [this](const GaugeEmit& emit) { emit("", static_cast<double>(pending_.size())); });
+  metrics.gauge("uvsched_pod_tasks", "Pod tasks launched on agents by state.", [this](const GaugeEmit& emit) {
+    double pending = 0, running = 0;
+    for (const auto& [id, t] : tasks_) (t.state == TaskState::kRunning ? running : pending) += 1;
+    emit(labels({{"state", "launched"}}), pending);
+    emit(labels({{"state", "running"}}), running);
+  });
+  hub_.set_events(this);
+}
+
+PodScheduler::~PodScheduler() {
+  hub_.set_events(nullptr);
+  if (watching_) store_.cancel_watch(watch_);
+}
+
+void PodScheduler::stop() {
+  queue_timer_->stop();
+  if (watching_) store_.cancel_watch(watch_);
+  watching_ = false;
+}
+
+void PodScheduler::start() {
+  RangeOptions all;
+  all.prefix = true;
+  store_.get(PodRegistry::kPodPrefix, all, [this](RangeResult&& r) {
+    if (!r.status.ok()) {
+      log_warn("scheduler_load_failed").kv("error", r.status.message);
+      queue_timer_->start(1000, [this] { start(); });
+      return;
+    }
+    size_t recovered = 0;
+    for (const auto& kv : r.kvs) {
+      std::string error;
+      auto pod = JsonValue::parse(kv.value, &error);
+      if (!pod) continue;
+      std::string task_id = annotation(*pod, kTaskAnnotation);
+      if (!task_id.empty()) {
+        // Failover: the task is known from the pod it belongs to.
+        PodTask t;
+        t.id = task_id;
+        t.pod_key = key_of(*pod);
+        t.agent = annotation(*pod, kHostAnnotation);
+        t.offer_id = annotation(*pod, kOfferAnnotation);
+        t.launched = t.bound = true;
+        t.state = phase_of(*pod) == "Running" ? TaskState::kRunning : TaskState::kPending;
+        t.deleted = pod->find({"metadata", "deletionTimestamp"}) != nullptr;
+        if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") continue;
+        task_of_[t.pod_key] = t.id;
+        tasks_[t.id] = std::move(t);
+        ++recovered;
+        continue;
+      }
+      on_pod(kv, false);
+    }
+    log_info("scheduler_started").kv("tasks_recovered", static_cast<uint64_t>(recovered))
+        .kv("pending", static_cast<uint64_t>(pending_.size()));
+    watch_ = store_.watch(PodRegistry::kPodPrefix, r.revision + 1,
+                          [this](const StoreStatus& st, const std::vector<WatchEvent>& events) {
+                            if (!st.ok()) {
+                              log_warn("scheduler_watch_ended").kv("error", st.message);
+                              watching_ = false;
+                              return;
+                            }
+                            for (const auto& e : events) {
+                              on_pod(e.type == WatchEvent::Type::kDelete && e.prev_kv ? *e.prev_kv : e.kv,
+                                     e.type == WatchEvent::Type::kDelete);
+                            }
+                          });
+    watching_ = true;
+  });
+}
+
+// Every pod change goes through here: pending ones are queued, deleted ones
+// leave the queue (releasing an offer they held) or have their task killed.
+void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
+  std::string key = kv.key.substr(std::string_view(PodRegistry::kPodPrefix).size());
+  if (deleted) {
+    pending_.erase(key);
+    queue_.remove(key);
+    hub_.offers().unlisten(key);
+    if (const Offer* held = hub_.offers().held_by(key)) hub_.offers().release(held->id, clock_.now_ms());
+    if (auto t = task_of_.find(key); t != task_of_.end()) {
+      auto task = tasks_.find(t->second);
+      if (task != tasks_.end() && !task->second.deleted) {
+        task->second.deleted = true;
+        kill(task->second);  // deleted behind our back (straight in the store)
+      }
+    }
+    return;
+  }
+  std::string error;
+  auto pod = JsonValue::parse(kv.value, &error);
+  if (!pod) return;
+  bool unscheduled = task_of_.count(key) == 0 && annotation(*pod, kTaskAnnotation).empty() &&
+                     phase_of(*pod) == "Pending" && !pod->find({"metadata", "deletionTimestamp"});
+  if (!unscheduled) {
+    pending_.erase(key);
+    queue_.remove(key);
+    return;
+  }
+  auto& p = pending_[key];
+  p.pod = std::move(*pod);
+  queue_.add(key, clock_.now_ms());  // an update keeps its place
+  pass_.schedule();
+}
+
+void PodScheduler::arm_queue_timer() {
+  auto next = queue_.next_due();
+  if (!next) {
+    queue_timer_->stop();
+    return;
+  }
+  uint64_t now = clock_.now_ms();
+  queue_timer_->start(*next > now ? *next - now : 0, [this] { schedule_due(); });
+}
+
+void PodScheduler::schedule_due() {
+  if (!is_leader_()) {
+    queue_timer_->start(1000, [this] { schedule_due(); });
+    return;
+  }
+  uint64_t now = clock_.now_ms();
+  backoff_.gc(now);
+  for (const auto& key : queue_.pop_due(now)) try_place(key);
+  arm_queue_timer();
+}
+
+void PodScheduler::try_place(const std::string& key) {
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return;
+  const JsonValue pod = it->second.pod;
+  PodNeeds needs = pod_needs(pod);
+  auto& offers = hub_.offers();
+  uint64_t now = clock_.now_ms();
+  auto fits = [this, needs](const Offer& o) {
+    const AgentHub::Agent* agent = hub_.agent(o.agent);
+    return agent && agent->connected && !misfit(needs, o, agent->labels);
+  };
+  const Offer* offer = offers.held_by(key);  // a pod that holds a valid offer keeps it
+  if (offer && !fits(*offer)) {
+    offers.release(offer->id, now);
+    offer = nullptr;
+  }
+  std::string why;
+  size_t seen = 0;
+  if (!offer) {
+    offer = offers.acquire_first(
+        [&](const Offer& o) {
+          ++seen;
+          const AgentHub::Agent* agent = hub_.agent(o.agent);
+          if (!agent || !agent->connected) return false;
+          auto m = misfit(needs, o, agent->labels);
+          if (m && why.empty()) why = *m;
+          return !m;
+        },
+        key, now);
+  }
+  if (offer) {
+    placements_.add(labels({{"result", "placed"}}));
+    Offer chosen = *offer;
+    launch(key, pod, chosen);
+    return;
+  }
+  placements_.add(labels({{"result", "unschedulable"}}));
+  std::string reason = seen == 0 ? "no offers" : std::to_string(seen) + " offers, none fit: " + why;
+  uint64_t delay = backoff_.next_delay(key, now);
+  queue_.add(key, now + delay, DelayQueue::Mode::kReplaceExisting);
+  offers.listen(key, fits);
+  if (it->second.last_reason != reason) {
+    it->second.last_reason = reason;
+    std::string stamp = rfc3339(clock_.unix_ms());
+    update_pod(PodRegistry::kPodPrefix + key, [reason, stamp](JsonValue& p) {
+      if (phase_of(p) != "Pending") return false;
+      set_condition(p, "PodScheduled", "False", "Unschedulable", reason, stamp);
+      return true;
+    });
+  }
+}
+
+void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Offer& offer) {
+  const AgentHub::Agent* agent = hub_.agent(offer.agent);
+  PodTask task;
+  task.id = new_task_id(key);
+  task.pod_key = key;
+  task.agent = offer.agent;
+  task.offer_id = offer.id;
+  task.launched = true;
+  PodNeeds needs = pod_needs(pod);
+  JsonWriter w;
+  w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
+  w.key("task_id").begin_object().key("value").value(task.id).end_object();
+  w.key("name").value(key);
+  w.key("agent_id").begin_object().key("value").value(agent ? agent->agent_id : "").end_object();
+  w.key("resources").begin_array();
+  w.begin_object().key("name").value("cpus").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.cpus).end_object().end_object();
+  w.begin_object().key("name").value("mem").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.mem_mib).end_object().end_object();
+  w.end_array().key("pod");
+  pod.write(w);
+  w.end_object().end_object();
+  hub_.offers().consume(offer.id);
+  if (!hub_.send(offer.agent, w.take())) {
+    // The agent left between offer and launch: try again later.
+    queue_.add(key, clock_.now_ms() + backoff_.next_delay(key, clock_.now_ms()), DelayQueue::Mode::kReplaceExisting);
+    return;
+  }
+  log_debug("task_launched").kv("task", task.id).kv("agent", task.agent);
+  pending_.erase(key);
+  backoff_.reset(key);
+  hub_.offers().unlisten(key);
+  task_of_[key] = task.id;
+  std::string agent_id = agent ? agent->agent_id : "";
+  std::string stamp = rfc3339(clock_.unix_ms());
+  update_pod(PodRegistry::kPodPrefix + key, [task, agent_id, stamp](JsonValue& p) {
+    p.ensure({"spec"}).set("nodeName", JsonValue::string(task.agent));
+    JsonValue& ann = p.ensure({"metadata", "annotations"});
+    ann.set(kHostAnnotation, JsonValue::string(task.agent));
+    ann.set(kTaskAnnotation, JsonValue::string(task.id));
+    ann.set(kAgentAnnotation, JsonValue::string(agent_id));
+    ann.set(kOfferAnnotation, JsonValue::string(task.offer_id));
+    set_condition(p, "PodScheduled", "True", "", "", stamp);
+    return true;
+  });
+  tasks_[task.id] = std::move(task);
+}
+
+void PodScheduler::kill(const PodTask& task) {
+  hub_.send(task.agent, R"({"type":"KILL","task_id":{"value":")" + task.id + R"("}})");
+}
+
+bool PodScheduler::handle_delete(const std::string& ns, const std::string& name, Responder res) {
+  std::string key = ns + "/" + name;
+  auto t = task_of_.find(key);
+  if (t == task_of_.end()) return false;
+  auto task = tasks_.find(t->second);
+  if (task == tasks_.end() || task->second.state == TaskState::kGone || task->second.state == TaskState::kFinished) {
+    return false;
+  }
+  task->second.deleted = true;
+  kill(task->second);
+  std::string stamp = rfc3339(clock_.unix_ms());
+  std::string pod_key = PodRegistry::kPodPrefix + key;
+  // The object stays, marked, until the task is gone (TASK_KILLED, or the agent is lost).
+  store_.get(pod_key, {}, [this, res, stamp, pod_key](RangeResult&& r) mutable {
+    if (!r.status.ok() || r.kvs.empty()) return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
+    std::string error;
+    auto pod = JsonValue::parse(r.kvs[0].value, &error);
+    if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
+    pod->ensure({"metadata"}).set("deletionTimestamp", JsonValue::string(stamp));
+    TxnRequest txn;
+    txn.compares.push_back({pod_key, Compare::Target::kModRevision, Compare::Op::kEqual, r.kvs[0].mod_revision, {}});
+    txn.success.push_back({TxnOp::Type::kPut, pod_key, pod->dump(), 0, false});
+    std::string body = pod->dump();
+    store_.txn(std::move(txn), [res, body](TxnResult&&) mutable { res.send(k8s_object(200, body)); });
+  });
+  return true;
+}
+
+// ---- agent events -----------------------------------------------------------------
+
+void PodScheduler::offers_arrived(const std::vector<std::string>& offer_ids) {
+  uint64_t now = clock_.now_ms();
+  for (const auto& id : offer_ids) {
+    for (const auto& key : hub_.offers().wake(id)) queue_.breakout(key, now);  // skip the rest of the backoff
+  }
+  pass_.schedule();
+}
+
+void PodScheduler::status_update(const std::string& agent, const JsonValue& status) {
+  std::string id = status.find({"task_id", "value"})->text();
+  std::string state = status.str("state");
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) {
+    // Unknown to us and to every pod's annotations: it must not run.
+    if (!is_terminal_mesos_state(state)) {
+      log_warn("unknown_task_killed").kv("task", id).kv("agent", agent);
+      hub_.send(agent, R"({"type":"KILL","task_id":{"value":")" + id + R"("}})");
+    }
+    return;
+  }
+  Transition t = apply_status(it->second, state);
+  apply(it->second, t, &status);
+}
+
+void PodScheduler::apply(PodTask& task, const Transition& t, const JsonValue* status) {
+  std::string key = PodRegistry::kPodPrefix + task.pod_key;
+  switch (t.action) {
+    case TaskAction::kNone:
+    case TaskAction::kBind:
+      return;
+    case TaskAction::kError:
+      log_error("task_status_rejected").kv("task", task.id).kv("why", t.note);
+      return;
+    case TaskAction::kMarkRunning: {
+      // The agent may send the pod's status as base64 JSON in `data`.
+      std::optional<JsonValue> extra;
+      if (status && !status->str("data").empty()) {
+        std::string error;
+        if (auto raw = base64_decode(status->str("data"))) extra = JsonValue::parse(*raw, &error);
+      }
+      update_pod(key, [extra](JsonValue& p) {
+        JsonValue& st = p.ensure({"status"});
+        if (extra && extra->is_object()) st.merge_patch(*extra);
+        st.set("phase", JsonValue::string("Running"));
+        return true;
+      });
+      return;
+    }
+    case TaskAction::kMarkSucceeded:
+      update_pod(key, [](JsonValue& p) {
+        p.ensure({"status"}).set("phase", JsonValue::string("Succeeded"));
+        return true;
+      });
+      task_of_.erase(task.pod_key);
+      tasks_.erase(task.id);
+      return;
+    case TaskAction::kRemoveDeleted: {
+      std::string pod_key = task.pod_key;
+      task_of_.erase(pod_key);
+      tasks_.erase(task.id);
+      store_.del(key, false, [](WriteResult&&) {});
+      return;
+    }
+    case TaskAction::kRemoveFailed: {
+      PodTask gone = task;
+      task_of_.erase(task.pod_key);
+      tasks_.erase(task.id);
+      requeue_or_fail(gone, t.note);
+      return;
+    }
+  }
+}
+
+void PodScheduler::requeue_or_fail(const PodTask& task, const std::string& why) {
+  update_pod(PodRegistry::kPodPrefix + task.pod_key, [why](JsonValue& p) {
+    const JsonValue* rp = p.find({"spec", "restartPolicy"});
+    if (rp && rp->text() == "Never") {
+      JsonValue& st = p.ensure({"status"});
+      st.set("phase", JsonValue::string("Failed"));
+      st.set("reason", JsonValue::string(why));
+      return true;
+    }
+    // Always / OnFailure: back to the queue, unbound.
+    if (JsonValue* spec = p.get("spec")) spec->erase("nodeName");
+    if (JsonValue* ann = p.find({"metadata"}) ? p.get("metadata")->get("annotations") : nullptr) {
+      for (const char* k : {kHostAnnotation, kTaskAnnotation, kAgentAnnotation, kOfferAnnotation}) ann->erase(k);
+    }
+    JsonValue& st = p.ensure({"status"});
+    st.set("phase", JsonValue::string("Pending"));
+    return true;
+  });
+}
+
+void PodScheduler::agent_reregistered(const std::string& agent) {
+  // Explicit reconciliation: ask the agent about every task it should have.
+  JsonWriter w;
+  w.begin_object().key("type").value("RECONCILE").key("tasks").begin_array();
+  for (const auto& [id, t] : tasks_) {
+    if (t.agent != agent) continue;
+    w.begin_object().key("task_id").begin_object().key("value").value(id).end_object();
+    w.key("state").value(t.state == TaskState::kRunning ? "TASK_RUNNING" : "TASK_STAGING").end_object();
+  }
+  w.end_array().end_object();
+  hub_.send(agent, w.take());
+}
+
+void PodScheduler::agent_lost(const std::string& agent) {
+  std::vector<std::string> ids;
+  for (const auto& [id, t] : tasks_) {
+    if (t.agent == agent) ids.push_back(id);
+  }
+  for (const auto& id : ids) {
+    auto it = tasks_.find(id);
+    if (it == tasks_.end()) continue;
+    apply(it->second, apply_status(it->second, "TASK_LOST"), nullptr);
+  }
+}
+
+void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts) {
+  store_.get(key, {}, [this, key, mutate, attempts](RangeResult&& r) {
+    if (!r.status.ok() || r.kvs.empty()) return;
+    std::string error;
+    auto pod = JsonValue::parse(r.kvs[0].value, &error);
+    if (!pod || !mutate(*pod)) return;
+    TxnRequest t;
+    t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, r.kvs[0].mod_revision, {}});
+    t.success.push_back({TxnOp::Type::kPut, key, pod->dump(), 0, false});
+    store_.txn(std::move(t), [this, key, mutate, attempts](TxnResult&& tr) {
+      if (tr.status.ok() && !tr.succeeded && attempts > 1) update_pod(key, mutate, attempts - 1);
+    });
+  });
+}
+
+}  // namespace uvsched

@@ -1,0 +1,89 @@
+// The pod scheduler (the seed's KubernetesScheduler): pending pods, seen
+// through the store's watch (so kubectl's pods are seen at once), wait in a
+// delay queue; each is placed first-come-first-serve on an offer, launched
+// on the agent's stream and bound (spec.nodeName and the uvsched.io/*
+// annotations); task statuses move the pod's phase; a pod that fits nowhere
+// backs off (1 s doubling to 60 s), says why in its PodScheduled condition,
+// and is woken early by an offer that fits. Deleting a launched pod sends
+// KILL; its object goes when the task is gone. On start, tasks are recovered
+// from the pods' annotations in every namespace.
+#pragma once
+
+#include <uv.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "handlers/agents/agent_hub.h"
+#include "handlers/json_value.h"
+#include "handlers/ops/metrics_registry.h"
+#include "policy/delay_queue.h"
+#include "policy/pod_task.h"
+#include "reactor/clock.h"
+#include "reactor/http_server.h"
+#include "reactor/next_turn.h"
+#include "storage/store.h"
+
+namespace uvsched {
+
+class PodScheduler final : public AgentEvents {
+ public:
+  static constexpr const char* kHostAnnotation = "uvsched.io/bindingHost";
+  static constexpr const char* kTaskAnnotation = "uvsched.io/taskId";
+  static constexpr const char* kAgentAnnotation = "uvsched.io/agentId";
+  static constexpr const char* kOfferAnnotation = "uvsched.io/offerId";
+
+  PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
+               std::function<bool()> is_leader);
+  ~PodScheduler() override;
+  void start();
+  void stop();
+
+  // The registry asks before deleting a pod: true when the pod has a live
+  // task, in which case a KILL went out and the answer was sent here.
+  bool handle_delete(const std::string& ns, const std::string& name, Responder res);
+
+  void offers_arrived(const std::vector<std::string>& offer_ids) override;
+  void status_update(const std::string& agent, const JsonValue& status) override;
+  void agent_reregistered(const std::string& agent) override;
+  void agent_lost(const std::string& agent) override;
+
+  size_t pending() const { return pending_.size(); }
+  size_t tasks() const { return tasks_.size(); }
+
+ private:
+  struct Pending {
+    JsonValue pod;
+    std::string last_reason;
+  };
+
+  void on_pod(const KeyValue& kv, bool deleted);
+  void schedule_due();
+  void arm_queue_timer();
+  void try_place(const std::string& key);
+  void launch(const std::string& key, const JsonValue& pod, const Offer& offer);
+  void kill(const PodTask& task);
+  void apply(PodTask& task, const Transition& t, const JsonValue* status);
+  void requeue_or_fail(const PodTask& task, const std::string& why);
+  // Read-modify-write of a pod, retried on a concurrent change.
+  void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5);
+
+  uv_loop_t* loop_;
+  Store& store_;
+  Clock& clock_;
+  AgentHub& hub_;
+  std::function<bool()> is_leader_;
+  std::map<std::string, Pending> pending_;       // ns/name -> unscheduled pod
+  std::map<std::string, PodTask> tasks_;         // task id -> task
+  std::map<std::string, std::string> task_of_;   // ns/name -> task id
+  DelayQueue queue_;
+  PodBackoff backoff_;
+  std::unique_ptr<Timer> queue_timer_;
+  NextTurn pass_;
+  Store::WatchId watch_ = 0;
+  bool watching_ = false;
+  CounterFamily& placements_;
+};
+
+}  // namespace uvsched
