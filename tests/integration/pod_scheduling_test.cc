@@ -1,0 +1,237 @@
+// Pods placed on agents, end to end: the real daemon and scripted agents that
+// subscribe, offer, read LAUNCH and KILL from their event stream and report
+// task statuses, the way a node agent would.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <simdjson.h>
+
+#include <thread>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/raw_http.h"
+
+namespace uvsched::test {
+namespace {
+
+std::string pod_json(const std::string& name, const std::string& cpu, const std::string& extra_spec = "",
+                     const std::string& restart = "Always") {
+  return R"({"metadata":{"name":")" + name + R"("},"spec":{"restartPolicy":")" + restart +
+         R"(","containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":")" + cpu +
+         R"(","memory":"128Mi"}}}])" + extra_spec + "}}";
+}
+
+std::string resources(double cpus, double mem, const std::string& ports = "") {
+  std::string r = R"([{"name":"cpus","type":"SCALAR","scalar":{"value":)" + std::to_string(cpus) +
+                  R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)" + std::to_string(mem) + "}}";
+  if (!ports.empty()) r += R"(,{"name":"ports","type":"RANGES","ranges":{"range":[)" + ports + "]}}";
+  return r + "]";
+}
+
+// A node agent driven by the test.
+class ScriptedAgent {
+ public:
+  ScriptedAgent(uint16_t port, std::string host) : port_(port), host_(std::move(host)) {}
+
+  bool subscribe(const std::string& labels = "{}") {
+    if (!stream_.connect(port_)) return false;
+    std::string body = R"({"labels":)" + labels + R"(,"resources":)" + resources(8, 8192) + "}";
+    std::string req = "POST /v1/agents/" + host_ + "/subscribe HTTP/1.1\r\nHost: t\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body;
+    return stream_.send(req) && stream_.read_until("SUBSCRIBED").has_value();
+  }
+  std::string offer(double cpus, double mem, const std::string& ports = "") {
+    auto r = http_request(port_, "POST", "/v1/agents/" + host_ + "/offers",
+                          R"({"offers":[{"resources":)" + resources(cpus, mem, ports) + "}]}");
+    if (!r || r->status != 200) return "";
+    simdjson::dom::parser p;
+    return std::string(std::string_view(p.parse(r->body)["offer_ids"].at(0)["value"]));
+  }
+  // The next event line of `type` on the stream, or "" at the deadline.
+  std::string next(const std::string& type, std::chrono::milliseconds deadline = 10s) {
+    std::string marker = "\"type\":\"" + type + "\"";
+    auto until = std::chrono::steady_clock::now() + deadline;
+    while (std::chrono::steady_clock::now() < until) {
+      size_t at = buffer_.find(marker);
+      if (at != std::string::npos) {
+        size_t start = buffer_.rfind('{', at);
+        size_t end = buffer_.find('\n', at);
+        std::string line = buffer_.substr(start, end - start);
+        buffer_.erase(0, end);
+        return line;
+      }
+      auto more = stream_.read_until("\n", std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()));
+      if (!more) return "";
+      buffer_ += *more;
+    }
+    return "";
+  }
+  void status(const std::string& task, const std::string& state) {
+    auto r = http_request(port_, "POST", "/v1/agents/" + host_ + "/status",
+                          R"({"statuses":[{"task_id":{"value":")" + task + R"("},"state":")" + state + R"("}]})");
+    EXPECT_TRUE(r && r->status == 200);
+  }
+  void hang_up() { stream_.close(); }
+
+ private:
+  uint16_t port_;
+  std::string host_;
+  RawConnection stream_;
+  std::string buffer_;
+};
+
+std::string task_id_of(const std::string& launch) {
+  simdjson::dom::parser p;
+  return std::string(std::string_view(p.parse(launch)["task"]["task_id"]["value"]));
+}
+
+class PodSchedulingTest : public ::testing::Test {
+ protected:
+  void start(std::vector<std::string> args = {}) {
+    daemon_ = std::make_unique<DaemonProcess>(std::move(args));
+    ASSERT_TRUE(daemon_->start()) << daemon_->log();
+  }
+  void TearDown() override {
+    if (daemon_ && daemon_->running()) {
+      EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
+    }
+  }
+  uint16_t port() const { return daemon_->port(); }
+  std::string get_pod(const std::string& name) {
+    auto r = http_request(port(), "GET", "/api/v1/namespaces/default/pods/" + name);
+    return r ? (r->status == 200 ? r->body : std::to_string(r->status)) : "";
+  }
+  // Polls the pod until `needle` shows up in it (or it is 404 and needle is "404").
+  bool pod_shows(const std::string& name, const std::string& needle, std::chrono::milliseconds deadline = 10s) {
+    auto until = std::chrono::steady_clock::now() + deadline;
+    while (std::chrono::steady_clock::now() < until) {
+      if (get_pod(name).find(needle) != std::string::npos) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+  double metric(const std::string& series) {
+    auto r = http_request(port(), "GET", "/metrics");
+    size_t at = r ? r->body.find(series + " ") : std::string::npos;
+    return at == std::string::npos ? 0 : std::stod(r->body.substr(at + series.size() + 1));
+  }
+  void create(const std::string& body) {
+    auto r = http_request(port(), "POST", "/api/v1/namespaces/default/pods", body);
+    ASSERT_TRUE(r && r->status == 201) << (r ? r->body : "");
+  }
+  std::unique_ptr<DaemonProcess> daemon_;
+};
+
+TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("web", "500m"));
+  std::string launch = agent.next("LAUNCH");
+  ASSERT_FALSE(launch.empty()) << daemon_->log();
+  EXPECT_NE(launch.find("\"name\":\"web\""), std::string::npos);  // the pod travels with the task
+  std::string task = task_id_of(launch);
+  ASSERT_TRUE(pod_shows("web", "\"nodeName\":\"edge-1\"")) << get_pod("web");
+  std::string bound = get_pod("web");
+  EXPECT_NE(bound.find("\"uvsched.io/taskId\":\"" + task + "\""), std::string::npos) << bound;
+  EXPECT_NE(bound.find("\"uvsched.io/bindingHost\":\"edge-1\""), std::string::npos);
+  EXPECT_NE(bound.find("\"uvsched.io/offerId\":\"edge-1-o1\""), std::string::npos);
+  agent.status(task, "TASK_STARTING");
+  agent.status(task, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
+
+  auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/web");
+  ASSERT_TRUE(del && del->status == 200);
+  std::string kill = agent.next("KILL");
+  EXPECT_NE(kill.find(task), std::string::npos) << kill;
+  EXPECT_TRUE(pod_shows("web", "deletionTimestamp"));  // still there until the task is gone
+  agent.status(task, "TASK_KILLED");
+  EXPECT_TRUE(pod_shows("web", "404")) << get_pod("web");
+}
+
+TEST_F(PodSchedulingTest, APodThatFitsNowhereWaitsAndSaysWhy) {
+  start();
+  ScriptedAgent agent(port(), "small");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(1, 1024, R"({"begin":31000,"end":31010})").empty());
+  create(pod_json("big", "4"));
+  EXPECT_TRUE(pod_shows("big", "insufficient cpus")) << get_pod("big");
+  std::string p80 = R"({"metadata":{"name":"port80"},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80,"hostPort":80}]}]}})";
+  create(p80);
+  EXPECT_TRUE(pod_shows("port80", "hostPort 80 not offered")) << get_pod("port80");
+  EXPECT_EQ(get_pod("big").find("nodeName"), std::string::npos);
+}
+
+TEST_F(PodSchedulingTest, AnOfferThatFitsWakesAWaitingPodBeforeItsBackoffEnds) {
+  start();
+  ScriptedAgent north(port(), "north");
+  ASSERT_TRUE(north.subscribe(R"({"zone":"north"})"));
+  ASSERT_FALSE(north.offer(4, 4096).empty());
+  create(pod_json("south-only", "500m", R"(,"nodeSelector":{"zone":"south"})"));
+  // Let it fail three times: its next try is 4 s away.
+  auto until = std::chrono::steady_clock::now() + 20s;
+  while (metric("uvsched_pod_placements_total{result=\"unschedulable\"}") < 3 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_GE(metric("uvsched_pod_placements_total{result=\"unschedulable\"}"), 3);
+  EXPECT_NE(get_pod("south-only").find("nodeSelector does not match"), std::string::npos);
+  ScriptedAgent south(port(), "south");
+  ASSERT_TRUE(south.subscribe(R"({"zone":"south"})"));
+  auto offered = std::chrono::steady_clock::now();
+  ASSERT_FALSE(south.offer(4, 4096).empty());
+  std::string launch = south.next("LAUNCH", 3s);  // well inside the 4 s backoff
+  ASSERT_FALSE(launch.empty()) << "not woken by the offer";
+  EXPECT_LT(std::chrono::steady_clock::now() - offered, 3s);
+  EXPECT_TRUE(pod_shows("south-only", "\"nodeName\":\"south\""));
+}
+
+TEST_F(PodSchedulingTest, ALostAgentsPodsFailOrRequeueByRestartPolicy) {
+  start({"--agent-timeout", "0.3"});
+  ScriptedAgent agent(port(), "flaky");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  create(pod_json("once", "500m", "", "Never"));
+  create(pod_json("always", "500m", "", "Always"));
+  std::string l1 = agent.next("LAUNCH"), l2 = agent.next("LAUNCH");
+  ASSERT_FALSE(l1.empty() || l2.empty());
+  agent.status(task_id_of(l1), "TASK_RUNNING");
+  agent.status(task_id_of(l2), "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("once", "\"phase\":\"Running\""));
+  ASSERT_TRUE(pod_shows("always", "\"phase\":\"Running\""));
+  agent.hang_up();
+  EXPECT_TRUE(pod_shows("once", "\"phase\":\"Failed\"")) << get_pod("once");
+  EXPECT_TRUE(pod_shows("always", "\"phase\":\"Pending\"")) << get_pod("always");
+  EXPECT_EQ(get_pod("always").find("nodeName"), std::string::npos) << get_pod("always");
+  auto agents = http_request(port(), "GET", "/v1/agents");
+  EXPECT_EQ(agents->body.find("flaky"), std::string::npos);
+}
+
+TEST_F(PodSchedulingTest, AStatusForAnUnknownTaskGetsItKilled) {
+  start();
+  ScriptedAgent agent(port(), "stray");
+  ASSERT_TRUE(agent.subscribe());
+  agent.status("nobody-knows-me", "TASK_RUNNING");
+  EXPECT_NE(agent.next("KILL").find("nobody-knows-me"), std::string::npos);
+}
+
+TEST_F(PodSchedulingTest, BadAgentInputIs400AndOffersNeedASubscription) {
+  start();
+  auto r = http_request(port(), "POST", "/v1/agents/ghost/offers", R"({"offers":[{"resources":[]}]})");
+  EXPECT_EQ(r->status, 409);
+  ScriptedAgent agent(port(), "real");
+  ASSERT_TRUE(agent.subscribe());
+  for (const char* body : {"{}", R"({"offers":[{}]})", R"({"offers":[{"resources":[{"name":"cpus","scalar":{"value":-1}}]}]})",
+                           R"({"offers":[{"resources":[{"name":"ports","ranges":{"range":[{"begin":9,"end":2}]}}]}]})"}) {
+    auto bad = http_request(port(), "POST", "/v1/agents/real/offers", body);
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400) << body << " " << bad->body;
+  }
+  auto st = http_request(port(), "POST", "/v1/agents/real/status", R"({"statuses":[{"state":"TASK_RUNNING"}]})");
+  EXPECT_EQ(st->status, 400);
+  auto offers = http_request(port(), "GET", "/v1/offers");
+  EXPECT_NE(offers->body.find("\"offers\":[]"), std::string::npos) << offers->body;
+}
+
+}  // namespace
+}  // namespace uvsched::test
