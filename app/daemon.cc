@@ -57,7 +57,11 @@ int Daemon::start() {
   agents.agent_timeout_ms = config_.agent_timeout_ms;
   hub_ = std::make_unique<AgentHub>(clock_, metrics_, agents);
   hub_->add_routes(router_);
-  scheduler_ = std::make_unique<PodScheduler>(loop_, *store_, clock_, *hub_, metrics_, [this] { return is_leader(); });
+  PodScheduler::Settings sched;
+  sched.reconcile_interval_ms = config_.reconcile_interval_ms;
+  sched.failover_timeout_ms = config_.failover_timeout_ms;
+  scheduler_ = std::make_unique<PodScheduler>(loop_, *store_, clock_, *hub_, metrics_, [this] { return is_leader(); },
+                                              sched);
   pods_->set_nodes([this] { return hub_->nodes(); });
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {
     return scheduler_->handle_delete(ns, name, std::move(res));

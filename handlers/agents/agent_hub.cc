@@ -164,7 +164,7 @@ void AgentHub::subscribe(RequestContext& ctx) {
   a.stream.write(w.take() + "\n");
   agent_events_.add(labels({{"event", reregistered ? "reregistered" : "registered"}}));
   log_info(reregistered ? "agent_reregistered" : "agent_registered").kv("agent", host);
-  if (reregistered && events_) events_->agent_reregistered(host);
+  if (events_) events_->agent_registered(host, reregistered);
 }
 
 void AgentHub::disconnected(const std::string& hostname, const ResponseStream& which) {

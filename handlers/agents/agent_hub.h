@@ -28,8 +28,8 @@ class AgentEvents {
   virtual ~AgentEvents() = default;
   virtual void offers_arrived(const std::vector<std::string>& offer_ids) = 0;
   virtual void status_update(const std::string& agent, const JsonValue& status) = 0;
-  // The agent came back within the timeout (Reregistered): reconcile its tasks.
-  virtual void agent_reregistered(const std::string& agent) = 0;
+  // Registered, or back within the timeout (Reregistered): reconcile tasks.
+  virtual void agent_registered(const std::string& agent, bool reregistered) = 0;
   virtual void agent_lost(const std::string& agent) = 0;
 };
 

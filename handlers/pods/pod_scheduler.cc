@@ -62,7 +62,7 @@ void set_condition(JsonValue& pod, const std::string& type, const std::string& s
 }  // namespace
 
 PodScheduler::PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
-                           std::function<bool()> is_leader)
+                           std::function<bool()> is_leader, Settings settings)
     : loop_(loop),
       store_(store),
       clock_(clock),
@@ -70,7 +70,11 @@ PodScheduler::PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub
       is_leader_(std::move(is_leader)),
       queue_timer_(clock.new_timer()),
       pass_(loop, [this] { schedule_due(); }),
-      placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")) {
+      placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
+      settings_(settings),
+      reconciler_({.implicit_interval_ms = settings.reconcile_interval_ms}),
+      reconcile_timer_(clock.new_timer()),
+      framework_timer_(clock.new_timer()) {
   metrics.gauge("uvsched_pods_pending", "Pods waiting for a place.",
                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(pending_.size())); });
   metrics.gauge("uvsched_pod_tasks", "Pod tasks launched on agents by state.", [this](const GaugeEmit& emit) {
@@ -89,11 +93,16 @@ PodScheduler::~PodScheduler() {
 
 void PodScheduler::stop() {
   queue_timer_->stop();
+  reconcile_timer_->stop();
+  framework_timer_->stop();
   if (watching_) store_.cancel_watch(watch_);
   watching_ = false;
 }
 
 void PodScheduler::start() {
+  register_framework();
+  reconciler_.start(clock_.now_ms());
+  arm_reconcile();
   RangeOptions all;
   all.prefix = true;
   store_.get(PodRegistry::kPodPrefix, all, [this](RangeResult&& r) {
@@ -342,6 +351,7 @@ void PodScheduler::offers_arrived(const std::vector<std::string>& offer_ids) {
 void PodScheduler::status_update(const std::string& agent, const JsonValue& status) {
   std::string id = status.find({"task_id", "value"})->text();
   std::string state = status.str("state");
+  reconciler_.reported(id);
   auto it = tasks_.find(id);
   if (it == tasks_.end()) {
     // Unknown to us and to every pod's annotations: it must not run.
@@ -424,17 +434,93 @@ void PodScheduler::requeue_or_fail(const PodTask& task, const std::string& why) 
   });
 }
 
-void PodScheduler::agent_reregistered(const std::string& agent) {
-  // Explicit reconciliation: ask the agent about every task it should have.
-  JsonWriter w;
-  w.begin_object().key("type").value("RECONCILE").key("tasks").begin_array();
-  for (const auto& [id, t] : tasks_) {
-    if (t.agent != agent) continue;
+// Explicit reconciliation on every (re)registration: after a restart the
+// tasks recovered from annotations are unconfirmed until their agents answer.
+void PodScheduler::agent_registered(const std::string& agent, bool reregistered) {
+  std::vector<std::string> ids;
+  for (const auto& [id, t] : tasks_) ids.push_back(id);
+  log_debug("reconcile_requested").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no")
+      .kv("tasks", static_cast<uint64_t>(ids.size()));
+  if (ids.empty()) return;
+  reconciler_.request_explicit(std::move(ids), clock_.now_ms());
+  arm_reconcile();
+}
+
+void PodScheduler::arm_reconcile() {
+  auto next = reconciler_.next_deadline();
+  if (!next) return;
+  uint64_t now = clock_.now_ms();
+  reconcile_timer_->start(*next > now ? *next - now : 0, [this] { reconcile_due(); });
+}
+
+void PodScheduler::reconcile_due() {
+  Reconciler::Ask ask = reconciler_.due(clock_.now_ms());
+  std::map<std::string, JsonWriter> per_agent;
+  for (const auto& id : ask.tasks) {
+    auto it = tasks_.find(id);
+    if (it == tasks_.end()) {
+      reconciler_.reported(id);  // gone meanwhile: nothing to ask
+      continue;
+    }
+    JsonWriter& w = per_agent[it->second.agent];
+    if (w.str().empty()) w.begin_object().key("type").value("RECONCILE").key("tasks").begin_array();
     w.begin_object().key("task_id").begin_object().key("value").value(id).end_object();
-    w.key("state").value(t.state == TaskState::kRunning ? "TASK_RUNNING" : "TASK_STAGING").end_object();
+    w.key("state").value(it->second.state == TaskState::kRunning ? "TASK_RUNNING" : "TASK_STAGING").end_object();
   }
-  w.end_array().end_object();
-  hub_.send(agent, w.take());
+  for (auto& [agent, w] : per_agent) {
+    w.end_array().end_object();
+    hub_.send(agent, w.take());
+  }
+  if (ask.implicit) {
+    for (const auto& [host, a] : hub_.agents()) {
+      if (a->connected) hub_.send(host, R"({"type":"RECONCILE","tasks":[]})");  // empty: report all
+    }
+  }
+  arm_reconcile();
+}
+
+// The framework id lives in the store under a lease of --failover-timeout, so
+// a uvsched that comes back in time is the same framework to its agents.
+void PodScheduler::register_framework() {
+  store_.get(kFrameworkKey, {}, [this](RangeResult&& r) {
+    if (!r.status.ok()) {
+      framework_timer_->start(1000, [this] { register_framework(); });
+      return;
+    }
+    bool known = !r.kvs.empty();
+    if (known) {
+      framework_id_ = r.kvs[0].value;
+    } else if (framework_id_.empty()) {
+      framework_id_ = "uvsched-" + std::to_string(clock_.unix_ms());
+    }
+    int64_t ttl = std::max<int64_t>(1, static_cast<int64_t>(settings_.failover_timeout_ms / 1000));
+    store_.lease_grant(ttl, [this, known](LeaseResult&& lease) {
+      if (!lease.status.ok()) {
+        framework_timer_->start(1000, [this] { register_framework(); });
+        return;
+      }
+      framework_lease_ = lease.id;
+      store_.put(kFrameworkKey, framework_id_, lease.id, [this, known](WriteResult&& w) {
+        if (!w.status.ok()) {
+          framework_timer_->start(1000, [this] { register_framework(); });
+          return;
+        }
+        log_info(known ? "framework_reregistered" : "framework_registered").kv("framework_id", framework_id_);
+        refresh_framework();
+      });
+    });
+  });
+}
+
+void PodScheduler::refresh_framework() {
+  uint64_t every = std::min<uint64_t>(30'000, std::max<uint64_t>(settings_.failover_timeout_ms / 2, 500));
+  framework_timer_->start(every, [this] {
+    store_.lease_keepalive(framework_lease_, [this](LeaseResult&& r) {
+      if (r.status.ok()) return refresh_framework();
+      log_warn("framework_lease_lost").kv("error", r.status.message);
+      register_framework();  // the same id again, under a new lease
+    });
+  });
 }
 
 void PodScheduler::agent_lost(const std::string& agent) {

@@ -20,6 +20,7 @@
 #include "handlers/ops/metrics_registry.h"
 #include "policy/delay_queue.h"
 #include "policy/pod_task.h"
+#include "policy/reconciler.h"
 #include "reactor/clock.h"
 #include "reactor/http_server.h"
 #include "reactor/next_turn.h"
@@ -34,8 +35,14 @@ class PodScheduler final : public AgentEvents {
   static constexpr const char* kAgentAnnotation = "uvsched.io/agentId";
   static constexpr const char* kOfferAnnotation = "uvsched.io/offerId";
 
+  struct Settings {
+    uint64_t reconcile_interval_ms = 300'000;  // implicit reconciliation; 0: only once, 15 s after start
+    uint64_t failover_timeout_ms = 120'000;    // the framework id's lifetime in the store
+  };
+  static constexpr const char* kFrameworkKey = "/uvsched/framework";
+
   PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
-               std::function<bool()> is_leader);
+               std::function<bool()> is_leader, Settings settings);
   ~PodScheduler() override;
   void start();
   void stop();
@@ -46,11 +53,12 @@ class PodScheduler final : public AgentEvents {
 
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
   void status_update(const std::string& agent, const JsonValue& status) override;
-  void agent_reregistered(const std::string& agent) override;
+  void agent_registered(const std::string& agent, bool reregistered) override;
   void agent_lost(const std::string& agent) override;
 
   size_t pending() const { return pending_.size(); }
   size_t tasks() const { return tasks_.size(); }
+  const std::string& framework_id() const { return framework_id_; }
 
  private:
   struct Pending {
@@ -68,6 +76,10 @@ class PodScheduler final : public AgentEvents {
   void requeue_or_fail(const PodTask& task, const std::string& why);
   // Read-modify-write of a pod, retried on a concurrent change.
   void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5);
+  void reconcile_due();
+  void arm_reconcile();
+  void register_framework();
+  void refresh_framework();
 
   uv_loop_t* loop_;
   Store& store_;
@@ -84,6 +96,12 @@ class PodScheduler final : public AgentEvents {
   Store::WatchId watch_ = 0;
   bool watching_ = false;
   CounterFamily& placements_;
+  Settings settings_;
+  Reconciler reconciler_;
+  std::unique_ptr<Timer> reconcile_timer_;
+  std::string framework_id_;
+  int64_t framework_lease_ = 0;
+  std::unique_ptr<Timer> framework_timer_;
 };
 
 }  // namespace uvsched

@@ -207,6 +207,39 @@ TEST_F(PodSchedulingTest, ALostAgentsPodsFailOrRequeueByRestartPolicy) {
   EXPECT_EQ(agents->body.find("flaky"), std::string::npos);
 }
 
+TEST_F(PodSchedulingTest, ARestartRecoversRunningTasksAndReconcilesThem) {
+  start();
+  ScriptedAgent agent(port(), "steady");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("keeper", "500m"));
+  std::string task = task_id_of(agent.next("LAUNCH"));
+  agent.status(task, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("keeper", "\"phase\":\"Running\""));
+  ASSERT_TRUE(daemon_->wait_for_log("event=framework_registered"));
+  std::string first_log = daemon_->log();
+  std::string id = first_log.substr(first_log.find("framework_id=") + 13);
+  id = id.substr(0, id.find('\n'));
+  std::string data = daemon_->data_dir();
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+
+  // Same store, new process: the task comes back from the pod's annotations.
+  DaemonProcess again({"--store", "embedded:" + data + "/data"});
+  ASSERT_TRUE(again.start()) << again.log();
+  ASSERT_TRUE(again.wait_for_log("event=framework_reregistered framework_id=" + id)) << again.log();
+  EXPECT_NE(again.log().find("tasks_recovered=1"), std::string::npos) << again.log();
+  ScriptedAgent back(again.port(), "steady");
+  ASSERT_TRUE(back.subscribe());
+  std::string reconcile = back.next("RECONCILE");
+  EXPECT_NE(reconcile.find(task), std::string::npos) << reconcile;  // explicit: asked about its task
+  back.status(task, "TASK_RUNNING");
+  auto pod = http_request(again.port(), "GET", "/api/v1/namespaces/default/pods/keeper");
+  ASSERT_TRUE(pod);
+  EXPECT_NE(pod->body.find("\"phase\":\"Running\""), std::string::npos);
+  EXPECT_TRUE(back.next("KILL", 500ms).empty());  // a known task is not killed
+  EXPECT_EQ(again.stop(SIGTERM), 0);
+}
+
 TEST_F(PodSchedulingTest, AStatusForAnUnknownTaskGetsItKilled) {
   start();
   ScriptedAgent agent(port(), "stray");

@@ -1,0 +1,47 @@
+// Task reconciliation, as the seed's Reconciler: explicit (ask the agents
+// about specific tasks, re-asking with backoff 1 s doubling to 120 s until
+// each has reported since the request; a new request cancels the one in
+// progress) and implicit (ask for everything, 15 s after start and then every
+// interval; 0 turns the periodic one off). Pure: times are passed in.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace uvsched {
+
+class Reconciler {
+ public:
+  struct Settings {
+    uint64_t initial_ms = 1'000;
+    uint64_t max_ms = 120'000;
+    uint64_t implicit_first_ms = 15'000;
+    uint64_t implicit_interval_ms = 300'000;  // 0: only the first
+  };
+  explicit Reconciler(Settings s) : s_(s) {}
+
+  void start(uint64_t now) { next_implicit_ = now + s_.implicit_first_ms; }
+  void request_explicit(std::vector<std::string> tasks, uint64_t now);
+  void reported(const std::string& task) { outstanding_.erase(task); }
+
+  struct Ask {
+    std::vector<std::string> tasks;  // explicit: these
+    bool implicit = false;           // implicit: everything
+    bool empty() const { return tasks.empty() && !implicit; }
+  };
+  Ask due(uint64_t now);
+  std::optional<uint64_t> next_deadline() const;
+  size_t outstanding() const { return outstanding_.size(); }
+
+ private:
+  Settings s_;
+  std::set<std::string> outstanding_;
+  uint64_t next_explicit_ = 0;
+  uint64_t backoff_ = 0;
+  uint64_t next_implicit_ = 0;  // 0: none scheduled
+};
+
+}  // namespace uvsched
