@@ -10,3 +10,5 @@ echo "== bench/ml.sh: POST /job decisions/s with a PS stub"
 bench/ml.sh build
 echo "== bench/pods.sh: pod creates/s and the list of 100k pods"
 bench/pods.sh build
+echo "== bench/placement.sh: 5k agents x 10k pods, embedded and etcd"
+bench/placement.sh build

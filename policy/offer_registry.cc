@@ -13,7 +13,25 @@ bool OfferRegistry::add(Offer offer, uint64_t now) {
   e.seq = seq_++;
   e.live_it = live_.insert(live_.end(), id);
   e.in_live = true;
+  index(id);
   return true;
+}
+
+uint64_t OfferRegistry::next_for(const Entry& e) const {
+  uint64_t next = 0;
+  auto consider = [&](uint64_t t) {
+    if (t != 0 && (next == 0 || t < next)) next = t;
+  };
+  if (e.state == State::kLive) consider(e.expires_at);
+  if (e.state != State::kClaimed) consider(e.decline_at);
+  if (e.state == State::kExpired) consider(e.purge_at);
+  return next;
+}
+
+void OfferRegistry::index(const std::string& id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  if (uint64_t t = next_for(it->second)) deadlines_.emplace(t, id);
 }
 
 void OfferRegistry::unlink_live(Entry& e) {
@@ -63,6 +81,7 @@ void OfferRegistry::release(const std::string& id, uint64_t now) {
     e.state = State::kExpired;  // rescinded or out of time while held: linger
     e.purge_at = now + settings_.linger_ms;
   }
+  index(id);
 }
 
 void OfferRegistry::consume(const std::string& id) {
@@ -91,6 +110,7 @@ void OfferRegistry::rescind(const std::string& id, uint64_t now) {
   if (it == entries_.end() || it->second.state == State::kExpired) return;
   it->second.rescinded = true;
   expire(it->second, now, true);
+  index(id);
 }
 
 void OfferRegistry::invalidate(const std::string& id, uint64_t now) {
@@ -103,6 +123,7 @@ void OfferRegistry::invalidate(const std::string& id, uint64_t now) {
   }
   if (it->second.state != State::kExpired) expire(it->second, now, false);
   it->second.decline_at = 0;
+  index(id);
 }
 
 void OfferRegistry::invalidate_agent(const std::string& agent, uint64_t now) {
@@ -115,45 +136,49 @@ void OfferRegistry::invalidate_all(uint64_t now) {
   for (auto& [id, e] : entries_) invalidate(id, now);
 }
 
+bool OfferRegistry::step(std::map<std::string, Entry>::iterator it, uint64_t now,
+                         std::vector<std::string>* declined) {
+  Entry& e = it->second;
+  if (e.state == State::kLive && e.expires_at <= now) {
+    // Never claimed: declined at expiry. Released: its deferred decline stands.
+    uint64_t deferred = e.decline_at;
+    expire(e, now, deferred == 0);
+    if (deferred != 0) e.decline_at = deferred;
+  }
+  if (e.state != State::kClaimed && e.decline_at != 0 && e.decline_at <= now) {
+    declined->push_back(it->first);
+    e.decline_at = 0;
+    if (e.state == State::kLive) {
+      unlink_live(e);
+      e.state = State::kExpired;
+      e.purge_at = now + settings_.linger_ms;
+    }
+  }
+  if (e.state == State::kExpired && e.decline_at == 0 && e.purge_at <= now) {
+    entries_.erase(it);
+    return false;
+  }
+  return true;
+}
+
 std::vector<std::string> OfferRegistry::tick(uint64_t now) {
   std::vector<std::string> declined;
-  for (auto it = entries_.begin(); it != entries_.end();) {
-    Entry& e = it->second;
-    if (e.state == State::kLive && e.expires_at <= now) {
-      // Never claimed: declined at expiry. Released: its deferred decline stands.
-      uint64_t deferred = e.decline_at;
-      expire(e, now, deferred == 0);
-      if (deferred != 0) e.decline_at = deferred;
-    }
-    if (e.state != State::kClaimed && e.decline_at != 0 && e.decline_at <= now) {
-      declined.push_back(it->first);
-      e.decline_at = 0;
-      if (e.state == State::kLive) {
-        unlink_live(e);
-        e.state = State::kExpired;
-        e.purge_at = now + settings_.linger_ms;
-      }
-    }
-    if (e.state == State::kExpired && e.decline_at == 0 && e.purge_at <= now) {
-      it = entries_.erase(it);
-      continue;
-    }
-    ++it;
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    uint64_t at = deadlines_.begin()->first;
+    std::string id = std::move(deadlines_.begin()->second);
+    deadlines_.erase(deadlines_.begin());
+    auto it = entries_.find(id);
+    if (it == entries_.end()) continue;  // purged or consumed since
+    uint64_t current = next_for(it->second);
+    if (current != at && current > now) continue;  // a stale item: a newer one is indexed
+    if (step(it, now, &declined)) index(id);
   }
   return declined;
 }
 
 std::optional<uint64_t> OfferRegistry::next_deadline() const {
-  std::optional<uint64_t> next;
-  auto consider = [&](uint64_t t) {
-    if (t != 0 && (!next || t < *next)) next = t;
-  };
-  for (const auto& [id, e] : entries_) {
-    if (e.state == State::kLive) consider(e.expires_at);
-    if (e.state != State::kClaimed) consider(e.decline_at);
-    if (e.state == State::kExpired) consider(e.purge_at);
-  }
-  return next;
+  if (deadlines_.empty()) return std::nullopt;
+  return deadlines_.begin()->first;  // may be stale: a tick then finds nothing to do
 }
 
 void OfferRegistry::listen(const std::string& waiter, Filter filter) {
@@ -170,11 +195,13 @@ std::vector<std::string> OfferRegistry::wake(const std::string& id) {
   auto it = entries_.find(id);
   if (it == entries_.end() || it->second.state != State::kLive) return woken;
   const Offer& offer = it->second.offer;
-  std::erase_if(listeners_, [&](const auto& l) {
-    if (!l.second(offer)) return false;
-    woken.push_back(l.first);
-    return true;
-  });
+  for (auto l = listeners_.begin(); l != listeners_.end(); ++l) {
+    if (l->second(offer)) {
+      woken.push_back(l->first);
+      listeners_.erase(l);
+      break;
+    }
+  }
   return woken;
 }
 

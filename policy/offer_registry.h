@@ -8,7 +8,8 @@
 //  - invalidate(id | agent | all) expires without declining.
 //  - Walks go in arrival order (upstream's were random).
 //  - Listeners: a pod that found no fit registers a filter; a new offer that
-//    passes it wakes the pod early.
+//    passes it wakes the pod early. One offer is consumed by one pod, so an
+//    offer wakes the longest-waiting pod it fits, not every one (no herd).
 #pragma once
 
 #include <cstdint>
@@ -73,7 +74,8 @@ class OfferRegistry {
 
   void listen(const std::string& waiter, Filter filter);
   void unlisten(const std::string& waiter);
-  // The waiters whose filter the offer `id` passes; they stop listening.
+  // The longest-waiting waiter whose filter the offer `id` passes (it stops
+  // listening); empty when none fits.
   std::vector<std::string> wake(const std::string& id);
 
   enum class State { kLive, kClaimed, kExpired };
@@ -101,6 +103,10 @@ class OfferRegistry {
 
   void unlink_live(Entry& e);
   void expire(Entry& e, uint64_t now, bool decline);
+  // Handles one entry at `now`; false when it was purged.
+  bool step(std::map<std::string, Entry>::iterator it, uint64_t now, std::vector<std::string>* declined);
+  uint64_t next_for(const Entry& e) const;
+  void index(const std::string& id);
 
   Settings settings_;
   uint64_t seq_ = 0;
@@ -108,6 +114,10 @@ class OfferRegistry {
   std::list<std::string> live_;  // live and unclaimed, arrival order
   std::map<std::string, std::string> claims_;  // claimant -> offer id
   std::vector<std::pair<std::string, Filter>> listeners_;
+  // Every entry's next deadline, so tick() touches only what is due (offers
+  // linger for minutes: a registry holds far more entries than live offers).
+  // Stale items are skipped when popped.
+  std::multimap<uint64_t, std::string> deadlines_;
 };
 
 }  // namespace uvsched

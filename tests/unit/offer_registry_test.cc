@@ -104,9 +104,13 @@ TEST_F(OfferRegistryTest, InvalidateExpiresWithoutDeclining) {
 TEST_F(OfferRegistryTest, ListenersWakeWhenAFittingOfferArrives) {
   reg.listen("big-pod", [](const Offer& o) { return o.resources.cpus >= 8; });
   reg.listen("small-pod", [](const Offer& o) { return o.resources.cpus >= 1; });
+  reg.listen("small-pod-2", [](const Offer& o) { return o.resources.cpus >= 1; });
   reg.add(offer("o1", "a", 2, 512), 0);
+  // One offer, one pod: the longest-waiting one it fits, not the whole herd.
   EXPECT_EQ(reg.wake("o1"), std::vector<std::string>{"small-pod"});
-  EXPECT_TRUE(reg.wake("o1").empty());  // woken once
+  reg.add(offer("o1b", "a", 2, 512), 0);
+  EXPECT_EQ(reg.wake("o1b"), std::vector<std::string>{"small-pod-2"});
+  EXPECT_TRUE(reg.wake("o1").empty());  // nobody left that it fits
   reg.add(offer("o2", "b", 16, 512), 0);
   EXPECT_EQ(reg.wake("o2"), std::vector<std::string>{"big-pod"});
   reg.listen("gone", kAny);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Pod placement in the shape of kube-scheduler's scheduler_perf: AGENTS
+# simulated agents (tools/agent_sim, one process) offering resources, then
+# PODS pods created through the API; pods placed per second, p50/p99 from
+# create to LAUNCH, and the daemon's peak RSS, for the embedded store and for
+# etcd, in one run. Loopback only.
+# Usage: bench/placement.sh [BUILD_DIR] [AGENTS] [PODS]
+set -euo pipefail
+build=${1:-build}
+agents=${2:-5000}
+pods=${3:-10000}
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+ulimit -n 65536 2>/dev/null || true
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_up() { for _ in $(seq 400); do curl -sf -o /dev/null "$1" && return 0; sleep 0.05; done; return 1; }
+
+run_one() {
+  local name=$1 store=$2
+  local port; port=$(free_port)
+  "$build/uvsched" --listen "127.0.0.1:$port" --store "$store" --metrics-poll-interval 0 --log-level error \
+    --max-connections 20000 2>"$work/$name.log" &
+  local upid=$!
+  wait_up "http://127.0.0.1:$port/health"
+  local result
+  result=$(AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 300 "$build/agent_sim" --server "http://127.0.0.1:$port" \
+    --agents "$agents" --pods "$pods" --concurrency 64 2>"$work/$name.sim.log" | tail -1)
+  local rss; rss=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$upid/status")
+  echo "$name: $result daemon_peak_rss_mib=$rss"
+  kill "$upid"; wait "$upid" 2>/dev/null || true
+}
+
+run_one embedded "embedded:$work/data"
+
+cport=$(free_port); pport=$(free_port)
+etcd --name bench --data-dir "$work/etcd" --log-level error \
+  --listen-client-urls "http://127.0.0.1:$cport" --advertise-client-urls "http://127.0.0.1:$cport" \
+  --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
+  --initial-cluster "bench=http://127.0.0.1:$pport" >/dev/null 2>&1 &
+wait_up "http://127.0.0.1:$cport/health"
+run_one etcd "etcd:http://127.0.0.1:$cport"
+echo "anchors: kube-scheduler ~100-300 pods/s at 5k nodes; Nomad C1M ~3,750/s on 5 servers"

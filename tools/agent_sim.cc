@@ -1,0 +1,266 @@
+// N simulated node agents in one process, on the reactor: each subscribes,
+// offers its free resources (and offers again as they expire or free up),
+// answers LAUNCH with TASK_STARTING + TASK_RUNNING (and TASK_FINISHED after
+// --finish-after seconds, if set) and KILL with TASK_KILLED.
+// With --pods M it is also the placement benchmark's driver: once every agent
+// has offered, it creates M pods through the API (--concurrency at a time)
+// and reports pods placed per second and create-to-LAUNCH latency.
+//   agent_sim --server http://127.0.0.1:10200 --agents 1000 [--pods 10000]
+#include <uv.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "reactor/http_client.h"
+#include "reactor/json_writer.h"
+#include "reactor/log.h"
+#include "reactor/loop_clock.h"
+
+namespace {
+
+struct Options {
+  std::string server = "http://127.0.0.1:10200";
+  int agents = 1000;
+  double cpus = 4;
+  double mem_mib = 8192;
+  double finish_after_s = 0;
+  int pods = 0;
+  int concurrency = 64;
+  double reoffer_s = 4;  // inside the daemon's default 5 s offer TTL
+};
+
+std::string resources(double cpus, double mem) {
+  uvsched::JsonWriter w;
+  w.begin_array();
+  w.begin_object().key("name").value("cpus").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(cpus).end_object().end_object();
+  w.begin_object().key("name").value("mem").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(mem).end_object().end_object();
+  w.end_array();
+  return w.take();
+}
+
+// Pulls a string field's value out of one event line (enough for our own events).
+std::string field_after(const std::string& line, const std::string& key) {
+  size_t at = line.find("\"" + key + "\":");
+  if (at == std::string::npos) return "";
+  at = line.find('"', at + key.size() + 3);
+  size_t end = line.find('"', at + 1);
+  return at == std::string::npos || end == std::string::npos ? "" : line.substr(at + 1, end - at - 1);
+}
+
+class Sim;
+
+struct Agent {
+  Sim* sim;
+  std::string host;
+  double free_cpus, free_mem;
+  std::map<std::string, std::pair<double, double>> tasks;  // id -> (cpus, mem)
+  std::string buffer;
+  bool offered = false;
+  bool offering = false;
+  std::string current_offer;  // rescinded before the next one, so resources are never offered twice
+  std::unique_ptr<uvsched::Timer> reoffer;
+};
+
+class Sim {
+ public:
+  Sim(uv_loop_t* loop, Options o)
+      : loop_(loop), clock_(loop), o_(std::move(o)),
+        client_(loop, clock_, uvsched::ClientOptions{.max_connections_per_origin = static_cast<size_t>(o_.agents) + 256}) {}
+
+  void run() {
+    for (int i = 0; i < o_.agents; ++i) {
+      auto a = std::make_unique<Agent>();
+      a->sim = this;
+      a->host = "sim-" + std::to_string(i);
+      a->free_cpus = o_.cpus;
+      a->free_mem = o_.mem_mib;
+      a->reoffer = clock_.new_timer();
+      subscribe(*a);
+      agents_[a->host] = std::move(a);
+    }
+  }
+
+  void subscribe(Agent& a) {
+    uvsched::ClientRequest req;
+    req.method = "POST";
+    req.url = o_.server + "/v1/agents/" + a.host + "/subscribe";
+    req.body = R"({"labels":{"sim":"true"},"resources":)" + resources(o_.cpus, o_.mem_mib) + "}";
+    req.timeout_ms = 0;
+    Agent* ap = &a;
+    req.on_body = [this, ap](std::string_view piece) {
+      ap->buffer.append(piece);
+      size_t nl;
+      while ((nl = ap->buffer.find('\n')) != std::string::npos) {
+        std::string line = ap->buffer.substr(0, nl);
+        ap->buffer.erase(0, nl + 1);
+        on_event(*ap, line);
+      }
+    };
+    client_.request(std::move(req), [ap](uvsched::ClientResponse&& r) {
+      fprintf(stderr, "agent %s stream ended: %s\n", ap->host.c_str(), r.error ? r.error_text.c_str() : "closed");
+    });
+  }
+
+  void on_event(Agent& a, const std::string& line) {
+    if (line.find("\"type\":\"SUBSCRIBED\"") != std::string::npos) {
+      offer(a);
+    } else if (line.find("\"type\":\"LAUNCH\"") != std::string::npos) {
+      std::string id = field_after(line, "value");
+      std::string name = field_after(line, "name");
+      double cpus = 0.25, mem = 64;  // the task's own resources follow; a fixed estimate is enough here
+      a.tasks[id] = {cpus, mem};
+      a.free_cpus -= cpus;
+      a.free_mem -= mem;
+      launched(name);
+      status(a, id, "TASK_STARTING");
+      status(a, id, "TASK_RUNNING");
+      if (o_.finish_after_s > 0) {
+        auto t = std::shared_ptr<uvsched::Timer>(clock_.new_timer());
+        Agent* ap = &a;
+        t->start(static_cast<uint64_t>(o_.finish_after_s * 1000), [this, ap, id, t] { finish(*ap, id, "TASK_FINISHED"); });
+      }
+      offer(a);  // what is left is free again
+    } else if (line.find("\"type\":\"KILL\"") != std::string::npos) {
+      finish(a, field_after(line, "value"), "TASK_KILLED");
+    } else if (line.find("\"type\":\"RECONCILE\"") != std::string::npos) {
+      for (const auto& [id, res] : a.tasks) status(a, id, "TASK_RUNNING");
+    }
+  }
+
+  void finish(Agent& a, const std::string& id, const char* state) {
+    auto it = a.tasks.find(id);
+    if (it != a.tasks.end()) {
+      a.free_cpus += it->second.first;
+      a.free_mem += it->second.second;
+      a.tasks.erase(it);
+    }
+    status(a, id, state);
+    offer(a);
+  }
+
+  void offer(Agent& a) {
+    Agent* ap = &a;
+    if (a.offering) return;
+    a.offering = true;
+    if (!a.current_offer.empty()) {
+      uvsched::ClientRequest rescind;
+      rescind.method = "DELETE";
+      rescind.url = o_.server + "/v1/agents/" + a.host + "/offers/" + a.current_offer;
+      client_.request(std::move(rescind), [](uvsched::ClientResponse&&) {});
+      a.current_offer.clear();
+    }
+    uvsched::ClientRequest req;
+    req.method = "POST";
+    req.url = o_.server + "/v1/agents/" + a.host + "/offers";
+    req.body = R"({"offers":[{"resources":)" + resources(std::max(a.free_cpus, 0.0), std::max(a.free_mem, 0.0)) + "}]}";
+    client_.request(std::move(req), [this, ap](uvsched::ClientResponse&& r) {
+      ap->offering = false;
+      if (r.ok()) {
+        size_t at = r.body.find("\"value\":\"");
+        if (at != std::string::npos) ap->current_offer = r.body.substr(at + 9, r.body.find('"', at + 9) - at - 9);
+      }
+      if (r.ok() && !ap->offered) {
+        ap->offered = true;
+        if (++offered_ == o_.agents) all_offered();
+      }
+      // Offers expire: keep one live.
+      ap->reoffer->start(static_cast<uint64_t>(o_.reoffer_s * 1000), [this, ap] { offer(*ap); });
+    });
+  }
+
+  void status(Agent& a, const std::string& id, const char* state) {
+    uvsched::ClientRequest req;
+    req.method = "POST";
+    req.url = o_.server + "/v1/agents/" + a.host + "/status";
+    req.body = std::string(R"({"statuses":[{"task_id":{"value":")") + id + R"("},"state":")" + state + R"("}]})";
+    client_.request(std::move(req), [](uvsched::ClientResponse&&) {});
+  }
+
+  void all_offered() {
+    fprintf(stderr, "all %d agents subscribed and offering\n", o_.agents);
+    if (o_.pods <= 0) return;
+    start_ns_ = uv_hrtime();
+    for (int i = 0; i < o_.concurrency && next_pod_ < o_.pods; ++i) create_next();
+  }
+
+  void create_next() {
+    int n = next_pod_++;
+    std::string name = "perf-" + std::to_string(n);
+    uvsched::ClientRequest req;
+    req.method = "POST";
+    req.url = o_.server + "/api/v1/namespaces/default/pods";
+    req.body = R"({"metadata":{"name":")" + name + R"("},"spec":{"containers":[{"name":"c","image":"i",)"
+               R"("resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}]}})";
+    created_at_["default/" + name] = uv_hrtime();
+    client_.request(std::move(req), [this](uvsched::ClientResponse&& r) {
+      if (!r.ok()) ++create_errors_;
+      if (next_pod_ < o_.pods) create_next();
+    });
+  }
+
+  void launched(const std::string& pod) {
+    auto it = created_at_.find(pod);
+    if (it == created_at_.end()) return;
+    uint64_t now = uv_hrtime();
+    latencies_ms_.push_back(static_cast<double>(now - it->second) / 1e6);
+    created_at_.erase(it);
+    if (static_cast<int>(latencies_ms_.size()) == o_.pods) report(now);
+  }
+
+  void report(uint64_t now) {
+    double secs = static_cast<double>(now - start_ns_) / 1e9;
+    std::sort(latencies_ms_.begin(), latencies_ms_.end());
+    auto pct = [&](double p) { return latencies_ms_[static_cast<size_t>(p * (latencies_ms_.size() - 1))]; };
+    printf("placed=%d agents=%d seconds=%.3f pods_per_second=%.0f p50_ms=%.1f p99_ms=%.1f create_errors=%d\n",
+           o_.pods, o_.agents, secs, o_.pods / secs, pct(0.5), pct(0.99), create_errors_);
+    fflush(stdout);
+    if (getenv("AGENT_SIM_EXIT_AFTER_REPORT")) exit(0);
+  }
+
+ private:
+  uv_loop_t* loop_;
+  uvsched::LoopClock clock_;
+  Options o_;
+  uvsched::HttpClient client_;
+  std::map<std::string, std::unique_ptr<Agent>> agents_;
+  int offered_ = 0;
+  int next_pod_ = 0;
+  int create_errors_ = 0;
+  uint64_t start_ns_ = 0;
+  std::map<std::string, uint64_t> created_at_;
+  std::vector<double> latencies_ms_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--server") o.server = v;
+    else if (k == "--agents") o.agents = std::atoi(v.c_str());
+    else if (k == "--cpus") o.cpus = std::atof(v.c_str());
+    else if (k == "--mem") o.mem_mib = std::atof(v.c_str());
+    else if (k == "--finish-after") o.finish_after_s = std::atof(v.c_str());
+    else if (k == "--pods") o.pods = std::atoi(v.c_str());
+    else if (k == "--concurrency") o.concurrency = std::atoi(v.c_str());
+    else if (k == "--reoffer") o.reoffer_s = std::atof(v.c_str());
+    else {
+      fprintf(stderr, "usage: agent_sim --server URL --agents N [--pods M --concurrency C] [--cpus C --mem MIB] "
+                      "[--finish-after S] [--reoffer S]\n");
+      return 2;
+    }
+  }
+  signal(SIGPIPE, SIG_IGN);
+  uvsched::log_configure(uvsched::LogLevel::kWarn, uvsched::LogFormat::kText);
+  uv_loop_t* loop = uv_default_loop();
+  Sim sim(loop, o);
+  sim.run();
+  uv_run(loop, UV_RUN_DEFAULT);
+  return 0;
+}
