@@ -189,7 +189,8 @@ EtcdStore::EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, 
       clock_(clock),
       endpoints_(std::move(endpoints)),
       options_(options),
-      client_(loop, clock),
+      // etcd batches concurrent requests into one raft round: let many be in flight.
+      client_(loop, clock, ClientOptions{.max_connections_per_origin = 256}),
       stream_client_(loop, clock, ClientOptions{.max_connections_per_origin = 4096}),
       probe_timer_(clock.new_timer()) {
   uv_idle_init(loop, &idle_);

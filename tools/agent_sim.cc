@@ -117,8 +117,8 @@ class Sim {
       a.free_cpus -= cpus;
       a.free_mem -= mem;
       launched(name);
-      status(a, id, "TASK_STARTING");
-      status(a, id, "TASK_RUNNING");
+      a.current_offer.clear();  // a LAUNCH consumes the whole offer: nothing to rescind
+      statuses(a, id, {"TASK_STARTING", "TASK_RUNNING"});
       if (o_.finish_after_s > 0) {
         auto t = std::shared_ptr<uvsched::Timer>(clock_.new_timer());
         Agent* ap = &a;
@@ -173,11 +173,21 @@ class Sim {
     });
   }
 
-  void status(Agent& a, const std::string& id, const char* state) {
+  void status(Agent& a, const std::string& id, const char* state) { statuses(a, id, {state}); }
+
+  // Several updates of one task in one post, as the API allows.
+  void statuses(Agent& a, const std::string& id, std::initializer_list<const char*> states) {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = o_.server + "/v1/agents/" + a.host + "/status";
-    req.body = std::string(R"({"statuses":[{"task_id":{"value":")") + id + R"("},"state":")" + state + R"("}]})";
+    req.body = R"({"statuses":[)";
+    bool first = true;
+    for (const char* state : states) {
+      if (!first) req.body += ',';
+      first = false;
+      req.body += std::string(R"({"task_id":{"value":")") + id + R"("},"state":")" + state + R"("})";
+    }
+    req.body += "]}";
     client_.request(std::move(req), [](uvsched::ClientResponse&&) {});
   }
 

@@ -158,6 +158,12 @@ void PodScheduler::start() {
 void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   std::string key = kv.key.substr(std::string_view(PodRegistry::kPodPrefix).size());
   if (deleted) {
+    cache_.erase(kv.key);
+  } else {
+    auto& slot = cache_[kv.key];
+    if (kv.mod_revision >= slot.first) slot = {kv.mod_revision, kv.value};
+  }
+  if (deleted) {
     pending_.erase(key);
     queue_.remove(key);
     hub_.offers().unlisten(key);
@@ -174,6 +180,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   std::string error;
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return;
+  if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") cache_.erase(kv.key);  // done: nothing to update
   bool unscheduled = task_of_.count(key) == 0 && annotation(*pod, kTaskAnnotation).empty() &&
                      phase_of(*pod) == "Pending" && !pod->find({"metadata", "deletionTimestamp"});
   if (!unscheduled) {
@@ -536,17 +543,34 @@ void PodScheduler::agent_lost(const std::string& agent) {
 }
 
 void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts) {
-  store_.get(key, {}, [this, key, mutate, attempts](RangeResult&& r) {
-    if (!r.status.ok() || r.kvs.empty()) return;
+  // Write over a known revision; a conflict means the copy was stale: re-read.
+  auto write = [this, key, mutate, attempts](int64_t rev, const std::string& json) {
     std::string error;
-    auto pod = JsonValue::parse(r.kvs[0].value, &error);
+    auto pod = JsonValue::parse(json, &error);
     if (!pod || !mutate(*pod)) return;
+    std::string next = pod->dump();
     TxnRequest t;
-    t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, r.kvs[0].mod_revision, {}});
-    t.success.push_back({TxnOp::Type::kPut, key, pod->dump(), 0, false});
-    store_.txn(std::move(t), [this, key, mutate, attempts](TxnResult&& tr) {
-      if (tr.status.ok() && !tr.succeeded && attempts > 1) update_pod(key, mutate, attempts - 1);
+    t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, rev, {}});
+    t.success.push_back({TxnOp::Type::kPut, key, next, 0, false});
+    store_.txn(std::move(t), [this, key, mutate, attempts, next](TxnResult&& tr) {
+      if (tr.status.ok() && tr.succeeded) {
+        auto it = cache_.find(key);
+        if (it != cache_.end() && tr.revision > it->second.first) it->second = {tr.revision, next};
+        return;
+      }
+      if (tr.status.ok() && attempts > 1) {
+        cache_.erase(key);
+        update_pod(key, mutate, attempts - 1);
+      }
     });
+  };
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    write(it->second.first, it->second.second);
+    return;
+  }
+  store_.get(key, {}, [write](RangeResult&& r) {
+    if (!r.status.ok() || r.kvs.empty()) return;
+    write(r.kvs[0].mod_revision, r.kvs[0].value);
   });
 }
 

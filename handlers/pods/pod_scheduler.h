@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <string>
 
@@ -96,6 +97,10 @@ class PodScheduler final : public AgentEvents {
   Store::WatchId watch_ = 0;
   bool watching_ = false;
   CounterFamily& placements_;
+  // The latest revision and JSON of every live pod, from the watch (as an
+  // informer keeps them): an update is then one compare-and-swap, not a read
+  // and a compare-and-swap.
+  std::unordered_map<std::string, std::pair<int64_t, std::string>> cache_;
   Settings settings_;
   Reconciler reconciler_;
   std::unique_ptr<Timer> reconcile_timer_;
