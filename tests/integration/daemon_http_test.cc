@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/daemon_fixture.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/raw_http.h"
 
@@ -15,24 +16,13 @@ namespace {
 
 const std::string kGetHealth = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
 
-class DaemonHttpTest : public ::testing::Test {
+class DaemonHttpTest : public DaemonFixture {
  protected:
-  void start(std::vector<std::string> args = {}) {
-    daemon_ = std::make_unique<DaemonProcess>(std::move(args));
-    ASSERT_TRUE(daemon_->start()) << daemon_->log();
-  }
-  void TearDown() override {
-    if (daemon_ && daemon_->running()) {
-      EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
-    }
-  }
-  uint16_t port() const { return daemon_->port(); }
   void expect_alive() {
     auto r = http_request(port(), "GET", "/health");
     ASSERT_TRUE(r) << "daemon stopped answering";
     EXPECT_EQ(r->status, 200);
   }
-  std::unique_ptr<DaemonProcess> daemon_;
 };
 
 TEST_F(DaemonHttpTest, HealthProbesAnswer) {

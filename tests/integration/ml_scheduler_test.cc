@@ -8,6 +8,7 @@
 #include <regex>
 #include <thread>
 
+#include "tests/support/daemon_fixture.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/fake_service.h"
 #include "tests/support/raw_http.h"
@@ -25,19 +26,13 @@ std::string job_update(const std::string& id, int parallelism, double elapsed) {
          std::to_string(parallelism) + R"(,"elapsed_time":)" + std::to_string(elapsed) + "}}}";
 }
 
-class MlSchedulerTest : public ::testing::Test {
+class MlSchedulerTest : public DaemonFixture {
  protected:
-  void start(std::vector<std::string> extra = {}) {
+  void start_with_fakes(std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"--ps-url", ps_.url(), "--router-url", router_.url(),
                                      "--metrics-poll-interval", "0.1"};
     args.insert(args.end(), extra.begin(), extra.end());
-    daemon_ = std::make_unique<DaemonProcess>(args);
-    ASSERT_TRUE(daemon_->start()) << daemon_->log();
-  }
-  void TearDown() override {
-    if (daemon_ && daemon_->running()) {
-      EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
-    }
+    start(args);
   }
   std::string train(const std::string& body = kTrain) {
     auto r = http_request(daemon_->port(), "POST", "/train", body);
@@ -69,11 +64,10 @@ class MlSchedulerTest : public ::testing::Test {
 
   FakeService ps_;
   FakeService router_;
-  std::unique_ptr<DaemonProcess> daemon_;
 };
 
 TEST_F(MlSchedulerTest, TrainStartsTheJobAtThePsWithEveryFieldIntact) {
-  start();
+  start_with_fakes();
   std::string id = train();
   EXPECT_TRUE(std::regex_match(id, std::regex("[0-9a-f]{8}"))) << id;
   ASSERT_TRUE(ps_.wait_for("/start", 1));
@@ -102,7 +96,7 @@ TEST_F(MlSchedulerTest, TrainStartsTheJobAtThePsWithEveryFieldIntact) {
 }
 
 TEST_F(MlSchedulerTest, EpochReportsFollowTheDecisionTableWithClamps) {
-  start({"--max-parallelism", "5"});
+  start_with_fakes({"--max-parallelism", "5"});
   std::string id = train();
   ASSERT_TRUE(ps_.wait_for("/start", 1));
   EXPECT_EQ(epoch(id, 3, 10.0), 4);   // first epoch: reference 10, up
@@ -124,7 +118,7 @@ TEST_F(MlSchedulerTest, EpochReportsFollowTheDecisionTableWithClamps) {
 }
 
 TEST_F(MlSchedulerTest, StaticJobsKeepTheirParallelism) {
-  start();
+  start_with_fakes();
   std::string body = kTrain;
   body.replace(body.find("\"static_parallelism\":false"), 26, "\"static_parallelism\":true");
   std::string id = train(body);
@@ -133,7 +127,7 @@ TEST_F(MlSchedulerTest, StaticJobsKeepTheirParallelism) {
 }
 
 TEST_F(MlSchedulerTest, FailedPsCallsAreRetriedUntilDelivered) {
-  start();
+  start_with_fakes();
   ps_.fail_next("/start", 2, 503);
   std::string id = train();
   ASSERT_TRUE(ps_.wait_for("/start", 3)) << "the start was not retried";
@@ -151,7 +145,7 @@ TEST_F(MlSchedulerTest, FailedPsCallsAreRetriedUntilDelivered) {
 }
 
 TEST_F(MlSchedulerTest, FinishForgetsTheJob) {
-  start();
+  start_with_fakes();
   std::string id = train();
   auto r = http_request(daemon_->port(), "DELETE", "/finish/" + id);
   ASSERT_TRUE(r);
@@ -167,7 +161,7 @@ TEST_F(MlSchedulerTest, FinishForgetsTheJob) {
 TEST_F(MlSchedulerTest, InferenceIsRelayedToTheRouter) {
   router_.answer("/network", 201, "application/x-custom", "[[0.1,0.9]]");
   router_.answer("/mnist-fn", 200, "application/json", "[7]");
-  start();
+  start_with_fakes();
   const std::string body = R"({"model_id":"abc123","data":[[1,2,3]]})";
   auto r = http_request(daemon_->port(), "POST", "/infer", body);
   ASSERT_TRUE(r);
@@ -200,7 +194,7 @@ TEST_F(MlSchedulerTest, AnUnreachableRouterIs502) {
 }
 
 TEST_F(MlSchedulerTest, BadInputIs400NamingTheFieldAndChangesNothing) {
-  start();
+  start_with_fakes();
   struct Case {
     std::string path, body, field;
   } cases[] = {
@@ -233,7 +227,7 @@ TEST_F(MlSchedulerTest, BadInputIs400NamingTheFieldAndChangesNothing) {
 }
 
 TEST_F(MlSchedulerTest, PsMetricsArePolledPerJob) {
-  start();
+  start_with_fakes();
   std::string id = train();
   ps_.answer("/metrics", 200, "text/plain; version=0.0.4",
              "# HELP kubeml_job_validation_loss x\n# TYPE kubeml_job_validation_loss gauge\n"
@@ -252,7 +246,7 @@ TEST_F(MlSchedulerTest, PsMetricsArePolledPerJob) {
 }
 
 TEST_F(MlSchedulerTest, ARestartKeepsTheReferenceEpochTime) {
-  start();
+  start_with_fakes();
   std::string id = train();
   EXPECT_EQ(epoch(id, 3, 10.0), 4);  // reference 10
   std::string data = daemon_->data_dir();

@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "tests/support/daemon_fixture.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/raw_http.h"
 
@@ -84,18 +85,8 @@ std::string task_id_of(const std::string& launch) {
   return std::string(std::string_view(p.parse(launch)["task"]["task_id"]["value"]));
 }
 
-class PodSchedulingTest : public ::testing::Test {
+class PodSchedulingTest : public DaemonFixture {
  protected:
-  void start(std::vector<std::string> args = {}) {
-    daemon_ = std::make_unique<DaemonProcess>(std::move(args));
-    ASSERT_TRUE(daemon_->start()) << daemon_->log();
-  }
-  void TearDown() override {
-    if (daemon_ && daemon_->running()) {
-      EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
-    }
-  }
-  uint16_t port() const { return daemon_->port(); }
   std::string get_pod(const std::string& name) {
     auto r = http_request(port(), "GET", "/api/v1/namespaces/default/pods/" + name);
     return r ? (r->status == 200 ? r->body : std::to_string(r->status)) : "";
@@ -118,7 +109,6 @@ class PodSchedulingTest : public ::testing::Test {
     auto r = http_request(port(), "POST", "/api/v1/namespaces/default/pods", body);
     ASSERT_TRUE(r && r->status == 201) << (r ? r->body : "");
   }
-  std::unique_ptr<DaemonProcess> daemon_;
 };
 
 TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
