@@ -230,6 +230,30 @@ TEST_F(PodSchedulingTest, ARestartRecoversRunningTasksAndReconcilesThem) {
   EXPECT_EQ(again.stop(SIGTERM), 0);
 }
 
+TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
+  start();
+  ScriptedAgent agent(port(), "edge-7");
+  ASSERT_TRUE(agent.subscribe(R"({"zone":"north"})"));
+  auto nodes = http_request(port(), "GET", "/api/v1/nodes");
+  ASSERT_TRUE(nodes);
+  EXPECT_NE(nodes->body.find(R"("name":"edge-7")"), std::string::npos) << nodes->body;
+  EXPECT_NE(nodes->body.find(R"("zone":"north")"), std::string::npos);
+  EXPECT_NE(nodes->body.find(R"("type":"Ready","status":"True")"), std::string::npos);
+  EXPECT_NE(nodes->body.find(R"("memory":"8192Mi")"), std::string::npos);
+  auto one = http_request(port(), "GET", "/api/v1/nodes/edge-7");
+  EXPECT_EQ(one->status, 200);
+  EXPECT_EQ(http_request(port(), "GET", "/api/v1/nodes/nope")->status, 404);
+  FILE* p = popen(("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get nodes 2>&1").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[1024];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  EXPECT_NE(out.find("edge-7"), std::string::npos) << out;
+  EXPECT_NE(out.find("Ready"), std::string::npos) << out;
+}
+
 TEST_F(PodSchedulingTest, AStatusForAnUnknownTaskGetsItKilled) {
   start();
   ScriptedAgent agent(port(), "stray");
