@@ -177,6 +177,9 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     }
     return;
   }
+  // A pod whose task we follow changes by our own writes and its task's
+  // statuses: nothing here to learn from it, so it is not even parsed.
+  if (task_of_.count(key) != 0) return;
   std::string error;
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return;
