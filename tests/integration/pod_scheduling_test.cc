@@ -254,6 +254,30 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
 }
 
+TEST_F(PodSchedulingTest, LiveOffersCapMlParallelismWhenAFunctionSizeIsSet) {
+  start({"--function-size", "1,512", "--recompute-interval", "0.05", "--metrics-poll-interval", "0"});
+  ScriptedAgent agent(port(), "gpu-box");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(3, 4096).empty());  // room for 3 functions of 1 cpu / 512 MiB
+  // Shares are cached between recompute ticks: retry until a job sees the new cap.
+  std::string train = R"({"model_type":"m","batch_size":8,"epochs":2,"dataset":"d","function_name":"f",)"
+                      R"("options":{"default_parallelism":8}})";
+  std::string body;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  std::string id;
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = http_request(port(), "POST", "/train", train);
+    ASSERT_TRUE(r && r->status == 200);
+    id = r->body;
+    body = http_request(port(), "GET", "/v1/jobs/" + id)->body;
+    if (body.find("\"cap\":3") != std::string::npos) break;
+    http_request(port(), "DELETE", "/finish/" + id);
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_NE(body.find("\"parallelism\":3"), std::string::npos) << body;
+  EXPECT_NE(body.find("create+clamped"), std::string::npos) << body;
+}
+
 TEST_F(PodSchedulingTest, AStatusForAnUnknownTaskGetsItKilled) {
   start();
   ScriptedAgent agent(port(), "stray");
