@@ -199,7 +199,9 @@ void EmbeddedStore::commit_work(uv_work_t* req) {
       b.error = errno;
       return;
     }
-    b.error = write_all(fd, b.snapshot);
+    std::string frame;
+    append_frame(frame, b.snapshot);  // off the loop: a CRC over the whole state is not cheap
+    b.error = write_all(fd, frame);
     if (b.error == 0 && ::fsync(fd) != 0) b.error = errno;
     ::close(fd);
     if (b.error == 0 && ::rename(tmp.c_str(), (b.dir + "/snapshot").c_str()) != 0) b.error = errno;
@@ -244,11 +246,10 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
   if (self->broken_.empty() && self->log_bytes_ > self->options_.compact_bytes) {
     // The snapshot holds every applied write, so the open batch's records are
     // not needed in the log: its acks ride on the snapshot's durability.
-    self->open_.snapshot.clear();
+    // Only the encoding runs on the loop; the CRC and framing run in commit_work.
     WalWriter w;
     w.i64(self->epoch_ + 1);
-    std::string payload = w.take() + self->state_.encode_snapshot();
-    append_frame(self->open_.snapshot, payload);
+    self->open_.snapshot = w.take() + self->state_.encode_snapshot();
     self->open_.bytes.clear();
     self->open_.epoch = self->epoch_ + 1;
   }

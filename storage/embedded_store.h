@@ -65,7 +65,7 @@ class EmbeddedStore final : public Store {
   struct Batch {
     std::string bytes;                          // log records to append
     std::vector<std::function<void()>> acks;    // run once the bytes are durable
-    std::string snapshot;                       // non-empty: a compaction job
+    std::string snapshot;                       // non-empty: a compaction job (unframed: commit_work frames it)
     int log_fd = -1;                            // the fd to write (the new one after a snapshot)
     std::string dir;
     int64_t epoch = 0;
