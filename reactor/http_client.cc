@@ -328,7 +328,7 @@ void HttpClient::dispatch(std::unique_ptr<Pending> p) {
   if (!pool.idle.empty()) {
     Connection* conn = pool.idle.back();
     pool.idle.pop_back();
-    assign(pool, conn, std::move(p));
+    conn->start(std::move(p));
     return;
   }
   if (pool.all.size() < options_.max_connections_per_origin) {
@@ -342,14 +342,12 @@ void HttpClient::dispatch(std::unique_ptr<Pending> p) {
   pool.waiting.push_back(std::move(p));
 }
 
-void HttpClient::assign(Pool&, Connection* conn, std::unique_ptr<Pending> p) { conn->start(std::move(p)); }
-
 void HttpClient::connection_idle(Connection* conn) {
   Pool& pool = *conn->pool();
   if (!pool.waiting.empty()) {
     auto p = std::move(pool.waiting.front());
     pool.waiting.pop_front();
-    assign(pool, conn, std::move(p));
+    conn->start(std::move(p));
     return;
   }
   pool.idle.push_back(conn);

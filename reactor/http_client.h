@@ -77,7 +77,6 @@ class HttpClient {
   };
 
   void dispatch(std::unique_ptr<Pending> p);
-  void assign(Pool& pool, Connection* conn, std::unique_ptr<Pending> p);
   void connection_idle(Connection* conn);
   void connection_closed(Connection* conn);
   void defer(ClientCallback cb, ClientResponse&& r);

@@ -65,7 +65,6 @@ class HttpConnection {
   HttpRequest request_;  // the request being parsed
   bool header_value_next_ = false;
   size_t header_bytes_ = 0;
-  size_t body_limit_hit_ = 0;
   int limit_status_ = 0;  // 413/414/431 when a limit stopped the parser
   bool in_message_ = false;
   uint64_t message_started_ms_ = 0;

@@ -185,8 +185,7 @@ bool parse_etcd_endpoints(const std::string& list, std::vector<Url>* out) {
 }
 
 EtcdStore::EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, Options options)
-    : loop_(loop),
-      clock_(clock),
+    : clock_(clock),
       endpoints_(std::move(endpoints)),
       options_(options),
       // etcd batches concurrent requests into one raft round: let many be in flight.

@@ -73,7 +73,6 @@ class EtcdStore final : public Store {
   void note_revision(simdjson::dom::element obj);
   static void on_idle(uv_idle_t* h);
 
-  uv_loop_t* loop_;
   Clock& clock_;
   std::vector<Url> endpoints_;
   Options options_;

@@ -69,7 +69,7 @@ struct Agent {
 class Sim {
  public:
   Sim(uv_loop_t* loop, Options o)
-      : loop_(loop), clock_(loop), o_(std::move(o)),
+      : clock_(loop), o_(std::move(o)),
         client_(loop, clock_, uvsched::ClientOptions{.max_connections_per_origin = static_cast<size_t>(o_.agents) + 256}) {}
 
   void run() {
@@ -233,7 +233,6 @@ class Sim {
   }
 
  private:
-  uv_loop_t* loop_;
   uvsched::LoopClock clock_;
   Options o_;
   uvsched::HttpClient client_;

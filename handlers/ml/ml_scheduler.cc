@@ -33,8 +33,7 @@ HttpResponse bad_request(const JsonError& e) { return json_error(400, e.message,
 
 MlScheduler::MlScheduler(uv_loop_t* loop, Clock& clock, Store& store, HttpClient& client, MetricsRegistry& metrics,
                          Settings settings, std::function<bool()> is_leader)
-    : loop_(loop),
-      clock_(clock),
+    : clock_(clock),
       store_(store),
       client_(client),
       settings_(std::move(settings)),
@@ -70,7 +69,7 @@ void MlScheduler::add_routes(Router& router) {
 void MlScheduler::start() {
   RangeOptions all;
   all.prefix = true;
-  store_.get(kRequestPrefix, all, [this, all](RangeResult&& requests) {
+  store_.get(kRequestPrefix, all, [this](RangeResult&& requests) {
     if (!requests.status.ok()) {
       // The store is not there yet (etcd down at start-up): try again shortly.
       log_warn("ml_load_failed").kv("error", requests.status.message);

@@ -111,7 +111,6 @@ class MlScheduler {
   void write_job(JsonWriter& w, const Job& job, bool full) const;
   std::string new_job_id();
 
-  uv_loop_t* loop_;
   Clock& clock_;
   Store& store_;
   HttpClient& client_;

@@ -63,8 +63,7 @@ void set_condition(JsonValue& pod, const std::string& type, const std::string& s
 
 PodScheduler::PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
                            std::function<bool()> is_leader, Settings settings)
-    : loop_(loop),
-      store_(store),
+    : store_(store),
       clock_(clock),
       hub_(hub),
       is_leader_(std::move(is_leader)),

@@ -82,7 +82,6 @@ class PodScheduler final : public AgentEvents {
   void register_framework();
   void refresh_framework();
 
-  uv_loop_t* loop_;
   Store& store_;
   Clock& clock_;
   AgentHub& hub_;
