@@ -15,7 +15,7 @@ using Setter = std::function<std::string(Config&, const std::string&)>;
 
 struct Flag {
   const char* name;
-  const char* arg;
+  const char* arg;  // nullptr: a boolean flag that takes no value
   const char* help;
   Setter set;
 };
@@ -137,6 +137,19 @@ const std::vector<Flag>& flags() {
          c.leader_ttl_s = n;
          return "";
        }},
+      {"token-file", "PATH", "bearer tokens, one token,name,role per line; re-read on SIGHUP (default none)",
+       [](Config& c, const std::string& v) -> std::string {
+         if (v.empty()) return "expects a path";
+         c.token_file = v;
+         return "";
+       }},
+      {"insecure-allow-remote", nullptr, "listen beyond loopback without a token file",
+       [](Config& c, const std::string& v) -> std::string {
+         if (v == "true" || v == "1" || v.empty()) c.insecure_allow_remote = true;
+         else if (v == "false" || v == "0") c.insecure_allow_remote = false;
+         else return "expects true or false";
+         return "";
+       }},
       {"log-level", "debug|info|warn|error|off", "log threshold (default info)",
        [](Config& c, const std::string& v) -> std::string {
          return parse_log_level(v, &c.log_level) ? "" : "expects debug, info, warn, error or off";
@@ -180,7 +193,7 @@ std::string help_text() {
       "usage: uvsched [flags]\n"
       "A single-loop scheduler for ML training jobs (KubeML-compatible) and pods on offer-based agents.\n\n";
   for (const Flag& f : flags()) {
-    std::string left = std::string("  --") + f.name + " " + f.arg;
+    std::string left = std::string("  --") + f.name + (f.arg ? std::string(" ") + f.arg : "");
     if (left.size() < 40) left.resize(40, ' ');
     out += left + " " + f.help + "  [" + env_name(f.name) + "]\n";
   }
@@ -233,6 +246,8 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
     if (f == nullptr) return fail("unknown flag --" + std::string(name) + " (see --help)");
     if (eq != std::string_view::npos) {
       value = std::string(body.substr(eq + 1));
+    } else if (f->arg == nullptr) {
+      value = "true";  // a boolean flag on its own
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {

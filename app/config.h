@@ -34,6 +34,8 @@ struct Config {
   uint64_t failover_timeout_ms = 120'000;
   uint64_t agent_timeout_ms = 30'000;
   int64_t leader_ttl_s = 10;  // etcd only: leader lease TTL
+  std::string token_file;      // bearer tokens; empty: no authentication (loopback only)
+  bool insecure_allow_remote = false;
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kText;
   ServerLimits limits;

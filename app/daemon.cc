@@ -22,7 +22,7 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
       own_clock_(make_clock(loop, clock)),
       clock_(clock ? *clock : *own_clock_),
       http_metrics_(metrics_) {
-  server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, router_);
+  server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, gate_);
   server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
   metrics_.gauge("uvsched_http_connections", "Open HTTP connections.",
                  [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->connection_count())); });
@@ -32,8 +32,23 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
 
 Daemon::~Daemon() = default;
 
+namespace {
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+}  // namespace
+
 int Daemon::start() {
   std::string error;
+  if (!config_.token_file.empty() && !gate_.load(config_.token_file, &error)) {
+    log_error("token_file_invalid").kv("error", error);
+    return UV_EINVAL;
+  }
+  if (config_.token_file.empty() && !is_loopback(config_.listen_host) && !config_.insecure_allow_remote) {
+    log_error("refusing_remote_listen").kv("host", config_.listen_host)
+        .kv("why", "without --token-file anyone could call every endpoint; give one, or --insecure-allow-remote");
+    return UV_EACCES;
+  }
   store_ = open_store(loop_, clock_, config_.store, &error);
   if (!store_) {
     log_error("store_open_failed").kv("store", config_.store).kv("error", error);
@@ -103,6 +118,16 @@ int Daemon::start() {
     election_->start();
   }
   return 0;
+}
+
+void Daemon::reload_tokens() {
+  gate_.reload(loop_, [this](const std::string& error) {
+    if (error.empty()) {
+      log_info("tokens_reloaded").kv("tokens", static_cast<uint64_t>(gate_.size()));
+    } else {
+      log_error("tokens_reload_failed").kv("error", error).kv("kept", static_cast<uint64_t>(gate_.size()));
+    }
+  });
 }
 
 void Daemon::stop(std::function<void()> done) {

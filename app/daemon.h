@@ -16,6 +16,7 @@
 
 #include "app/config.h"
 #include "handlers/agents/agent_hub.h"
+#include "handlers/auth_gate.h"
 #include "handlers/ml/ml_scheduler.h"
 #include "handlers/ops/http_metrics.h"
 #include "handlers/pods/pod_registry.h"
@@ -44,6 +45,8 @@ class Daemon {
   int start();
   // Graceful: stop accepting, finish in-flight requests, close every handle.
   void stop(std::function<void()> done);
+  // SIGHUP: re-read --token-file (kept as it was when the new one is invalid).
+  void reload_tokens();
 
   uint16_t port() const { return server_->port(); }
   const Config& config() const { return config_; }
@@ -64,6 +67,7 @@ class Daemon {
   HttpMetrics http_metrics_;
   Readiness readiness_;
   Router router_;
+  AuthGate gate_{router_};
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<LeaderElection> election_;

@@ -15,6 +15,7 @@ namespace {
 struct Signals {
   uv_signal_t sigint;
   uv_signal_t sigterm;
+  uv_signal_t sighup;
   uvsched::Daemon* daemon;
 };
 
@@ -23,9 +24,11 @@ void on_signal(uv_signal_t* handle, int signum) {
   uvsched::log_info("signal").kv("signal", signum == SIGINT ? "SIGINT" : "SIGTERM");
   uv_signal_stop(&s->sigint);
   uv_signal_stop(&s->sigterm);
+  uv_signal_stop(&s->sighup);
   s->daemon->stop([s] {
     uv_close(reinterpret_cast<uv_handle_t*>(&s->sigint), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&s->sigterm), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&s->sighup), nullptr);
   });
 }
 
@@ -62,6 +65,10 @@ int main(int argc, char** argv) {
   signals.sigint.data = signals.sigterm.data = &signals;
   uv_signal_start(&signals.sigint, on_signal, SIGINT);
   uv_signal_start(&signals.sigterm, on_signal, SIGTERM);
+  uv_signal_init(loop, &signals.sighup);
+  signals.sighup.data = &signals;
+  uv_signal_start(&signals.sighup, [](uv_signal_t* h, int) { static_cast<Signals*>(h->data)->daemon->reload_tokens(); },
+                  SIGHUP);
 
   uv_run(loop, UV_RUN_DEFAULT);
   uv_loop_close(loop);

@@ -82,6 +82,16 @@ TEST(Config, BadInputNamesTheFlag) {
   EXPECT_NE(env.message.find("UVSCHED_AGENT_TIMEOUT"), std::string::npos);
 }
 
+TEST(Config, BooleanFlagsTakeNoValue) {
+  auto r = parse({"--insecure-allow-remote", "--token-file", "/etc/uvsched/tokens"});
+  ASSERT_EQ(r.action, ConfigResult::Action::kRun) << r.message;
+  EXPECT_TRUE(r.config.insecure_allow_remote);
+  EXPECT_EQ(r.config.token_file, "/etc/uvsched/tokens");
+  EXPECT_FALSE(parse({"--insecure-allow-remote=false"}).config.insecure_allow_remote);
+  EXPECT_TRUE(parse({}, {{"UVSCHED_INSECURE_ALLOW_REMOTE", "1"}}).config.insecure_allow_remote);
+  EXPECT_EQ(parse({"--insecure-allow-remote=maybe"}).action, ConfigResult::Action::kError);
+}
+
 TEST(Config, HelpAndVersion) {
   EXPECT_EQ(parse({"--help"}).action, ConfigResult::Action::kHelp);
   EXPECT_EQ(parse({"--version"}).action, ConfigResult::Action::kVersion);

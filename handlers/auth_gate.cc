@@ -1,0 +1,142 @@
+#include "handlers/auth_gate.h"
+
+#include <openssl/crypto.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "handlers/json_response.h"
+#include "handlers/pods/k8s_status.h"
+#include "reactor/log.h"
+
+namespace uvsched {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool read_whole(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+HttpResponse deny(std::string_view path, int code, std::string_view message) {
+  bool kube = path.substr(0, 5) == "/api/" || path == "/api" || path.substr(0, 5) == "/apis";
+  HttpResponse r = kube ? k8s_error(code, code == 401 ? "Unauthorized" : "Forbidden", message) : json_error(code, message);
+  if (code == 401) r.headers.push_back({"WWW-Authenticate", "Bearer"});
+  return r;
+}
+
+}  // namespace
+
+std::optional<std::vector<TokenEntry>> parse_token_file(std::string_view text, std::string* error) {
+  std::vector<TokenEntry> out;
+  size_t line_no = 0;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    size_t c1 = line.find(','), c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
+    if (c2 == std::string_view::npos || line.find(',', c2 + 1) != std::string_view::npos) {
+      *error = "line " + std::to_string(line_no) + ": expected token,name,role";
+      return std::nullopt;
+    }
+    std::string_view token = trim(line.substr(0, c1)), name = trim(line.substr(c1 + 1, c2 - c1 - 1)),
+                     role = trim(line.substr(c2 + 1));
+    auto r = parse_role(role);
+    if (token.size() < 16) {
+      *error = "line " + std::to_string(line_no) + ": a token must be at least 16 characters";
+      return std::nullopt;
+    }
+    if (name.empty() || !r) {
+      *error = "line " + std::to_string(line_no) + ": needs a name and a role of admin, agent, ml or reader";
+      return std::nullopt;
+    }
+    out.push_back({std::string(token), std::string(name), *r});
+  }
+  return out;
+}
+
+bool AuthGate::load(const std::string& path, std::string* error) {
+  std::string text;
+  if (!read_whole(path, &text)) {
+    *error = "cannot read token file " + path;
+    return false;
+  }
+  auto tokens = parse_token_file(text, error);
+  if (!tokens) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  path_ = path;
+  tokens_ = std::move(*tokens);
+  return true;
+}
+
+void AuthGate::reload(uv_loop_t* loop, std::function<void(const std::string& error)> done) {
+  if (path_.empty()) return done("no --token-file to reload");
+  struct Job {
+    uv_work_t req;
+    AuthGate* gate;
+    std::string path, text;
+    bool ok = false;
+    std::function<void(const std::string&)> done;
+  };
+  auto* job = new Job{{}, this, path_, {}, false, std::move(done)};
+  job->req.data = job;
+  uv_queue_work(
+      loop, &job->req, [](uv_work_t* r) {
+        auto* j = static_cast<Job*>(r->data);
+        j->ok = read_whole(j->path, &j->text);  // on the threadpool: file I/O stays off the loop
+      },
+      [](uv_work_t* r, int) {
+        std::unique_ptr<Job> j(static_cast<Job*>(r->data));
+        std::string error;
+        if (!j->ok) return j->done("cannot read token file " + j->path);
+        auto tokens = parse_token_file(j->text, &error);
+        if (!tokens) return j->done(j->path + ": " + error);
+        j->gate->tokens_ = std::move(*tokens);
+        j->done("");
+      });
+}
+
+const TokenEntry* AuthGate::find(std::string_view token) const {
+  // Every entry is compared, in constant time per byte, whatever matches.
+  const TokenEntry* found = nullptr;
+  for (const auto& t : tokens_) {
+    bool same = t.token.size() == token.size() && CRYPTO_memcmp(t.token.data(), token.data(), token.size()) == 0;
+    if (same && found == nullptr) found = &t;
+  }
+  return found;
+}
+
+void AuthGate::handle(HttpRequest& request, Responder responder) {
+  if (!enabled() || is_open_path(request.path())) return next_.handle(request, std::move(responder));
+  const std::string* header = request.header("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header == nullptr || header->size() <= kBearer.size() || !iequals(header->substr(0, kBearer.size()), kBearer)) {
+    return responder.send(deny(request.path(), 401, "a bearer token is required"));
+  }
+  const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()));
+  if (who == nullptr) return responder.send(deny(request.path(), 401, "the token is not valid"));
+  if (!allowed(who->role, who->name, request.method, request.path())) {
+    log_warn("access_denied").kv("name", who->name).kv("role", std::string(role_name(who->role)))
+        .kv("method", std::string(request.method)).kv("path", std::string(request.path()));
+    return responder.send(deny(request.path(), 403,
+                               std::string(role_name(who->role)) + " " + who->name + " may not " +
+                                   std::string(request.method) + " " + std::string(request.path())));
+  }
+  next_.handle(request, std::move(responder));
+}
+
+}  // namespace uvsched

@@ -1,0 +1,51 @@
+// Bearer-token authentication in front of every route (issue 7). Tokens come
+// from a file of `token,name,role` lines; the gate answers 401 without a valid
+// token and 403 for a role that may not (policy/access), and lets the open
+// health paths through. Without a token file it lets everything through (the
+// daemon then listens on loopback only). Reloading reads the file on the
+// threadpool and swaps the tokens in only if the whole file is valid.
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/access.h"
+#include "reactor/http_server.h"
+
+namespace uvsched {
+
+struct TokenEntry {
+  std::string token;
+  std::string name;
+  Role role;
+};
+
+// nullopt with *error naming the line when the file is malformed.
+std::optional<std::vector<TokenEntry>> parse_token_file(std::string_view text, std::string* error);
+
+class AuthGate final : public RequestHandler {
+ public:
+  explicit AuthGate(RequestHandler& next) : next_(next) {}
+
+  // At start-up (before the loop serves anyone): reads the file synchronously.
+  bool load(const std::string& path, std::string* error);
+  // On SIGHUP: reads it on the threadpool; keeps the old tokens on any error.
+  void reload(uv_loop_t* loop, std::function<void(const std::string& error)> done);
+  bool enabled() const { return !path_.empty(); }
+  size_t size() const { return tokens_.size(); }
+
+  void handle(HttpRequest& request, Responder responder) override;
+
+ private:
+  const TokenEntry* find(std::string_view token) const;
+
+  RequestHandler& next_;
+  std::string path_;
+  std::vector<TokenEntry> tokens_;
+};
+
+}  // namespace uvsched

@@ -1,0 +1,47 @@
+#include "policy/access.h"
+
+namespace uvsched {
+
+std::optional<Role> parse_role(std::string_view s) {
+  if (s == "admin") return Role::kAdmin;
+  if (s == "agent") return Role::kAgent;
+  if (s == "ml") return Role::kMl;
+  if (s == "reader") return Role::kReader;
+  return std::nullopt;
+}
+
+std::string_view role_name(Role r) {
+  switch (r) {
+    case Role::kAdmin: return "admin";
+    case Role::kAgent: return "agent";
+    case Role::kMl: return "ml";
+    case Role::kReader: return "reader";
+  }
+  return "?";
+}
+
+bool is_open_path(std::string_view path) { return path == "/health" || path == "/healthz" || path == "/readyz"; }
+
+bool allowed(Role role, std::string_view name, std::string_view method, std::string_view path) {
+  if (is_open_path(path)) return true;
+  switch (role) {
+    case Role::kAdmin:
+      return true;
+    case Role::kReader:
+      return method == "GET" || method == "HEAD";
+    case Role::kMl:
+      return path == "/train" || path == "/job" || path == "/infer" ||
+             (path.substr(0, 8) == "/finish/" && path.size() > 8 && path.find('/', 8) == std::string_view::npos);
+    case Role::kAgent: {
+      // Exactly /v1/agents/<its own name>/<something>.
+      constexpr std::string_view kPrefix = "/v1/agents/";
+      if (path.substr(0, kPrefix.size()) != kPrefix) return false;
+      std::string_view rest = path.substr(kPrefix.size());
+      size_t slash = rest.find('/');
+      return slash != std::string_view::npos && rest.substr(0, slash) == name && slash + 1 < rest.size();
+    }
+  }
+  return false;
+}
+
+}  // namespace uvsched

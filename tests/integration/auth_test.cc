@@ -1,0 +1,117 @@
+// Who may call what, on the real daemon with a token file.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include "tests/support/daemon_fixture.h"
+#include "tests/support/raw_http.h"
+#include "tests/support/store_fixture.h"
+
+namespace uvsched::test {
+namespace {
+
+const std::string kAdmin = "adm-0123456789abcdef";
+const std::string kReader = "rdr-0123456789abcdef";
+const std::string kMl = "kml-0123456789abcdef";
+const std::string kAgent = "agt-0123456789abcdef";
+const std::string kPod = R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+
+std::string bearer(const std::string& token) { return "Authorization: Bearer " + token + "\r\n"; }
+
+class AuthTest : public DaemonFixture {
+ protected:
+  void SetUp() override {
+    tokens_ = dir_.path() + "/tokens";
+    write_tokens(kReader);
+    start({"--token-file", tokens_});
+  }
+  void write_tokens(const std::string& reader) {
+    std::ofstream(tokens_) << "# token,name,role\n" << kAdmin << ",ops,admin\n" << reader << ",dashboard,reader\n"
+                           << kMl << ",kubeml,ml\n" << kAgent << ",edge-1,agent\n";
+  }
+  int status(std::string_view method, const std::string& path, const std::string& token, const std::string& body = "") {
+    auto r = http_request(port(), method, path, body, token.empty() ? "" : bearer(token));
+    return r ? r->status : 0;
+  }
+  TempDir dir_;
+  std::string tokens_;
+};
+
+TEST_F(AuthTest, HealthIsOpenAndEverythingElseNeedsAToken) {
+  EXPECT_EQ(status("GET", "/health", ""), 200);
+  EXPECT_EQ(status("GET", "/readyz", ""), 200);
+  auto r = http_request(port(), "GET", "/api/v1/pods");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_EQ(r->header("WWW-Authenticate"), "Bearer");
+  EXPECT_NE(r->body.find("\"reason\":\"Unauthorized\""), std::string::npos) << r->body;
+  EXPECT_EQ(status("GET", "/metrics", ""), 401);
+  EXPECT_EQ(status("POST", "/train", ""), 401);
+  EXPECT_EQ(status("GET", "/api/v1/pods", "not-a-token-at-all-xx"), 401);
+  auto wrong_scheme = http_request(port(), "GET", "/api/v1/pods", "", "Authorization: Basic " + kAdmin + "\r\n");
+  EXPECT_EQ(wrong_scheme->status, 401);
+}
+
+TEST_F(AuthTest, RolesReachOnlyTheirPathsAndStateDoesNotChange) {
+  EXPECT_EQ(status("GET", "/api/v1/pods", kReader), 200);
+  EXPECT_EQ(status("GET", "/metrics", kReader), 200);
+  EXPECT_EQ(status("POST", "/api/v1/namespaces/default/pods", kReader, kPod), 403);
+  EXPECT_EQ(status("GET", "/api/v1/pods", kMl), 403);
+  EXPECT_EQ(status("POST", "/v1/agents/edge-2/status", kAgent, R"({"statuses":[]})"), 403);
+  EXPECT_EQ(status("POST", "/v1/agents/edge-1/status", kAgent, R"({"statuses":[]})"), 200);
+  EXPECT_EQ(status("POST", "/api/v1/namespaces/default/pods", kAgent, kPod), 403);
+  // Nothing a refused request sent was stored.
+  auto list = http_request(port(), "GET", "/api/v1/pods", "", bearer(kAdmin));
+  EXPECT_EQ(list->body.find("\"name\":\"p\""), std::string::npos);
+  EXPECT_EQ(status("POST", "/api/v1/namespaces/default/pods", kAdmin, kPod), 201);
+  std::string train = R"({"model_type":"m","batch_size":8,"epochs":1,"dataset":"d","function_name":"f"})";
+  EXPECT_EQ(status("POST", "/train", kMl, train), 200);
+  EXPECT_EQ(status("POST", "/train", kReader, train), 403);
+}
+
+// kubectl sends a token only over TLS (issue 7's next part); without one it is
+// told to authenticate, and never reaches the API.
+TEST_F(AuthTest, KubectlWithoutCredentialsIsAskedForThem) {
+  std::string out;
+  FILE* p = popen(("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get pods 2>&1").c_str(), "r");
+  char buf[512];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  EXPECT_NE(pclose(p), 0);
+  EXPECT_NE(out.find("provide credentials"), std::string::npos) << out;
+}
+
+TEST_F(AuthTest, SighupReloadsTheTokenFile) {
+  const std::string rotated = "rdr-fedcba9876543210";
+  write_tokens(rotated);
+  kill(daemon_->pid(), SIGHUP);
+  ASSERT_TRUE(daemon_->wait_for_log("event=tokens_reloaded")) << daemon_->log();
+  EXPECT_EQ(status("GET", "/api/v1/pods", kReader), 401);
+  EXPECT_EQ(status("GET", "/api/v1/pods", rotated), 200);
+  // A broken file is refused and the tokens in force stay.
+  std::ofstream(tokens_) << "garbage line\n";
+  kill(daemon_->pid(), SIGHUP);
+  ASSERT_TRUE(daemon_->wait_for_log("event=tokens_reload_failed")) << daemon_->log();
+  EXPECT_EQ(status("GET", "/api/v1/pods", rotated), 200);
+}
+
+TEST(AuthStartUp, BadTokenFilesAndRemoteListenWithoutTokensAreRefused) {
+  TempDir dir;
+  std::string file = dir.path() + "/tokens";
+  std::ofstream(file) << "short,name,admin\n";
+  std::string out;
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--token-file", file}, &out), 1);
+  EXPECT_NE(out.find("line 1: a token must be at least 16 characters"), std::string::npos) << out;
+  out.clear();
+  std::ofstream(file) << "0123456789abcdef0123,ops,root\n";
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--token-file", file}, &out), 1);
+  EXPECT_NE(out.find("role of admin, agent, ml or reader"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run_binary({"--listen", "0.0.0.0:0"}, &out), 1);
+  EXPECT_NE(out.find("refusing_remote_listen"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace uvsched::test
