@@ -3,10 +3,12 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 MESON_OPTS ?=
 RUN_ARGS   ?=
 
-.PHONY: all deps build run test test-asan bench clean
+.PHONY: all deps build run test test-asan bench fuzz clean
 
 all: build
 
@@ -37,5 +39,14 @@ test-asan: deps $(ASAN_BUILD)/build.ninja
 bench: build
 	bench/run.sh
 
+# libFuzzer targets (clang, ASan+UBSan), each run FUZZ_SECONDS from tests/fuzz/corpus.
+$(FUZZ_BUILD)/build.ninja: | deps
+	CC=clang CXX=clang++ meson setup $(FUZZ_BUILD) -Dfuzz=true -Dtests=false -Dbenchmarks=false \
+	  -Db_sanitize=address,undefined -Db_lundef=false
+
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD)
+	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -8,6 +8,7 @@ packages=(
   libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libssl-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   etcd-server etcd-client wrk nginx-light curl python3-kubernetes
+  clang libclang-rt-14-dev
 )
 
 missing=()
