@@ -144,6 +144,24 @@ TEST_F(MlSchedulerTest, FailedPsCallsAreRetriedUntilDelivered) {
   EXPECT_NE(metrics->body.find("uvsched_ps_calls_total{op=\"start\",result=\"error\"} 2"), std::string::npos);
 }
 
+TEST_F(MlSchedulerTest, AHungPsTimesOutIntoRetriesWithoutStallingTheLoop) {
+  ps_.hang("/");
+  start_with_fakes();
+  std::string id = train();
+  ASSERT_TRUE(ps_.wait_for("/start", 1));  // the call went out and hangs
+  auto until = std::chrono::steady_clock::now() + 20s;
+  std::string view;
+  while (std::chrono::steady_clock::now() < until) {
+    auto health = http_request(daemon_->port(), "GET", "/health");  // the loop keeps serving meanwhile
+    ASSERT_TRUE(health && health->status == 200);
+    view = http_request(daemon_->port(), "GET", "/v1/jobs/" + id)->body;
+    if (view.find("request timed out") != std::string::npos) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_NE(view.find("\"last_error\":\"request timed out\""), std::string::npos) << view;
+  EXPECT_TRUE(ps_.wait_for("/start", 2, 20s)) << "the timed-out start was not retried";
+}
+
 TEST_F(MlSchedulerTest, FinishForgetsTheJob) {
   start_with_fakes();
   std::string id = train();

@@ -1,6 +1,9 @@
 #include "tests/support/fake_service.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
+
+#include <atomic>
 
 namespace uvsched::test {
 
@@ -14,9 +17,20 @@ FakeService::FakeService() {
 }
 
 FakeService::~FakeService() {
-  bool done = false;
-  loop_.run([&] { server_->shutdown([&] { done = true; }); });
-  for (int i = 0; i < 100000 && !done; ++i) loop_.run([] {});
+  // Hung requests are answered (their Responders dropped: 500) so connections
+  // drain; then the server shuts down, and is destroyed only once it has.
+  std::atomic<bool> done{false};
+  loop_.run([&] {
+    hung_.clear();
+    server_->shutdown([&] { done = true; });
+  });
+  auto until = std::chrono::steady_clock::now() + 30s;
+  while (!done && std::chrono::steady_clock::now() < until) loop_.run([] {});
+  if (!done) {
+    ADD_FAILURE() << "fake service did not shut down";
+    (void)server_.release();  // leaked rather than destroyed under live connections
+    return;
+  }
   loop_.run([this] {
     server_.reset();
     clock_.reset();
@@ -33,14 +47,21 @@ void FakeService::answer(const std::string& prefix, int status, std::string cont
   rules_.push_back(Rule{prefix, status, std::move(content_type), std::move(body), -1});
 }
 
+void FakeService::hang(const std::string& prefix) {
+  std::lock_guard<std::mutex> lock(mu_);
+  rules_.insert(rules_.begin(), Rule{prefix, 0, "", "", -1, true});
+}
+
 void FakeService::handle(HttpRequest& request, Responder responder) {
   HttpResponse r;
+  bool hang = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const std::string* ct = request.header("Content-Type");
     calls_.push_back({std::string(request.method), request.target, request.body, ct ? *ct : ""});
     for (auto it = rules_.begin(); it != rules_.end(); ++it) {
       if (request.target.rfind(it->prefix, 0) != 0 || it->remaining == 0) continue;
+      hang = it->hang;
       r.status = it->status;
       r.content_type = it->content_type;
       r.body = it->body;
@@ -49,6 +70,10 @@ void FakeService::handle(HttpRequest& request, Responder responder) {
     }
   }
   cv_.notify_all();
+  if (hang) {
+    hung_.push_back(std::move(responder));  // answered never; dropped at shutdown
+    return;
+  }
   responder.send(std::move(r));
 }
 

@@ -39,6 +39,8 @@ class FakeService : public RequestHandler {
   void fail_next(const std::string& prefix, int n, int status = 500);
   // The answer to calls whose target starts with `prefix` (default: 200, empty).
   void answer(const std::string& prefix, int status, std::string content_type, std::string body);
+  // Calls to `prefix` are recorded and never answered (a hung peer).
+  void hang(const std::string& prefix);
 
   std::vector<RecordedCall> calls() const;
   std::vector<RecordedCall> calls_to(const std::string& prefix) const;
@@ -54,6 +56,7 @@ class FakeService : public RequestHandler {
     std::string content_type;
     std::string body;
     int remaining;  // -1: always
+    bool hang = false;
   };
   size_t count_locked(const std::string& prefix) const;
 
@@ -65,6 +68,7 @@ class FakeService : public RequestHandler {
   mutable std::condition_variable cv_;
   std::vector<RecordedCall> calls_;
   std::vector<Rule> rules_;
+  std::vector<Responder> hung_;  // loop thread only
 };
 
 }  // namespace uvsched::test
