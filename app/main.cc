@@ -53,22 +53,27 @@ int main(int argc, char** argv) {
 
   uv_loop_t* loop = uv_default_loop();
   uvsched::Daemon daemon(loop, parsed.config);
-  if (daemon.start() != 0) {
-    uv_run(loop, UV_RUN_DEFAULT);  // let what start() opened close cleanly
-    return 1;
-  }
 
+  // Handlers go in before start(): it logs "listening", and a SIGTERM right
+  // after that must stop the daemon gracefully, not kill it.
   Signals signals;
   signals.daemon = &daemon;
   uv_signal_init(loop, &signals.sigint);
   uv_signal_init(loop, &signals.sigterm);
-  signals.sigint.data = signals.sigterm.data = &signals;
+  uv_signal_init(loop, &signals.sighup);
+  signals.sigint.data = signals.sigterm.data = signals.sighup.data = &signals;
   uv_signal_start(&signals.sigint, on_signal, SIGINT);
   uv_signal_start(&signals.sigterm, on_signal, SIGTERM);
-  uv_signal_init(loop, &signals.sighup);
-  signals.sighup.data = &signals;
   uv_signal_start(&signals.sighup, [](uv_signal_t* h, int) { static_cast<Signals*>(h->data)->daemon->reload_tokens(); },
                   SIGHUP);
+
+  if (daemon.start() != 0) {
+    for (uv_signal_t* s : {&signals.sigint, &signals.sigterm, &signals.sighup}) {
+      uv_close(reinterpret_cast<uv_handle_t*>(s), nullptr);
+    }
+    uv_run(loop, UV_RUN_DEFAULT);  // let what start() opened close cleanly
+    return 1;
+  }
 
   uv_run(loop, UV_RUN_DEFAULT);
   uv_loop_close(loop);
