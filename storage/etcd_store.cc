@@ -412,9 +412,14 @@ Store::WatchId EtcdStore::watch(std::string prefix, int64_t start_revision, Watc
   w->cb = std::move(cb);
   w->retry = clock_.new_timer();
   Watch* raw = w.get();
-  watches_[raw->id] = std::move(w);
+  WatchId id = raw->id;
+  watches_[id] = std::move(w);
+  // "From now on" means after every revision this client has already seen, so
+  // a write it issues after this call is not missed while etcd sets the watch
+  // up. A client that has seen nothing yet watches from etcd's own "now".
+  if (start_revision == 0 && revision_ > 0) raw->next_revision = revision_ + 1;
   start_watch(raw);
-  return raw->id;
+  return id;
 }
 
 void EtcdStore::start_watch(Watch* w) {

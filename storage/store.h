@@ -122,7 +122,9 @@ class Store {
   virtual void txn(TxnRequest request, TxnCallback cb) = 0;
 
   // Events for keys under `prefix` with mod_revision >= start_revision
-  // (0: from now on). Events of one revision arrive together.
+  // (0: from now on — a write issued after this call is seen once the store
+  // has served any earlier call; pass a revision to name the point exactly).
+  // Events of one revision arrive together.
   virtual WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb) = 0;
   virtual void cancel_watch(WatchId id) = 0;
 

@@ -36,6 +36,7 @@ TEST(EtcdOutage, CallsFailFastWhileDownAndRecoverAfter) {
     };
 
     std::vector<std::string> watched;
+    ASSERT_TRUE(put("/o/first").status.ok());  // "from now" is then this revision, not etcd's later one
     store.watch("/o/", 0, [&](const StoreStatus&, const std::vector<WatchEvent>& evs) {
       for (const auto& e : evs) watched.push_back(e.kv.key);
     });
