@@ -43,6 +43,14 @@ Setter seconds(uint64_t Config::*field) {
   };
 }
 
+Setter path(std::string Config::*field) {
+  return [field](Config& c, const std::string& v) -> std::string {
+    if (v.empty()) return "expects a path";
+    c.*field = v;
+    return "";
+  };
+}
+
 Setter limit_seconds(uint64_t ServerLimits::*field) {
   return [field](Config& c, const std::string& v) -> std::string {
     double secs;
@@ -138,11 +146,7 @@ const std::vector<Flag>& flags() {
          return "";
        }},
       {"token-file", "PATH", "bearer tokens, one token,name,role per line; re-read on SIGHUP (default none)",
-       [](Config& c, const std::string& v) -> std::string {
-         if (v.empty()) return "expects a path";
-         c.token_file = v;
-         return "";
-       }},
+       path(&Config::token_file)},
       {"insecure-allow-remote", nullptr, "listen beyond loopback without a token file",
        [](Config& c, const std::string& v) -> std::string {
          if (v == "true" || v == "1" || v.empty()) c.insecure_allow_remote = true;
@@ -150,6 +154,12 @@ const std::vector<Flag>& flags() {
          else return "expects true or false";
          return "";
        }},
+      {"tls-cert", "PATH", "serve HTTPS with this PEM certificate chain (needs --tls-key)", path(&Config::tls_cert)},
+      {"tls-key", "PATH", "the PEM private key of --tls-cert", path(&Config::tls_key)},
+      {"tls-client-ca", "PATH", "verify client certificates against these CAs; a verified agent needs no token",
+       path(&Config::tls_client_ca)},
+      {"etcd-ca", "PATH", "verify https:// etcd endpoints against these CAs (default: the system's)",
+       path(&Config::etcd_ca)},
       {"log-level", "debug|info|warn|error|off", "log threshold (default info)",
        [](Config& c, const std::string& v) -> std::string {
          return parse_log_level(v, &c.log_level) ? "" : "expects debug, info, warn, error or off";
@@ -256,6 +266,9 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
     std::string err = f->set(result.config, value);
     if (!err.empty()) return fail("--" + std::string(name) + " " + value + ": " + err);
   }
+  const Config& c = result.config;
+  if (c.tls_cert.empty() != c.tls_key.empty()) return fail("--tls-cert and --tls-key go together");
+  if (!c.tls_client_ca.empty() && c.tls_cert.empty()) return fail("--tls-client-ca needs --tls-cert and --tls-key");
   return result;
 }
 

@@ -36,6 +36,10 @@ struct Config {
   int64_t leader_ttl_s = 10;  // etcd only: leader lease TTL
   std::string token_file;      // bearer tokens; empty: no authentication (loopback only)
   bool insecure_allow_remote = false;
+  std::string tls_cert;       // PEM chain; with tls_key the server speaks only TLS
+  std::string tls_key;
+  std::string tls_client_ca;  // verifies client certificates (agents) when they send one
+  std::string etcd_ca;        // verifies https etcd endpoints; empty: the system's CAs
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kText;
   ServerLimits limits;

@@ -44,12 +44,22 @@ int Daemon::start() {
     log_error("token_file_invalid").kv("error", error);
     return UV_EINVAL;
   }
-  if (config_.token_file.empty() && !is_loopback(config_.listen_host) && !config_.insecure_allow_remote) {
+  if (!gate_.enabled() && config_.tls_client_ca.empty() && !is_loopback(config_.listen_host) &&
+      !config_.insecure_allow_remote) {
     log_error("refusing_remote_listen").kv("host", config_.listen_host)
         .kv("why", "without --token-file anyone could call every endpoint; give one, or --insecure-allow-remote");
     return UV_EACCES;
   }
-  store_ = open_store(loop_, clock_, config_.store, &error);
+  if (!config_.tls_cert.empty()) {
+    server_tls_ = TlsContext::server(config_.tls_cert, config_.tls_key, config_.tls_client_ca, &error);
+    if (!server_tls_) {
+      log_error("tls_invalid").kv("error", error);
+      return UV_EINVAL;
+    }
+    server_->use_tls(server_tls_.get());
+    if (!config_.tls_client_ca.empty()) gate_.accept_client_certificates();
+  }
+  store_ = open_store(loop_, clock_, config_.store, config_.etcd_ca, &error);
   if (!store_) {
     log_error("store_open_failed").kv("store", config_.store).kv("error", error);
     return UV_EINVAL;
@@ -106,6 +116,7 @@ int Daemon::start() {
   pods_->start();
   scheduler_->start();
   log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
+      .kv("scheme", server_tls_ ? "https" : "http")
       .kv("store", config_.store);
   if (config_.store.rfind("etcd:", 0) == 0) {
     std::string identity = config_.listen_host + ":" + std::to_string(server_->port()) + "/" +

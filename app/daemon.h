@@ -27,6 +27,7 @@
 #include "reactor/clock.h"
 #include "reactor/http_client.h"
 #include "reactor/http_server.h"
+#include "reactor/tls.h"
 #include "storage/leader_election.h"
 #include "storage/store.h"
 
@@ -68,6 +69,7 @@ class Daemon {
   Readiness readiness_;
   Router router_;
   AuthGate gate_{router_};
+  std::unique_ptr<TlsContext> server_tls_;  // outlives server_, whose connections use it
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<LeaderElection> election_;

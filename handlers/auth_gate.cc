@@ -122,18 +122,29 @@ const TokenEntry* AuthGate::find(std::string_view token) const {
 
 void AuthGate::handle(HttpRequest& request, Responder responder) {
   if (!enabled() || is_open_path(request.path())) return next_.handle(request, std::move(responder));
+  std::string_view name;
+  Role role;
   const std::string* header = request.header("Authorization");
   constexpr std::string_view kBearer = "Bearer ";
-  if (header == nullptr || header->size() <= kBearer.size() || !iequals(header->substr(0, kBearer.size()), kBearer)) {
+  if (header == nullptr && client_certificates_ && !request.peer_name.empty()) {
+    // A client certificate the TLS layer verified against --tls-client-ca:
+    // its common name is the agent's host.
+    name = request.peer_name;
+    role = Role::kAgent;
+  } else if (header == nullptr || header->size() <= kBearer.size() ||
+             !iequals(header->substr(0, kBearer.size()), kBearer)) {
     return responder.send(deny(request.path(), 401, "a bearer token is required"));
+  } else {
+    const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()));
+    if (who == nullptr) return responder.send(deny(request.path(), 401, "the token is not valid"));
+    name = who->name;
+    role = who->role;
   }
-  const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()));
-  if (who == nullptr) return responder.send(deny(request.path(), 401, "the token is not valid"));
-  if (!allowed(who->role, who->name, request.method, request.path())) {
-    log_warn("access_denied").kv("name", who->name).kv("role", std::string(role_name(who->role)))
+  if (!allowed(role, name, request.method, request.path())) {
+    log_warn("access_denied").kv("name", name).kv("role", role_name(role))
         .kv("method", std::string(request.method)).kv("path", std::string(request.path()));
     return responder.send(deny(request.path(), 403,
-                               std::string(role_name(who->role)) + " " + who->name + " may not " +
+                               std::string(role_name(role)) + " " + std::string(name) + " may not " +
                                    std::string(request.method) + " " + std::string(request.path())));
   }
   next_.handle(request, std::move(responder));

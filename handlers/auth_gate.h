@@ -1,8 +1,9 @@
 // Bearer-token authentication in front of every route (issue 7). Tokens come
 // from a file of `token,name,role` lines; the gate answers 401 without a valid
 // token and 403 for a role that may not (policy/access), and lets the open
-// health paths through. Without a token file it lets everything through (the
-// daemon then listens on loopback only). Reloading reads the file on the
+// health paths through. A verified TLS client certificate stands for an agent
+// token named by its common name. Without a token file or client CA it lets
+// everything through (the daemon then listens on loopback only). Reloading reads the file on the
 // threadpool and swaps the tokens in only if the whole file is valid.
 #pragma once
 
@@ -35,7 +36,10 @@ class AuthGate final : public RequestHandler {
   bool load(const std::string& path, std::string* error);
   // On SIGHUP: reads it on the threadpool; keeps the old tokens on any error.
   void reload(uv_loop_t* loop, std::function<void(const std::string& error)> done);
-  bool enabled() const { return !path_.empty(); }
+  // With --tls-client-ca: a request without a token but with a verified
+  // client certificate is the agent its common name names.
+  void accept_client_certificates() { client_certificates_ = true; }
+  bool enabled() const { return !path_.empty() || client_certificates_; }
   size_t size() const { return tokens_.size(); }
 
   void handle(HttpRequest& request, Responder responder) override;
@@ -46,6 +50,7 @@ class AuthGate final : public RequestHandler {
   RequestHandler& next_;
   std::string path_;
   std::vector<TokenEntry> tokens_;
+  bool client_certificates_ = false;
 };
 
 }  // namespace uvsched

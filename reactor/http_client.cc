@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "reactor/http_wire.h"
+#include "reactor/log.h"
+#include "reactor/tls.h"
 
 namespace uvsched {
 
@@ -124,14 +126,32 @@ class HttpClient::Connection {
 
   void send() {
     uv_tcp_nodelay(&tcp_, 1);
-    // The write owns a copy of the bytes: a server may answer (and the request
-    // be finished) before the write completes.
+    if (!tls_) {
+      write_raw(current_->wire);
+    } else {
+      std::string cipher;
+      if (!tls_->send(current_->wire, &cipher)) {
+        fail(UV_EPROTO, "tls: " + tls_->error());
+        return;
+      }
+      if (!cipher.empty()) write_raw(std::move(cipher));
+    }
+    if (closing_) return;
+    if (!reading_) {
+      uv_read_start(reinterpret_cast<uv_stream_t*>(&tcp_), &Connection::on_alloc, &Connection::on_read);
+      reading_ = true;
+    }
+  }
+
+  // The write owns its bytes: a server may answer (and the request be
+  // finished) before the write completes.
+  void write_raw(std::string bytes) {
     struct Write {
       uv_write_t req;
       std::string data;
       Connection* conn;
     };
-    auto* w = new Write{{}, current_->wire, this};
+    auto* w = new Write{{}, std::move(bytes), this};
     uv_buf_t buf = uv_buf_init(w->data.data(), w->data.size());
     int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&tcp_), &buf, 1, [](uv_write_t* req, int status) {
       auto* w = reinterpret_cast<Write*>(req);
@@ -142,12 +162,25 @@ class HttpClient::Connection {
     if (rc != 0) {
       delete w;
       fail(rc, uv_strerror(rc));
-      return;
     }
-    if (!reading_) {
-      uv_read_start(reinterpret_cast<uv_stream_t*>(&tcp_), &Connection::on_alloc, &Connection::on_read);
-      reading_ = true;
+  }
+
+  // https: the handshake starts as soon as TCP is up; the request waits in the
+  // session until it is done.
+  bool start_tls() {
+    const TlsContext* ctx = client_->tls_context();
+    if (!ctx) {
+      fail(UV_EPROTO, "tls: " + client_->tls_error_);
+      return false;
     }
+    tls_ = std::make_unique<TlsSession>(*ctx, pool_->base.host);
+    std::string hello;
+    if (!tls_->start(&hello)) {
+      fail(UV_EPROTO, "tls: " + tls_->error());
+      return false;
+    }
+    write_raw(std::move(hello));
+    return !closing_;
   }
 
   void complete() {
@@ -185,6 +218,7 @@ class HttpClient::Connection {
       return;
     }
     self->connected_ = true;
+    if (self->pool_->base.scheme == "https" && !self->start_tls()) return;
     if (self->current_) self->send();
   }
 
@@ -196,19 +230,19 @@ class HttpClient::Connection {
   static void on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
     auto* self = static_cast<Connection*>(s->data);
     if (self->closing_) return;
-    if (nread > 0) {
-      if (!self->current_) {  // bytes nobody asked for: the connection is no longer trustworthy
-        self->close();
+    if (nread > 0 && self->tls_) {
+      std::string plain, reply;
+      bool ok = self->tls_->receive(std::string_view(buf->base, static_cast<size_t>(nread)), &plain, &reply);
+      if (!reply.empty()) self->write_raw(std::move(reply));
+      if (!ok) {
+        self->fail(UV_EPROTO, "tls: " + self->tls_->error());
         return;
       }
-      self->got_bytes_ = true;
-      llhttp_errno_t err = llhttp_execute(&self->parser_, buf->base, static_cast<size_t>(nread));
-      if (err == HPE_PAUSED) {
-        self->complete();
-      } else if (err != HPE_OK) {
-        const char* reason = llhttp_get_error_reason(&self->parser_);
-        self->fail(UV_EPROTO, std::string("bad response: ") + (reason ? reason : llhttp_errno_name(err)));
-      }
+      if (!plain.empty() && !self->closing_) self->consume(plain.data(), plain.size());
+      return;
+    }
+    if (nread > 0) {
+      self->consume(buf->base, static_cast<size_t>(nread));
       return;
     }
     if (nread == 0) return;
@@ -220,6 +254,21 @@ class HttpClient::Connection {
       self->fail(nread == UV_EOF ? UV_ECONNRESET : static_cast<int>(nread), "connection closed before the response");
     } else {
       self->close();  // an idle pooled connection the server closed
+    }
+  }
+
+  void consume(const char* data, size_t len) {
+    if (!current_) {  // bytes nobody asked for: the connection is no longer trustworthy
+      close();
+      return;
+    }
+    got_bytes_ = true;
+    llhttp_errno_t err = llhttp_execute(&parser_, data, len);
+    if (err == HPE_PAUSED) {
+      complete();
+    } else if (err != HPE_OK) {
+      const char* reason = llhttp_get_error_reason(&parser_);
+      fail(UV_EPROTO, std::string("bad response: ") + (reason ? reason : llhttp_errno_name(err)));
     }
   }
 
@@ -278,6 +327,7 @@ class HttpClient::Connection {
   uv_connect_t connect_req_;
   llhttp_t parser_;
   std::unique_ptr<Timer> timer_;
+  std::unique_ptr<TlsSession> tls_;  // https only
   std::unique_ptr<Pending> current_;
   ClientResponse response_;
   bool header_value_next_ = false;
@@ -294,6 +344,19 @@ HttpClient::HttpClient(uv_loop_t* loop, Clock& clock, ClientOptions options)
     : loop_(loop), clock_(clock), options_(options), defer_timer_(clock.new_timer()) {}
 
 HttpClient::~HttpClient() = default;
+
+void HttpClient::use_tls(const TlsContext* tls) { tls_ = tls; }
+
+// Without a context of its own, https trusts the system's CAs (OpenSSL's
+// default paths, which SSL_CERT_FILE and SSL_CERT_DIR can point elsewhere).
+const TlsContext* HttpClient::tls_context() {
+  if (tls_) return tls_;
+  if (!default_tls_ && tls_error_.empty()) {
+    default_tls_ = TlsContext::client("", &tls_error_);
+    if (!default_tls_) log_warn("tls client context").kv("error", tls_error_);
+  }
+  return default_tls_.get();
+}
 
 size_t HttpClient::open_connections() const {
   size_t n = 0;
@@ -323,7 +386,7 @@ HttpClient::RequestId HttpClient::request(ClientRequest request, ClientCallback 
 }
 
 void HttpClient::dispatch(std::unique_ptr<Pending> p) {
-  Pool& pool = pools_[p->url.origin()];
+  Pool& pool = pools_[p->url.base()];
   if (pool.all.empty() && pool.waiting.empty()) pool.base = p->url;
   if (!pool.idle.empty()) {
     Connection* conn = pool.idle.back();

@@ -1,5 +1,5 @@
 // A non-blocking HTTP/1.1 client on the loop: a keep-alive connection pool per
-// origin, a time-out per request, streamed (chunked) response bodies, async
+// origin (http or https), a time-out per request, streamed (chunked) response bodies, async
 // DNS. Callbacks run on the loop, never from inside request().
 #pragma once
 
@@ -19,6 +19,8 @@
 #include "reactor/url.h"
 
 namespace uvsched {
+
+class TlsContext;
 
 struct ClientRequest {
   std::string method = "GET";
@@ -66,6 +68,10 @@ class HttpClient {
 
   size_t open_connections() const;
 
+  // https requests verify servers with this context (which must outlive the
+  // client) instead of the system's CAs.
+  void use_tls(const TlsContext* tls);
+
  private:
   class Connection;
   struct Pending;
@@ -82,6 +88,7 @@ class HttpClient {
   void defer(ClientCallback cb, ClientResponse&& r);
   void run_deferred();
   void maybe_closed();
+  const TlsContext* tls_context();
 
   uv_loop_t* loop_;
   Clock& clock_;
@@ -92,6 +99,9 @@ class HttpClient {
   std::vector<std::pair<ClientCallback, ClientResponse>> deferred_;
   bool closing_ = false;
   std::function<void()> closed_cb_;
+  const TlsContext* tls_ = nullptr;
+  std::unique_ptr<TlsContext> default_tls_;
+  std::string tls_error_;
 };
 
 }  // namespace uvsched

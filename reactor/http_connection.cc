@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "reactor/http_wire.h"
+#include "reactor/tls.h"
 
 namespace uvsched {
 namespace {
@@ -47,6 +48,7 @@ HttpConnection::HttpConnection(HttpServer* server) : server_(server), timer_(ser
 
 void HttpConnection::start() {
   uv_tcp_nodelay(&tcp_, 1);
+  if (server_->tls_) tls_ = std::make_unique<TlsSession>(*server_->tls_);
   update_reading();
   update_timer();
 }
@@ -100,7 +102,9 @@ void HttpConnection::on_alloc(uv_handle_t* h, size_t, uv_buf_t* buf) {
 
 void HttpConnection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
   auto* self = static_cast<HttpConnection*>(s->data);
-  if (nread > 0) {
+  if (nread > 0 && self->tls_) {
+    self->receive_tls(std::string_view(buf->base, static_cast<size_t>(nread)));
+  } else if (nread > 0) {
     self->in_read_ = true;
     self->feed(buf->base, static_cast<size_t>(nread));
     self->in_read_ = false;
@@ -127,6 +131,25 @@ void HttpConnection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf)
   }
   self->update_reading();
   self->update_timer();
+}
+
+// Ciphertext in: handshake replies go straight back, plaintext to the parser.
+// A peer that fails the handshake (or sends plain HTTP) gets the alert, if
+// any, and is closed.
+void HttpConnection::receive_tls(std::string_view cipher) {
+  std::string plain, reply;
+  bool ok = tls_->receive(cipher, &plain, &reply);
+  if (!reply.empty()) write_raw(std::move(reply));
+  if (!ok) {
+    server_->note_tls_failure(tls_->error());
+    close();
+    return;
+  }
+  if (plain.empty()) return;
+  in_read_ = true;
+  feed(plain.data(), plain.size());
+  in_read_ = false;
+  flush();
 }
 
 void HttpConnection::feed(const char* data, size_t len) {
@@ -243,6 +266,7 @@ void HttpConnection::dispatch() {
   ex->method = request_.method;
   ex->start_ns = uv_hrtime();
   if (!request_.keep_alive) no_more_requests_ = true;
+  if (tls_) request_.peer_name = tls_->peer_name();
   exchanges_.push_back(ex);
   server_->handler_.handle(request_, Responder(std::move(ex)));
 }
@@ -298,6 +322,19 @@ void HttpConnection::flush() {
 }
 
 void HttpConnection::write_out(std::string&& bytes) {
+  if (!tls_) {
+    write_raw(std::move(bytes));
+    return;
+  }
+  std::string cipher;
+  if (!tls_->send(bytes, &cipher)) {
+    close();
+    return;
+  }
+  if (!cipher.empty()) write_raw(std::move(cipher));
+}
+
+void HttpConnection::write_raw(std::string&& bytes) {
   uv_buf_t buf = uv_buf_init(bytes.data(), bytes.size());
   int n = uv_try_write(reinterpret_cast<uv_stream_t*>(&tcp_), &buf, 1);
   if (n == static_cast<int>(bytes.size())) return;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "reactor/http_server.h"
+#include "reactor/tls.h"
 
 namespace uvsched {
 
@@ -49,12 +50,14 @@ class HttpConnection {
   static int on_body(llhttp_t* p, const char* at, size_t len);
   static int on_message_complete(llhttp_t* p);
 
+  void receive_tls(std::string_view cipher);
   void feed(const char* data, size_t len);
   bool count_header_bytes(size_t len, int status);
   void dispatch();
   void fail(int status, std::string_view message);
   void flush();
-  void write_out(std::string&& bytes);
+  void write_out(std::string&& bytes);  // plaintext: encrypted first under TLS
+  void write_raw(std::string&& bytes);  // bytes for the socket as they are
   void update_reading();
   void update_timer();
   bool drained() const;
@@ -78,6 +81,7 @@ class HttpConnection {
   bool closing_ = false;
   size_t writes_in_flight_ = 0;
   std::unique_ptr<Timer> timer_;
+  std::unique_ptr<TlsSession> tls_;  // set when the server speaks TLS
 };
 
 }  // namespace uvsched

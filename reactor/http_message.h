@@ -24,6 +24,7 @@ struct HttpRequest {
   HttpHeaders headers;
   std::string body;
   bool keep_alive = true;
+  std::string peer_name;  // common name of a verified TLS client certificate
 
   std::string_view path() const;
   std::string_view query() const;  // without the '?'; empty when none

@@ -4,6 +4,7 @@
 
 #include "reactor/http_connection.h"
 #include "reactor/http_wire.h"
+#include "reactor/log.h"
 
 namespace uvsched {
 
@@ -199,6 +200,12 @@ void HttpServer::maybe_finish_shutdown() {
   auto done = std::move(shutdown_done_);
   shutdown_done_ = nullptr;
   done();
+}
+
+// Debug level: a port scanner or a plain-HTTP client would otherwise flood the log.
+void HttpServer::note_tls_failure(const std::string& reason) {
+  ++tls_failures_;
+  log_debug("tls connection refused").kv("reason", reason);
 }
 
 }  // namespace uvsched

@@ -34,6 +34,7 @@ struct ServerLimits {
 };
 
 class HttpConnection;
+class TlsContext;
 
 namespace detail {
 // One request/response pair on a connection; shared by the connection's queue
@@ -127,6 +128,11 @@ class HttpServer {
   int listen(const std::string& host, uint16_t port);
   uint16_t port() const { return port_; }
   void set_observer(ResponseObserver observer) { observer_ = std::move(observer); }
+  // Every connection accepted from now on speaks TLS with this context, which
+  // must outlive the server.
+  void use_tls(const TlsContext* tls) { tls_ = tls; }
+  // Connections closed because their TLS handshake or records were bad.
+  uint64_t tls_failures() const { return tls_failures_; }
 
   // Stops accepting, lets in-flight requests finish (up to shutdown_grace_ms),
   // ends streams, closes every connection, then calls done.
@@ -143,12 +149,15 @@ class HttpServer {
   void forget(HttpConnection* conn);
   void maybe_finish_shutdown();
   void report(const detail::Exchange& ex, int status);
+  void note_tls_failure(const std::string& reason);
 
   uv_loop_t* loop_;
   Clock& clock_;
   ServerLimits limits_;
   RequestHandler& handler_;
   ResponseObserver observer_;
+  const TlsContext* tls_ = nullptr;
+  uint64_t tls_failures_ = 0;
   uv_tcp_t listener_;
   bool listening_ = false;
   bool listener_closed_ = true;

@@ -29,17 +29,28 @@ std::optional<std::pair<std::string, uint16_t>> parse_host_port(std::string_view
   return std::make_pair(std::string(host), static_cast<uint16_t>(value));
 }
 
+std::string Url::base() const { return scheme + "://" + origin(); }
+
 std::optional<Url> parse_url(std::string_view text) {
-  constexpr std::string_view kHttp = "http://";
-  if (text.substr(0, kHttp.size()) != kHttp) return std::nullopt;
-  std::string_view rest = text.substr(kHttp.size());
+  Url url;
+  std::string_view rest;
+  uint16_t default_port;
+  if (text.starts_with("http://")) {
+    url.scheme = "http";
+    rest = text.substr(7);
+    default_port = 80;
+  } else if (text.starts_with("https://")) {
+    url.scheme = "https";
+    rest = text.substr(8);
+    default_port = 443;
+  } else {
+    return std::nullopt;
+  }
   size_t slash = rest.find_first_of("/?");
   std::string_view authority = rest.substr(0, slash);
   std::string_view target = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash);
   if (authority.empty()) return std::nullopt;
 
-  Url url;
-  url.scheme = "http";
   bool has_port = authority.back() != ']' && authority.find(':', authority.front() == '[' ? authority.find(']') : 0) !=
                                                  std::string_view::npos;
   if (has_port) {
@@ -50,7 +61,7 @@ std::optional<Url> parse_url(std::string_view text) {
   } else {
     if (authority.front() == '[') authority = authority.substr(1, authority.size() - 2);
     url.host = std::string(authority);
-    url.port = 80;
+    url.port = default_port;
   }
   if (url.host.empty()) return std::nullopt;
   url.target = target.empty() ? "/" : (target.front() == '?' ? "/" + std::string(target) : std::string(target));

@@ -1,4 +1,4 @@
-// URL pieces the server and client need: absolute http URLs, query strings and
+// URL pieces the server and client need: absolute http(s) URLs, query strings and
 // percent-decoding. No I/O, no DNS.
 #pragma once
 
@@ -9,15 +9,16 @@
 namespace uvsched {
 
 struct Url {
-  std::string scheme;  // "http"
+  std::string scheme;  // "http" or "https"
   std::string host;    // without brackets for IPv6 literals
   uint16_t port = 0;
   std::string target;  // path plus ?query, at least "/"
 
-  std::string origin() const;  // "host:port", the connection-pool key
+  std::string origin() const;  // "host:port", as the Host header says it
+  std::string base() const;    // "scheme://host:port", the connection-pool key
 };
 
-// Parses "http://host[:port][/path][?query]". Returns nullopt on anything else.
+// Parses "http[s]://host[:port][/path][?query]". Returns nullopt on anything else.
 std::optional<Url> parse_url(std::string_view text);
 
 // Splits "HOST:PORT" (or "[v6]:PORT"); nullopt when the port is missing or bad.

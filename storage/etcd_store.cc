@@ -194,6 +194,10 @@ EtcdStore::EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, 
       probe_timer_(clock.new_timer()) {
   uv_idle_init(loop, &idle_);
   idle_.data = this;
+  if (options_.tls) {
+    client_.use_tls(options_.tls.get());
+    stream_client_.use_tls(options_.tls.get());
+  }
   schedule_probe();
 }
 
@@ -209,7 +213,7 @@ void EtcdStore::call(const std::string& path, std::string body, JsonCallback cb,
   const Url& ep = endpoints_[current_ % endpoints_.size()];
   ClientRequest req;
   req.method = "POST";
-  req.url = "http://" + ep.origin() + path;
+  req.url = ep.base() + path;
   req.headers = {{"Content-Type", "application/json"}, {"Grpc-Metadata-hasleader", "true"}};
   req.body = body;
   req.timeout_ms = options_.request_timeout_ms;
@@ -431,7 +435,7 @@ void EtcdStore::start_watch(Watch* w) {
   const Url& ep = endpoints_[current_ % endpoints_.size()];
   ClientRequest req;
   req.method = "POST";
-  req.url = "http://" + ep.origin() + "/v3/watch";
+  req.url = ep.base() + "/v3/watch";
   req.headers = {{"Content-Type", "application/json"}, {"Grpc-Metadata-hasleader", "true"}};
   req.body = body.take();
   req.timeout_ms = 0;  // a watch lasts as long as it is wanted
@@ -538,7 +542,7 @@ void EtcdStore::lease_keepalive(int64_t id, LeaseCallback cb) {
   const Url& ep = endpoints_[current_ % endpoints_.size()];
   ClientRequest req;
   req.method = "POST";
-  req.url = "http://" + ep.origin() + "/v3/lease/keepalive";
+  req.url = ep.base() + "/v3/lease/keepalive";
   req.headers = {{"Content-Type", "application/json"}, {"Grpc-Metadata-hasleader", "true"}};
   req.body = "{\"ID\":\"" + std::to_string(id) + "\"}";
   req.timeout_ms = options_.request_timeout_ms;

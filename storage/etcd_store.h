@@ -31,6 +31,7 @@ class EtcdStore final : public Store {
     uint64_t reconnect_min_ms = 100;
     uint64_t reconnect_max_ms = 5'000;
     uint64_t health_interval_ms = 1'000;  // readiness follows etcd even when nothing else talks to it
+    std::shared_ptr<const TlsContext> tls;  // https endpoints: verify etcd with it (null: the system's CAs)
   };
 
   EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, Options options);

@@ -2,10 +2,12 @@
 
 #include "storage/embedded_store.h"
 #include "storage/etcd_store.h"
+#include "reactor/tls.h"
 
 namespace uvsched {
 
-std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec, std::string* error) {
+std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec, const std::string& etcd_ca,
+                                  std::string* error) {
   if (spec.rfind("embedded:", 0) == 0) return EmbeddedStore::open(loop, clock, spec.substr(9), error);
   if (spec.rfind("etcd:", 0) == 0) {
     std::vector<Url> endpoints;
@@ -13,7 +15,14 @@ std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::stri
       *error = "bad etcd endpoint list '" + spec.substr(5) + "'";
       return nullptr;
     }
-    return std::make_unique<EtcdStore>(loop, clock, std::move(endpoints));
+    EtcdStore::Options options;
+    bool https = false;
+    for (const Url& u : endpoints) https = https || u.scheme == "https";
+    if (https) {
+      options.tls = TlsContext::client(etcd_ca, error);
+      if (!options.tls) return nullptr;
+    }
+    return std::make_unique<EtcdStore>(loop, clock, std::move(endpoints), std::move(options));
   }
   *error = "unsupported store '" + spec + "' (expected embedded:DIR or etcd:URLS)";
   return nullptr;

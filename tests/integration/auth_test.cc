@@ -8,6 +8,7 @@
 #include "tests/support/daemon_fixture.h"
 #include "tests/support/raw_http.h"
 #include "tests/support/store_fixture.h"
+#include "tests/support/test_certs.h"
 
 namespace uvsched::test {
 namespace {
@@ -75,11 +76,7 @@ TEST_F(AuthTest, RolesReachOnlyTheirPathsAndStateDoesNotChange) {
 // told to authenticate, and never reaches the API.
 TEST_F(AuthTest, KubectlWithoutCredentialsIsAskedForThem) {
   std::string out;
-  FILE* p = popen(("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get pods 2>&1").c_str(), "r");
-  char buf[512];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  EXPECT_NE(pclose(p), 0);
+  EXPECT_NE(run_shell("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get pods", &out), 0);
   EXPECT_NE(out.find("provide credentials"), std::string::npos) << out;
 }
 
@@ -97,6 +94,78 @@ TEST_F(AuthTest, SighupReloadsTheTokenFile) {
   EXPECT_EQ(status("GET", "/api/v1/pods", rotated), 200);
 }
 
+// The daemon serving HTTPS: kubectl with a kubeconfig that carries the CA and
+// a token, agents with client certificates, and what is refused.
+class TlsAuthTest : public AuthTest {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(certs_.ok());
+    tokens_ = dir_.path() + "/tokens";
+    write_tokens(kReader);
+    start({"--token-file", tokens_, "--tls-cert", certs_.server_cert(), "--tls-key", certs_.server_key(),
+           "--tls-client-ca", certs_.ca_file()});
+    base_ = "https://127.0.0.1:" + std::to_string(port());
+  }
+  std::string kubeconfig(const std::string& token) {
+    std::string path = dir_.path() + "/kubeconfig-" + token.substr(0, 3);
+    std::ofstream(path) << "apiVersion: v1\nkind: Config\nclusters:\n- name: edge\n  cluster:\n"
+                        << "    server: " << base_ << "\n    certificate-authority: " << certs_.ca_file() << "\n"
+                        << "users:\n- name: u\n  user:\n    token: " << token << "\n"
+                        << "contexts:\n- name: c\n  context:\n    cluster: edge\n    user: u\n"
+                        << "current-context: c\n";
+    return path;
+  }
+  int kubectl(const std::string& token, const std::string& args, std::string* out) {
+    return run_shell("kubectl --kubeconfig " + kubeconfig(token) + " " + args, out);
+  }
+  // curl over TLS; cert: a client certificate path (its key beside it), or "".
+  std::string curl(const std::string& method, const std::string& path, const std::string& cert,
+                   const std::string& body = "") {
+    std::string cmd = "curl -sS -o /dev/null -w '%{http_code}' --cacert " + certs_.ca_file() + " -X " + method;
+    if (!cert.empty()) cmd += " --cert " + cert + " --key " + cert.substr(0, cert.size() - 4) + "-key.pem";
+    if (!body.empty()) cmd += " -H 'Content-Type: application/json' -d '" + body + "'";
+    std::string out;
+    run_shell(cmd + " " + base_ + path, &out);
+    return out.size() >= 3 ? out.substr(out.size() - 3) : out;  // the status; curl's errors come before it
+  }
+  test::TestCerts certs_;
+  std::string base_;
+};
+
+TEST_F(TlsAuthTest, KubectlWithTheCaAndATokenWorks) {
+  std::string out;
+  EXPECT_EQ(kubectl(kAdmin, "run tls-pod --image=nginx --restart=Never", &out), 0) << out;
+  out.clear();
+  EXPECT_EQ(kubectl(kReader, "get pods", &out), 0) << out;
+  EXPECT_NE(out.find("tls-pod"), std::string::npos) << out;
+  EXPECT_NE(out.find("Pending"), std::string::npos) << out;
+  out.clear();
+  EXPECT_NE(kubectl(kReader, "delete pod tls-pod", &out), 0) << out;  // a reader may not
+  EXPECT_NE(out.find("Forbidden"), std::string::npos) << out;
+  out.clear();
+  EXPECT_NE(kubectl("bad-0123456789abcdef", "get pods", &out), 0) << out;
+  EXPECT_NE(out.find("You must be logged in to the server (the token is not valid)"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(kubectl(kAdmin, "delete pod tls-pod", &out), 0) << out;
+}
+
+TEST_F(TlsAuthTest, AnAgentCertificateActsOnlyForItsOwnHost) {
+  std::string edge = certs_.client_cert("edge-9");
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-9/status", edge, R"({"statuses":[]})"), "200");
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-8/status", edge, R"({"statuses":[]})"), "403");
+  EXPECT_EQ(curl("GET", "/api/v1/pods", edge), "403");
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-9/status", "", R"({"statuses":[]})"), "401");  // no cert, no token
+  // Signed by a CA the daemon does not trust: no TLS session, no status at all.
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-9/status", certs_.client_cert("edge-9", true), R"({"statuses":[]})"), "000");
+  EXPECT_EQ(curl("GET", "/health", ""), "200");
+}
+
+TEST_F(TlsAuthTest, PlainHttpOnTheTlsPortGetsNothingAndServingGoesOn) {
+  auto plain = http_request(port(), "GET", "/health");
+  EXPECT_FALSE(plain && plain->status == 200);
+  EXPECT_EQ(curl("GET", "/health", ""), "200");
+}
+
 TEST(AuthStartUp, BadTokenFilesAndRemoteListenWithoutTokensAreRefused) {
   TempDir dir;
   std::string file = dir.path() + "/tokens";
@@ -111,6 +180,17 @@ TEST(AuthStartUp, BadTokenFilesAndRemoteListenWithoutTokensAreRefused) {
   out.clear();
   EXPECT_EQ(run_binary({"--listen", "0.0.0.0:0"}, &out), 1);
   EXPECT_NE(out.find("refusing_remote_listen"), std::string::npos) << out;
+}
+
+TEST(AuthStartUp, TlsFlagsAreCheckedBeforeListening) {
+  test::TestCerts certs;
+  std::string out;
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--tls-cert", certs.server_cert()}, &out), 2);
+  EXPECT_NE(out.find("--tls-cert and --tls-key go together"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent.pem", "--tls-key", certs.server_key()},
+                       &out), 1);
+  EXPECT_NE(out.find("cannot load --tls-cert /nonexistent.pem"), std::string::npos) << out;
 }
 
 }  // namespace

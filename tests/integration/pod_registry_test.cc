@@ -32,16 +32,6 @@ size_t count_pods(const std::string& items) {
 }
 
 // Runs a shell command, returns its exit code and output.
-int sh(const std::string& cmd, std::string* out) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 class PodRegistryTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -72,7 +62,7 @@ class PodRegistryTest : public ::testing::Test {
   }
   std::string kubectl(const std::string& args, int* code = nullptr) {
     std::string out;
-    int rc = sh("kubectl --server " + base_ + " " + args, &out);
+    int rc = run_shell("kubectl --server " + base_ + " " + args, &out);
     if (code) *code = rc;
     return out;
   }
@@ -284,7 +274,7 @@ TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
   std::string log = daemon_->data_dir() + "/watch.out";
   std::string out;
   // kubectl -w runs until `timeout` ends it; meanwhile another client changes pods.
-  ASSERT_EQ(sh("(timeout 4 kubectl --server " + base_ + " get pods -w > " + log + " 2>&1 &)", &out), 0);
+  ASSERT_EQ(run_shell("(timeout 4 kubectl --server " + base_ + " get pods -w > " + log + " 2>&1 &)", &out), 0);
   auto until = std::chrono::steady_clock::now() + 10s;
   std::string seen;
   while (seen.find("first") == std::string::npos && std::chrono::steady_clock::now() < until) {
@@ -319,7 +309,7 @@ TEST(PodRegistryOnEtcd, APodWrittenStraightIntoEtcdShowsUpInWatchesAndLists) {
   {
     // base64 of the pod, by way of the shell's base64 (the test's own encoder would prove nothing).
     std::string enc;
-    ASSERT_EQ(sh("printf '%s' '" + pod + "' | base64 -w0", &enc), 0);
+    ASSERT_EQ(run_shell("printf '%s' '" + pod + "' | base64 -w0", &enc), 0);
     put += enc + "\"}";
   }
   auto r = http_request(etcd.client_port(), "POST", "/v3/kv/put", put);
@@ -331,7 +321,7 @@ TEST(PodRegistryOnEtcd, APodWrittenStraightIntoEtcdShowsUpInWatchesAndLists) {
   ASSERT_TRUE(list);
   EXPECT_EQ(list->status, 200);
   std::string etcdctl;
-  EXPECT_EQ(sh("ETCDCTL_API=3 etcdctl --endpoints " + etcd.url() + " get --prefix /registry/pods/ --keys-only", &etcdctl), 0);
+  EXPECT_EQ(run_shell("ETCDCTL_API=3 etcdctl --endpoints " + etcd.url() + " get --prefix /registry/pods/ --keys-only", &etcdctl), 0);
   EXPECT_NE(etcdctl.find("/registry/pods/default/outside"), std::string::npos) << etcdctl;
   EXPECT_EQ(daemon.stop(SIGTERM), 0);
 }
@@ -364,7 +354,7 @@ except client.exceptions.ApiException as e:
 print("python client ok")
 )PY";
   std::string out;
-  int rc = sh("/usr/bin/python3 " + script + " " + base_, &out);
+  int rc = run_shell("/usr/bin/python3 " + script + " " + base_, &out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("python client ok"), std::string::npos) << out;
 }

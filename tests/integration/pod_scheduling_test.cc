@@ -243,13 +243,8 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   auto one = http_request(port(), "GET", "/api/v1/nodes/edge-7");
   EXPECT_EQ(one->status, 200);
   EXPECT_EQ(http_request(port(), "GET", "/api/v1/nodes/nope")->status, 404);
-  FILE* p = popen(("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get nodes 2>&1").c_str(), "r");
-  ASSERT_NE(p, nullptr);
   std::string out;
-  char buf[1024];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
+  EXPECT_EQ(run_shell("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get nodes", &out), 0) << out;
   EXPECT_NE(out.find("edge-7"), std::string::npos) << out;
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
 }

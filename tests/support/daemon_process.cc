@@ -155,4 +155,14 @@ int run_binary(const std::vector<std::string>& extra, std::string* output) {
   return wait_exit(pid, 20s);
 }
 
+int run_shell(const std::string& command, std::string* output) {
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output->append(buf, n);
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 }  // namespace uvsched::test

@@ -56,4 +56,8 @@ class DaemonProcess {
 // Runs the binary to completion with args; returns exit code and stdout+stderr.
 int run_binary(const std::vector<std::string>& args, std::string* output);
 
+// Runs a shell command (kubectl, curl, python3) to completion; its exit code
+// (-1 if it did not exit normally), stdout and stderr appended to *output.
+int run_shell(const std::string& command, std::string* output);
+
 }  // namespace uvsched::test

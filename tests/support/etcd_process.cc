@@ -38,8 +38,9 @@ bool EtcdProcess::start(std::chrono::milliseconds deadline) {
   if (client_port_ == 0) {
     client_port_ = free_loopback_port();
     peer_port_ = free_loopback_port();
+    health_port_ = free_loopback_port();
   }
-  std::string client = "http://127.0.0.1:" + std::to_string(client_port_);
+  std::string client = url();
   std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
   std::vector<std::string> args = {"/usr/bin/etcd",
                                    "--name", "uvsched-test",
@@ -49,7 +50,12 @@ bool EtcdProcess::start(std::chrono::milliseconds deadline) {
                                    "--listen-peer-urls", peer,
                                    "--initial-advertise-peer-urls", peer,
                                    "--initial-cluster", "uvsched-test=" + peer,
+                                   "--listen-metrics-urls", "http://127.0.0.1:" + std::to_string(health_port_),
                                    "--log-level", "error"};
+  if (!tls_cert_.empty()) {
+    for (const std::string& a : {std::string("--cert-file"), tls_cert_, std::string("--key-file"), tls_key_})
+      args.push_back(a);
+  }
   pid_ = fork();
   if (pid_ == 0) {
     int devnull = open("/dev/null", O_WRONLY);
@@ -63,7 +69,7 @@ bool EtcdProcess::start(std::chrono::milliseconds deadline) {
   }
   auto until = std::chrono::steady_clock::now() + deadline;
   while (std::chrono::steady_clock::now() < until) {
-    auto r = http_request(client_port_, "GET", "/health");
+    auto r = http_request(health_port_, "GET", "/health");
     if (r && r->status == 200 && r->body.find("true") != std::string::npos) return true;
     int status;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {

@@ -22,18 +22,27 @@ class EtcdProcess {
   ~EtcdProcess();
   EtcdProcess(const EtcdProcess&) = delete;
 
+  // Serve clients over TLS with this certificate (call before start()).
+  void use_tls(std::string cert_file, std::string key_file) {
+    tls_cert_ = std::move(cert_file);
+    tls_key_ = std::move(key_file);
+  }
   // False when etcd is not installed or did not become healthy in time.
   bool start(std::chrono::milliseconds deadline = 30s);
   // SIGTERM (or `sig`), then wait for it to exit.
   void stop(int sig = 15);
   bool running() const { return pid_ > 0; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(client_port_); }
+  std::string url() const {
+    return (tls_cert_.empty() ? "http://" : "https://") + std::string("127.0.0.1:") + std::to_string(client_port_);
+  }
   uint16_t client_port() const { return client_port_; }
 
  private:
   TempDir dir_;
   uint16_t client_port_ = 0;
   uint16_t peer_port_ = 0;
+  uint16_t health_port_ = 0;  // plain-HTTP /health, so readiness needs no TLS
+  std::string tls_cert_, tls_key_;
   pid_t pid_ = -1;
 };
 

@@ -5,7 +5,7 @@
 namespace uvsched {
 namespace {
 
-TEST(Url, ParsesHttpUrls) {
+TEST(Url, ParsesHttpAndHttpsUrls) {
   struct Case {
     std::string in;
     bool ok;
@@ -19,7 +19,10 @@ TEST(Url, ParsesHttpUrls) {
       {"http://[::1]:2379/v3/kv/range", true, "::1", 2379, "/v3/kv/range"},
       {"http://[::1]/", true, "::1", 80, "/"},
       {"http://host:8080?q", true, "host", 8080, "/?q"},
-      {"https://secure:443/", false, "", 0, ""},
+      {"https://secure:8443/x", true, "secure", 8443, "/x"},
+      {"https://secure", true, "secure", 443, "/"},
+      {"https://", false, "", 0, ""},
+      {"httpx://h/", false, "", 0, ""},
       {"http://", false, "", 0, ""},
       {"http://h:99999/", false, "", 0, ""},
       {"http://h:/", false, "", 0, ""},
@@ -32,6 +35,7 @@ TEST(Url, ParsesHttpUrls) {
     EXPECT_EQ(u->host, c.host) << c.in;
     EXPECT_EQ(u->port, c.port) << c.in;
     EXPECT_EQ(u->target, c.target) << c.in;
+    EXPECT_EQ(u->base(), c.in.substr(0, c.in.find(':')) + "://" + u->origin()) << c.in;
   }
 }
 

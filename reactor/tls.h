@@ -1,0 +1,79 @@
+// TLS as a byte engine: ciphertext in, plaintext out, and back, through
+// OpenSSL memory BIOs. It owns no socket, so the server's and the client's
+// connections drive it from their libuv read and write paths, and tests can
+// wire two sessions back to back without a network.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+typedef struct ssl_ctx_st SSL_CTX;
+typedef struct ssl_st SSL;
+typedef struct bio_st BIO;
+
+namespace uvsched {
+
+// Certificates and settings shared by every session of one side.
+class TlsContext {
+ public:
+  ~TlsContext();
+  TlsContext(const TlsContext&) = delete;
+  TlsContext& operator=(const TlsContext&) = delete;
+
+  // A server's certificate chain and key (PEM files). With client_ca, a client
+  // certificate is asked for and, when one is sent, must verify against it;
+  // clients without one still connect (they authenticate with tokens).
+  static std::unique_ptr<TlsContext> server(const std::string& cert_file, const std::string& key_file,
+                                            const std::string& client_ca_file, std::string* error);
+  // A client that verifies servers against ca_file, or the system's CAs when empty.
+  static std::unique_ptr<TlsContext> client(const std::string& ca_file, std::string* error);
+
+  SSL_CTX* native() const { return ctx_; }
+  bool is_server() const { return server_; }
+
+ private:
+  TlsContext(SSL_CTX* ctx, bool server) : ctx_(ctx), server_(server) {}
+  SSL_CTX* ctx_;
+  bool server_;
+};
+
+// One connection's TLS state. Every call appends the ciphertext to send to *out.
+class TlsSession {
+ public:
+  // host: the name a client checks the server's certificate against (and sends as SNI).
+  TlsSession(const TlsContext& ctx, std::string_view host = {});
+  ~TlsSession();
+  TlsSession(const TlsSession&) = delete;
+  TlsSession& operator=(const TlsSession&) = delete;
+
+  // A client's first flight (ClientHello); servers write nothing first.
+  bool start(std::string* out);
+  // Ciphertext from the peer; the plaintext it carried is appended to *plain.
+  // False on a protocol or verification failure (error() says which).
+  bool receive(std::string_view cipher, std::string* plain, std::string* out);
+  // Plaintext to send. Held until the handshake is done, then encrypted.
+  bool send(std::string_view plain, std::string* out);
+
+  bool handshake_done() const { return handshake_done_; }
+  // The common name of a verified peer certificate; empty when none was sent.
+  const std::string& peer_name() const { return peer_name_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool step_handshake(std::string* out);
+  bool encrypt(std::string_view plain, std::string* out);
+  void drain(std::string* out);
+  bool fail(std::string_view what);
+
+  SSL* ssl_ = nullptr;
+  BIO* in_ = nullptr;   // ciphertext from the peer, read by OpenSSL
+  BIO* out_ = nullptr;  // ciphertext OpenSSL wrote for the peer
+  bool handshake_done_ = false;
+  bool failed_ = false;
+  std::string held_;  // plaintext sent before the handshake finished
+  std::string peer_name_;
+  std::string error_;
+};
+
+}  // namespace uvsched

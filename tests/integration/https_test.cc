@@ -1,0 +1,172 @@
+// The HttpServer and HttpClient speaking TLS to each other on one loop, with
+// certificates made for the test: requests, keep-alive, streams, large bodies,
+// client certificates, and the refusals (wrong CA, plain HTTP on a TLS port).
+#include <gtest/gtest.h>
+#include <openssl/ssl.h>
+#include <signal.h>
+
+#include "handlers/json_response.h"
+#include "handlers/router.h"
+#include "reactor/http_client.h"
+#include "reactor/log.h"
+#include "reactor/loop_clock.h"
+#include "reactor/tls.h"
+#include "tests/support/raw_http.h"
+#include "tests/support/test_certs.h"
+
+namespace uvsched {
+namespace {
+
+class Https : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    signal(SIGPIPE, SIG_IGN);
+    log_configure(LogLevel::kOff, LogFormat::kText);
+    ASSERT_TRUE(certs_.ok());
+    std::string err;
+    server_tls_ = TlsContext::server(certs_.server_cert(), certs_.server_key(), certs_.ca_file(), &err);
+    ASSERT_TRUE(server_tls_) << err;
+    client_tls_ = TlsContext::client(certs_.ca_file(), &err);
+    ASSERT_TRUE(client_tls_) << err;
+    uv_loop_init(&loop_);
+    clock_ = std::make_unique<LoopClock>(&loop_);
+    router_.add("GET", "/hello", [](RequestContext& ctx) { ctx.reply(text_response(200, "hello")); });
+    router_.add("GET", "/whoami", [](RequestContext& ctx) { ctx.reply(text_response(200, ctx.request.peer_name)); });
+    router_.add("POST", "/echo", [](RequestContext& ctx) { ctx.reply(text_response(201, ctx.request.body)); });
+    router_.add("GET", "/events", [this](RequestContext& ctx) {
+      stream_ = ctx.responder.start_stream(200, "application/x-ndjson");
+      stream_.write("one\n");
+      stream_.write("two\n");
+      stream_.end();
+    });
+    server_ = std::make_unique<HttpServer>(&loop_, *clock_, ServerLimits{}, router_);
+    server_->use_tls(server_tls_.get());
+    ASSERT_EQ(server_->listen("127.0.0.1", 0), 0);
+    client_ = std::make_unique<HttpClient>(&loop_, *clock_);
+    client_->use_tls(client_tls_.get());
+    base_ = "https://127.0.0.1:" + std::to_string(server_->port());
+  }
+
+  void TearDown() override {
+    client_->close([] {});
+    server_->shutdown([] {});
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    client_.reset();
+    server_.reset();
+    clock_.reset();
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    EXPECT_EQ(uv_loop_close(&loop_), 0);
+  }
+
+  ClientResponse fetch(HttpClient& client, ClientRequest req) {
+    ClientResponse out;
+    bool done = false;
+    client.request(std::move(req), [&](ClientResponse&& r) {
+      out = std::move(r);
+      done = true;
+    });
+    auto watchdog = clock_->new_timer();
+    bool expired = false;
+    watchdog->start(10'000, [&] { expired = true; });
+    while (!done && !expired) uv_run(&loop_, UV_RUN_ONCE);
+    EXPECT_FALSE(expired) << "timed out";
+    return out;
+  }
+  ClientResponse fetch(ClientRequest req) { return fetch(*client_, std::move(req)); }
+
+  // Closes a client the test made, before it goes out of scope.
+  void close_client(HttpClient& client) {
+    bool closed = false;
+    client.close([&] { closed = true; });
+    while (!closed) uv_run(&loop_, UV_RUN_ONCE);
+  }
+
+  // A client whose https context carries a client certificate.
+  std::unique_ptr<TlsContext> client_with_cert(const std::string& cert) {
+    std::string err;
+    auto ctx = TlsContext::client(certs_.ca_file(), &err);
+    std::string key = cert.substr(0, cert.size() - 4) + "-key.pem";
+    EXPECT_EQ(SSL_CTX_use_certificate_file(ctx->native(), cert.c_str(), SSL_FILETYPE_PEM), 1);
+    EXPECT_EQ(SSL_CTX_use_PrivateKey_file(ctx->native(), key.c_str(), SSL_FILETYPE_PEM), 1);
+    return ctx;
+  }
+
+  test::TestCerts certs_;
+  std::unique_ptr<TlsContext> server_tls_, client_tls_;
+  uv_loop_t loop_;
+  std::unique_ptr<LoopClock> clock_;
+  Router router_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<HttpClient> client_;
+  ResponseStream stream_;
+  std::string base_;
+};
+
+TEST_F(Https, RequestsShareOneEncryptedConnection) {
+  auto r = fetch({.method = "GET", .url = base_ + "/hello"});
+  EXPECT_EQ(r.error, 0) << r.error_text;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "hello");
+  for (int i = 0; i < 20; ++i) {
+    auto e = fetch({.method = "POST", .url = base_ + "/echo", .body = "n" + std::to_string(i)});
+    EXPECT_EQ(e.body, "n" + std::to_string(i));
+  }
+  EXPECT_EQ(client_->open_connections(), 1u);
+  EXPECT_EQ(server_->connection_count(), 1u);
+  EXPECT_EQ(server_->tls_failures(), 0u);
+}
+
+TEST_F(Https, LargeBodiesAndStreamsCrossIntact) {
+  std::string big(900'000, 'b');
+  for (size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
+  auto e = fetch({.method = "POST", .url = base_ + "/echo", .body = big});
+  EXPECT_EQ(e.status, 201) << e.error_text;
+  EXPECT_EQ(e.body, big);
+  std::string streamed;
+  auto s = fetch({.method = "GET", .url = base_ + "/events", .on_body = [&](std::string_view p) { streamed += p; }});
+  EXPECT_EQ(s.status, 200);
+  EXPECT_EQ(streamed, "one\ntwo\n");
+}
+
+TEST_F(Https, AVerifiedClientCertificateNamesThePeer) {
+  auto ctx = client_with_cert(certs_.client_cert("node-7"));
+  HttpClient with_cert(&loop_, *clock_);
+  with_cert.use_tls(ctx.get());
+  auto r = fetch(with_cert, {.method = "GET", .url = base_ + "/whoami"});
+  EXPECT_EQ(r.body, "node-7");
+  EXPECT_EQ(fetch({.method = "GET", .url = base_ + "/whoami"}).body, "");  // no certificate: no name
+  close_client(with_cert);
+}
+
+TEST_F(Https, AClientCertificateFromAnUntrustedCaIsRefused) {
+  auto ctx = client_with_cert(certs_.client_cert("mallory", true));
+  HttpClient forged(&loop_, *clock_);
+  forged.use_tls(ctx.get());
+  auto r = fetch(forged, {.method = "GET", .url = base_ + "/whoami"});
+  EXPECT_NE(r.error, 0);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_GE(server_->tls_failures(), 1u);
+  close_client(forged);
+}
+
+TEST_F(Https, ClientRefusesAServerItCannotVerify) {
+  std::string err;
+  auto stranger = TlsContext::client(certs_.stranger_ca_file(), &err);
+  HttpClient wary(&loop_, *clock_);
+  wary.use_tls(stranger.get());
+  auto r = fetch(wary, {.method = "GET", .url = base_ + "/hello"});
+  EXPECT_EQ(r.error, UV_EPROTO);
+  EXPECT_NE(r.error_text.find("certificate"), std::string::npos) << r.error_text;
+  close_client(wary);
+}
+
+TEST_F(Https, PlainHttpOnATlsPortIsClosedAndTheServerKeepsServing) {
+  auto plain = fetch({.method = "GET", .url = "http://127.0.0.1:" + std::to_string(server_->port()) + "/hello"});
+  EXPECT_NE(plain.error, 0);
+  EXPECT_EQ(plain.status, 0);
+  EXPECT_EQ(server_->tls_failures(), 1u);
+  EXPECT_EQ(fetch({.method = "GET", .url = base_ + "/hello"}).body, "hello");
+}
+
+}  // namespace
+}  // namespace uvsched
