@@ -1,5 +1,6 @@
 #include "reactor/http_connection.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "reactor/http_wire.h"
@@ -395,8 +396,12 @@ void HttpConnection::update_reading() {
     if (closing_) return;
   }
   bool room = has_room();
-
-  bool want = room && !parser_paused_ && !no_more_requests_;
+  // Past the last request, an open stream still reads, only to notice its
+  // reader hang up (the bytes are dropped): nothing else would tell us.
+  bool streaming = std::any_of(exchanges_.begin(), exchanges_.end(), [](const auto& ex) {
+    return ex->state == detail::Exchange::State::kStreaming;
+  });
+  bool want = (room && !parser_paused_ && !no_more_requests_) || (no_more_requests_ && streaming);
   auto* stream = reinterpret_cast<uv_stream_t*>(&tcp_);
   if (want && !reading_) {
     if (uv_read_start(stream, &HttpConnection::on_alloc, &HttpConnection::on_read) == 0) reading_ = true;

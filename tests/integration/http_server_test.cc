@@ -3,6 +3,7 @@
 #include "reactor/http_server.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <signal.h>
 
 #include <atomic>
@@ -159,6 +160,21 @@ TEST_F(HttpServerTest, StreamDeliversChunksAndReportsPeerClose) {
   while (handler_->stream_closed == 0 && std::chrono::steady_clock::now() < deadline) loop_.run([] {});
   EXPECT_EQ(handler_->stream_closed, 1);
   loop_.run([this] { EXPECT_FALSE(handler_->stream_.write("late\n")); });
+}
+
+// A malformed request pipelined behind a stream can never be answered; the
+// server must still notice the reader hang up (found by fuzz_http_path: the
+// stream stayed open because reading had stopped at the parse error).
+TEST_F(HttpServerTest, AHangUpIsNoticedBehindAStreamEvenAfterGarbage) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("POST /stream HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n(garbage\r\n\r\n"));
+  ASSERT_TRUE(c.read_until("SUBSCRIBED"));
+  ASSERT_EQ(::shutdown(c.fd(), SHUT_WR), 0);
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (handler_->stream_closed == 0 && std::chrono::steady_clock::now() < deadline) loop_.run([] {});
+  EXPECT_EQ(handler_->stream_closed, 1);
+  EXPECT_TRUE(c.wait_closed());
 }
 
 TEST_F(HttpServerTest, StreamEndTerminatesTheBodyAndTheConnectionLivesOn) {
