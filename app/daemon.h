@@ -50,6 +50,7 @@ class Daemon {
   void reload_tokens();
 
   uint16_t port() const { return server_->port(); }
+  size_t connection_count() const { return server_->connection_count(); }
   const Config& config() const { return config_; }
   // An embedding program may add its own routes before start().
   Router& router() { return router_; }

@@ -269,40 +269,22 @@ void PodScheduler::try_place(const std::string& key) {
   }
 }
 
+// The binding is made durable before the agent hears of the task, so after a
+// crash the pods' annotations name every task an agent may be running.
 void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Offer& offer) {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
+  std::string agent_id = agent ? agent->agent_id : "";
   PodTask task;
   task.id = new_task_id(key);
   task.pod_key = key;
   task.agent = offer.agent;
   task.offer_id = offer.id;
-  task.launched = true;
-  PodNeeds needs = pod_needs(pod);
-  JsonWriter w;
-  w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
-  w.key("task_id").begin_object().key("value").value(task.id).end_object();
-  w.key("name").value(key);
-  w.key("agent_id").begin_object().key("value").value(agent ? agent->agent_id : "").end_object();
-  w.key("resources").begin_array();
-  w.begin_object().key("name").value("cpus").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.cpus).end_object().end_object();
-  w.begin_object().key("name").value("mem").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.mem_mib).end_object().end_object();
-  w.end_array().key("pod");
-  pod.write(w);
-  w.end_object().end_object();
+  std::string message = launch_message(task, agent_id, pod);
   hub_.offers().consume(offer.id);
-  if (!hub_.send(offer.agent, w.take())) {
-    // The agent left between offer and launch: try again later.
-    queue_.add(key, clock_.now_ms() + backoff_.next_delay(key, clock_.now_ms()), DelayQueue::Mode::kReplaceExisting);
-    return;
-  }
-  log_debug("task_launched").kv("task", task.id).kv("agent", task.agent);
-  pending_.erase(key);
-  backoff_.reset(key);
   hub_.offers().unlisten(key);
   task_of_[key] = task.id;
-  std::string agent_id = agent ? agent->agent_id : "";
   std::string stamp = rfc3339(clock_.unix_ms());
-  update_pod(PodRegistry::kPodPrefix + key, [task, agent_id, stamp](JsonValue& p) {
+  auto bind = [task, agent_id, stamp](JsonValue& p) {
     p.ensure({"spec"}).set("nodeName", JsonValue::string(task.agent));
     JsonValue& ann = p.ensure({"metadata", "annotations"});
     ann.set(kHostAnnotation, JsonValue::string(task.agent));
@@ -311,8 +293,56 @@ void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Of
     ann.set(kOfferAnnotation, JsonValue::string(task.offer_id));
     set_condition(p, "PodScheduled", "True", "", "", stamp);
     return true;
-  });
-  tasks_[task.id] = std::move(task);
+  };
+  std::string id = task.id;
+  tasks_[id] = std::move(task);
+  update_pod(PodRegistry::kPodPrefix + key, bind, 5,
+             [this, id, message = std::move(message)](bool written) { bound(id, written, message); });
+}
+
+void PodScheduler::bound(const std::string& id, bool written, const std::string& launch) {
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) return;  // its agent was lost meanwhile
+  PodTask& task = it->second;
+  if (task.deleted) {  // deleted before it ever ran: nothing to kill, the object goes
+    apply(task, Transition{TaskAction::kRemoveDeleted, "deleted before launch"}, nullptr);
+    return;
+  }
+  uint64_t now = clock_.now_ms();
+  if (!written) {
+    // Not bound (the store is down, or the pod changed under us): unscheduled again.
+    std::string key = task.pod_key;
+    task_of_.erase(key);
+    tasks_.erase(it);
+    if (pending_.count(key) != 0) queue_.add(key, now + backoff_.next_delay(key, now), DelayQueue::Mode::kReplaceExisting);
+    arm_queue_timer();
+    return;
+  }
+  pending_.erase(task.pod_key);
+  backoff_.reset(task.pod_key);
+  if (!hub_.send(task.agent, launch)) {
+    // The agent left after the offer: the task is lost like the agent's others.
+    apply(task, apply_status(task, "TASK_LOST"), nullptr);
+    return;
+  }
+  task.launched = true;
+  log_debug("task_launched").kv("task", task.id).kv("agent", task.agent);
+}
+
+std::string PodScheduler::launch_message(const PodTask& task, const std::string& agent_id, const JsonValue& pod) {
+  PodNeeds needs = pod_needs(pod);
+  JsonWriter w;
+  w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
+  w.key("task_id").begin_object().key("value").value(task.id).end_object();
+  w.key("name").value(task.pod_key);
+  w.key("agent_id").begin_object().key("value").value(agent_id).end_object();
+  w.key("resources").begin_array();
+  w.begin_object().key("name").value("cpus").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.cpus).end_object().end_object();
+  w.begin_object().key("name").value("mem").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.mem_mib).end_object().end_object();
+  w.end_array().key("pod");
+  pod.write(w);
+  w.end_object().end_object();
+  return w.take();
 }
 
 void PodScheduler::kill(const PodTask& task) {
@@ -544,34 +574,39 @@ void PodScheduler::agent_lost(const std::string& agent) {
   }
 }
 
-void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts) {
+void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts,
+                              std::function<void(bool written)> done) {
+  auto finish = [done](bool written) {
+    if (done) done(written);
+  };
   // Write over a known revision; a conflict means the copy was stale: re-read.
-  auto write = [this, key, mutate, attempts](int64_t rev, const std::string& json) {
+  auto write = [this, key, mutate, attempts, done, finish](int64_t rev, const std::string& json) {
     std::string error;
     auto pod = JsonValue::parse(json, &error);
-    if (!pod || !mutate(*pod)) return;
+    if (!pod || !mutate(*pod)) return finish(false);
     std::string next = pod->dump();
     TxnRequest t;
     t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, rev, {}});
     t.success.push_back({TxnOp::Type::kPut, key, next, 0, false});
-    store_.txn(std::move(t), [this, key, mutate, attempts, next](TxnResult&& tr) {
+    store_.txn(std::move(t), [this, key, mutate, attempts, next, done, finish](TxnResult&& tr) {
       if (tr.status.ok() && tr.succeeded) {
         auto it = cache_.find(key);
         if (it != cache_.end() && tr.revision > it->second.first) it->second = {tr.revision, next};
-        return;
+        return finish(true);
       }
       if (tr.status.ok() && attempts > 1) {
         cache_.erase(key);
-        update_pod(key, mutate, attempts - 1);
+        return update_pod(key, mutate, attempts - 1, done);
       }
+      finish(false);
     });
   };
   if (auto it = cache_.find(key); it != cache_.end()) {
     write(it->second.first, it->second.second);
     return;
   }
-  store_.get(key, {}, [write](RangeResult&& r) {
-    if (!r.status.ok() || r.kvs.empty()) return;
+  store_.get(key, {}, [write, finish](RangeResult&& r) {
+    if (!r.status.ok() || r.kvs.empty()) return finish(false);
     write(r.kvs[0].mod_revision, r.kvs[0].value);
   });
 }

@@ -76,7 +76,11 @@ class PodScheduler final : public AgentEvents {
   void apply(PodTask& task, const Transition& t, const JsonValue* status);
   void requeue_or_fail(const PodTask& task, const std::string& why);
   // Read-modify-write of a pod, retried on a concurrent change.
-  void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5);
+  // done(written), when given, says whether the change reached the store.
+  void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5,
+                  std::function<void(bool written)> done = nullptr);
+  void bound(const std::string& task_id, bool written, const std::string& launch);
+  static std::string launch_message(const PodTask& task, const std::string& agent_id, const JsonValue& pod);
   void reconcile_due();
   void arm_reconcile();
   void register_framework();
