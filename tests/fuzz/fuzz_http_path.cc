@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "app/daemon.h"
@@ -37,6 +38,11 @@ struct Harness {
     const char* made = mkdtemp(dir);
     if (!made) made = mkdtemp(fallback);
     if (!made) abort();
+    static std::string store_dir = made;
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(store_dir, ec);  // RAM is not for leftovers
+    });
     uv_loop_init(&loop);
     uvsched::Config config;
     config.listen_port = 0;
