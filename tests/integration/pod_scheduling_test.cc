@@ -10,80 +10,10 @@
 #include "tests/support/daemon_fixture.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/scripted_agent.h"
 
 namespace uvsched::test {
 namespace {
-
-std::string pod_json(const std::string& name, const std::string& cpu, const std::string& extra_spec = "",
-                     const std::string& restart = "Always") {
-  return R"({"metadata":{"name":")" + name + R"("},"spec":{"restartPolicy":")" + restart +
-         R"(","containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":")" + cpu +
-         R"(","memory":"128Mi"}}}])" + extra_spec + "}}";
-}
-
-std::string resources(double cpus, double mem, const std::string& ports = "") {
-  std::string r = R"([{"name":"cpus","type":"SCALAR","scalar":{"value":)" + std::to_string(cpus) +
-                  R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)" + std::to_string(mem) + "}}";
-  if (!ports.empty()) r += R"(,{"name":"ports","type":"RANGES","ranges":{"range":[)" + ports + "]}}";
-  return r + "]";
-}
-
-// A node agent driven by the test.
-class ScriptedAgent {
- public:
-  ScriptedAgent(uint16_t port, std::string host) : port_(port), host_(std::move(host)) {}
-
-  bool subscribe(const std::string& labels = "{}") {
-    if (!stream_.connect(port_)) return false;
-    std::string body = R"({"labels":)" + labels + R"(,"resources":)" + resources(8, 8192) + "}";
-    std::string req = "POST /v1/agents/" + host_ + "/subscribe HTTP/1.1\r\nHost: t\r\nContent-Length: " +
-                      std::to_string(body.size()) + "\r\n\r\n" + body;
-    return stream_.send(req) && stream_.read_until("SUBSCRIBED").has_value();
-  }
-  std::string offer(double cpus, double mem, const std::string& ports = "") {
-    auto r = http_request(port_, "POST", "/v1/agents/" + host_ + "/offers",
-                          R"({"offers":[{"resources":)" + resources(cpus, mem, ports) + "}]}");
-    if (!r || r->status != 200) return "";
-    simdjson::dom::parser p;
-    return std::string(std::string_view(p.parse(r->body)["offer_ids"].at(0)["value"]));
-  }
-  // The next event line of `type` on the stream, or "" at the deadline.
-  std::string next(const std::string& type, std::chrono::milliseconds deadline = 10s) {
-    std::string marker = "\"type\":\"" + type + "\"";
-    auto until = std::chrono::steady_clock::now() + deadline;
-    while (std::chrono::steady_clock::now() < until) {
-      size_t at = buffer_.find(marker);
-      if (at != std::string::npos) {
-        size_t start = buffer_.rfind('{', at);
-        size_t end = buffer_.find('\n', at);
-        std::string line = buffer_.substr(start, end - start);
-        buffer_.erase(0, end);
-        return line;
-      }
-      auto more = stream_.read_until("\n", std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()));
-      if (!more) return "";
-      buffer_ += *more;
-    }
-    return "";
-  }
-  void status(const std::string& task, const std::string& state) {
-    auto r = http_request(port_, "POST", "/v1/agents/" + host_ + "/status",
-                          R"({"statuses":[{"task_id":{"value":")" + task + R"("},"state":")" + state + R"("}]})");
-    EXPECT_TRUE(r && r->status == 200);
-  }
-  void hang_up() { stream_.close(); }
-
- private:
-  uint16_t port_;
-  std::string host_;
-  RawConnection stream_;
-  std::string buffer_;
-};
-
-std::string task_id_of(const std::string& launch) {
-  simdjson::dom::parser p;
-  return std::string(std::string_view(p.parse(launch)["task"]["task_id"]["value"]));
-}
 
 class PodSchedulingTest : public DaemonFixture {
  protected:

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <cstring>
 
 namespace uvsched::test {
@@ -153,6 +154,15 @@ int run_binary(const std::vector<std::string>& extra, std::string* output) {
   while ((n = ::read(fds[0], buf, sizeof buf)) > 0) output->append(buf, static_cast<size_t>(n));
   ::close(fds[0]);
   return wait_exit(pid, 20s);
+}
+
+long DaemonProcess::peak_rss_kib() const {
+  if (pid_ <= 0) return 0;
+  std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
 }
 
 int run_shell(const std::string& command, std::string* output) {

@@ -36,6 +36,8 @@ class DaemonProcess {
   // Sends `sig` and waits for exit; the exit code, 128+signal, or -1 on time-out.
   int stop(int sig, std::chrono::milliseconds deadline = 20s);
   bool running() const { return pid_ > 0; }
+  // The daemon's peak resident set (VmHWM) in KiB; 0 when it is not running.
+  long peak_rss_kib() const;
   // Waits until the captured stderr holds `needle`.
   bool wait_for_log(const std::string& needle, std::chrono::milliseconds deadline = 10s);
   std::string log() const;

@@ -1,0 +1,249 @@
+// Fault drills (issue 7), each on the real daemon with its real store:
+// - the daemon SIGKILLed in the middle of a pod storm, on the embedded store
+//   and on etcd: after a restart every pod whose create was acknowledged is
+//   there, and every task an agent was told to LAUNCH is named by its pod;
+// - etcd killed and restarted during a pod storm: creates answer 503 quickly
+//   while it is down, succeed again after, and no acknowledged pod is lost;
+// - an agent that vanishes between LAUNCH and its first status: the task is
+//   lost and the pod placed on another agent (or Failed if it never restarts).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <simdjson.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/etcd_process.h"
+#include "tests/support/raw_http.h"
+#include "tests/support/scripted_agent.h"
+#include "tests/support/store_fixture.h"
+
+namespace uvsched::test {
+namespace {
+
+// Creates pods named prefix-N from `threads` threads until stopped, and keeps
+// the names whose create was acknowledged (201) and counts the 503s.
+class PodStorm {
+ public:
+  PodStorm(uint16_t port, std::string prefix, int threads = 3) : port_(port), prefix_(std::move(prefix)) {
+    for (int t = 0; t < threads; ++t) workers_.emplace_back([this, t, threads] { run(t, threads); });
+  }
+  ~PodStorm() { stop(); }
+  void stop() {
+    stop_ = true;
+    for (auto& w : workers_) {
+      if (w.joinable()) w.join();
+    }
+  }
+  void retarget(uint16_t port) { port_ = port; }
+  size_t acked() const {
+    std::lock_guard lock(mu_);
+    return acked_.size();
+  }
+  std::set<std::string> acked_names() const {
+    std::lock_guard lock(mu_);
+    return acked_;
+  }
+  int unavailable() const { return unavailable_; }
+  int refused() const { return refused_; }  // no connection at all (daemon down)
+
+ private:
+  void run(int t, int threads) {
+    for (int i = t; !stop_; i += threads) {
+      std::string name = prefix_ + "-" + std::to_string(i);
+      auto r = http_request(port_, "POST", "/api/v1/namespaces/default/pods", pod_json(name, "100m"));
+      if (!r) {
+        ++refused_;
+        std::this_thread::yield();
+        continue;
+      }
+      if (r->status == 201) {
+        std::lock_guard lock(mu_);
+        acked_.insert(name);
+      } else if (r->status == 503) {
+        ++unavailable_;
+      } else {
+        ADD_FAILURE() << "create " << name << ": " << r->status << " " << r->body;
+      }
+    }
+  }
+
+  std::atomic<uint16_t> port_;
+  std::string prefix_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> unavailable_{0}, refused_{0};
+  mutable std::mutex mu_;
+  std::set<std::string> acked_;
+  std::vector<std::thread> workers_;
+};
+
+// name -> the pod's JSON, for every pod in the default namespace.
+std::map<std::string, std::string> list_pods(uint16_t port) {
+  std::map<std::string, std::string> out;
+  auto r = http_request(port, "GET", "/api/v1/namespaces/default/pods");
+  if (!r || r->status != 200) {
+    ADD_FAILURE() << "list: " << (r ? r->body : "no answer");
+    return out;
+  }
+  simdjson::dom::parser p;
+  simdjson::dom::element doc = p.parse(r->body);
+  for (simdjson::dom::element item : doc["items"].get_array()) {
+    out[std::string(std::string_view(item["metadata"]["name"]))] = simdjson::minify(item);
+  }
+  return out;
+}
+
+bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(5ms);  // polling another process's progress
+  }
+  return done();
+}
+
+// ---- SIGKILL during a storm, on both stores -------------------------------------------
+
+struct Backend {
+  std::string name;
+  bool etcd;
+};
+
+class SigkillDrill : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam().etcd) {
+      ASSERT_TRUE(etcd_.start()) << "etcd did not start";
+      store_ = "etcd:" + etcd_.url();
+    } else {
+      store_ = "embedded:" + dir_.path() + "/data";
+    }
+  }
+  std::unique_ptr<DaemonProcess> start_daemon() {
+    // A short leader TTL: the restarted daemon leads once the killed one's lease is gone.
+    auto d = std::make_unique<DaemonProcess>(std::vector<std::string>{"--store", store_, "--leader-ttl", "1"});
+    EXPECT_TRUE(d->start()) << d->log();
+    return d;
+  }
+  TempDir dir_;
+  EtcdProcess etcd_;
+  std::string store_;
+};
+
+TEST_P(SigkillDrill, NoAcknowledgedPodAndNoLaunchedTaskIsLost) {
+  auto daemon = start_daemon();
+  uint16_t port = daemon->port();
+  ASSERT_TRUE(wait_for([&] { return http_request(port, "GET", "/readyz")->status == 200; }, 20s));
+  ScriptedAgent agent(port, "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_EQ(agent.offer_many(400, 1, 1024), 400);  // one offer per pod
+
+  PodStorm storm(port, "storm");
+  std::map<std::string, std::string> launched;  // pod name -> task id
+  while (launched.size() < 60) {
+    std::string line = agent.next("LAUNCH");
+    ASSERT_FALSE(line.empty()) << "no LAUNCH after " << launched.size() << "\n" << daemon->log();
+    launched[task_name_of(line).substr(8)] = task_id_of(line);  // "default/" off
+  }
+  long peak_kib = daemon->peak_rss_kib();
+  ASSERT_EQ(daemon->stop(SIGKILL), 128 + SIGKILL);
+  storm.stop();
+  // LAUNCHes already on the wire before the kill count too.
+  for (std::string line; !(line = agent.next("LAUNCH", 200ms)).empty();)
+    launched[task_name_of(line).substr(8)] = task_id_of(line);
+  std::set<std::string> acked = storm.acked_names();
+  ASSERT_GE(acked.size(), 60u);
+
+  auto again = start_daemon();
+  auto pods = list_pods(again->port());
+  for (const auto& name : acked) EXPECT_EQ(pods.count(name), 1u) << "acknowledged pod " << name << " lost";
+  for (const auto& [name, task] : launched) {
+    ASSERT_EQ(pods.count(name), 1u) << "launched pod " << name << " lost";
+    EXPECT_NE(pods[name].find("\"uvsched.io/taskId\":\"" + task + "\""), std::string::npos)
+        << "task " << task << " of " << name << " not recovered: " << pods[name];
+    EXPECT_NE(pods[name].find("\"nodeName\":\"edge-1\""), std::string::npos) << pods[name];
+  }
+  // The agent comes back: the recovered tasks are asked about.
+  ScriptedAgent back(again->port(), "edge-1");
+  ASSERT_TRUE(back.subscribe());
+  std::string reconcile = back.next("RECONCILE", 20s);
+  ASSERT_FALSE(reconcile.empty()) << again->log();
+  EXPECT_NE(reconcile.find(launched.begin()->second), std::string::npos) << reconcile;
+  std::printf("[ drill    ] %s: %zu pods acknowledged, %zu launched before SIGKILL (peak RSS %ld KiB); "
+              "after restart all there (peak RSS %ld KiB)\n",
+              GetParam().name.c_str(), acked.size(), launched.size(), peak_kib, again->peak_rss_kib());
+  EXPECT_LT(peak_kib, 256 * 1024);  // generous: sanitizer builds carry shadow memory
+  EXPECT_EQ(again->stop(SIGTERM), 0) << again->log();
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, SigkillDrill, ::testing::Values(Backend{"embedded", false}, Backend{"etcd", true}),
+                         [](const auto& info) { return info.param.name; });
+
+// ---- etcd killed and restarted during a storm ------------------------------------------
+
+TEST(EtcdDrill, AStormRidesOutAnEtcdRestartWithNothingAcknowledgedLost) {
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  DaemonProcess daemon({"--store", "etcd:" + etcd.url(), "--leader-ttl", "2"});
+  ASSERT_TRUE(daemon.start()) << daemon.log();
+  ASSERT_TRUE(wait_for([&] { return http_request(daemon.port(), "GET", "/readyz")->status == 200; }, 20s));
+  PodStorm storm(daemon.port(), "etcd-storm");
+  ASSERT_TRUE(wait_for([&] { return storm.acked() >= 50; }, 20s));
+  etcd.stop(SIGKILL);
+  size_t acked_before = storm.acked();
+  ASSERT_TRUE(wait_for([&] { return storm.unavailable() >= 20; }, 20s)) << "creates did not fail fast while etcd was down";
+  EXPECT_LE(storm.acked(), acked_before + 3 * 128) << "acknowledged while etcd was down";
+  EXPECT_EQ(http_request(daemon.port(), "GET", "/readyz")->status, 503);
+  ASSERT_TRUE(etcd.start());  // same ports, same data
+  ASSERT_TRUE(wait_for([&] { return storm.acked() >= acked_before + 50; }, 30s)) << "no recovery\n" << daemon.log();
+  storm.stop();
+  auto pods = list_pods(daemon.port());
+  for (const auto& name : storm.acked_names()) EXPECT_EQ(pods.count(name), 1u) << "acknowledged pod " << name << " lost";
+  std::printf("[ drill    ] etcd restart: %zu acknowledged, %d answered 503 while down, none lost (peak RSS %ld KiB)\n",
+              storm.acked(), storm.unavailable(), daemon.peak_rss_kib());
+  EXPECT_LT(daemon.peak_rss_kib(), 256 * 1024);  // generous: sanitizer builds carry shadow memory
+  EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
+}
+
+// ---- an agent gone between LAUNCH and its first status ---------------------------------
+
+TEST(AgentDrill, AnAgentGoneMidLaunchLosesItsTasksToRestartPolicy) {
+  DaemonProcess daemon({"--agent-timeout", "1"});
+  ASSERT_TRUE(daemon.start()) << daemon.log();
+  uint16_t port = daemon.port();
+  ScriptedAgent flaky(port, "edge-flaky");
+  ASSERT_TRUE(flaky.subscribe());
+  ASSERT_EQ(flaky.offer_many(2, 1, 1024), 2);
+  ASSERT_EQ(http_request(port, "POST", "/api/v1/namespaces/default/pods", pod_json("again", "500m"))->status, 201);
+  ASSERT_EQ(http_request(port, "POST", "/api/v1/namespaces/default/pods", pod_json("once", "500m", "", "Never"))->status,
+            201);
+  std::set<std::string> launched;
+  for (int i = 0; i < 2; ++i) {
+    std::string line = flaky.next("LAUNCH");
+    ASSERT_FALSE(line.empty()) << daemon.log();
+    launched.insert(task_name_of(line));
+  }
+  EXPECT_EQ(launched, (std::set<std::string>{"default/again", "default/once"}));
+  flaky.hang_up();  // no status, ever: the agent is lost after --agent-timeout
+
+  ScriptedAgent steady(port, "edge-steady");
+  ASSERT_TRUE(steady.subscribe());
+  ASSERT_EQ(steady.offer_many(3, 1, 1024), 3);
+  std::string relaunch = steady.next("LAUNCH", 15s);
+  ASSERT_FALSE(relaunch.empty()) << "the Always pod was not placed again\n" << daemon.log();
+  EXPECT_EQ(task_name_of(relaunch), "default/again");
+  std::string once;
+  EXPECT_TRUE(wait_for([&] {
+    once = http_request(port, "GET", "/api/v1/namespaces/default/pods/once")->body;
+    return once.find("\"phase\":\"Failed\"") != std::string::npos;  // Never restarts
+  }, 10s)) << once;
+  EXPECT_TRUE(steady.next("LAUNCH", 300ms).empty()) << "the Never pod was placed again";
+  EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
+}
+
+}  // namespace
+}  // namespace uvsched::test

@@ -1,0 +1,48 @@
+// A node agent driven by a test: subscribes on the daemon's agent API, posts
+// offers, reads LAUNCH/KILL/RECONCILE events from its stream and reports task
+// statuses, the way a real agent would. Plus the pod and resource JSON the
+// scheduling tests build.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "tests/support/raw_http.h"
+
+namespace uvsched::test {
+
+using namespace std::chrono_literals;
+
+// A pod asking for `cpu` and 128Mi; extra_spec is spliced into its spec.
+std::string pod_json(const std::string& name, const std::string& cpu, const std::string& extra_spec = "",
+                     const std::string& restart = "Always");
+// Mesos resources: cpus, mem and optional port ranges ({"begin":..,"end":..} items).
+std::string resources(double cpus, double mem, const std::string& ports = "");
+// The task id of a LAUNCH event line.
+std::string task_id_of(const std::string& launch);
+// The pod name (namespace/name) of a LAUNCH event line.
+std::string task_name_of(const std::string& launch);
+
+class ScriptedAgent {
+ public:
+  ScriptedAgent(uint16_t port, std::string host) : port_(port), host_(std::move(host)) {}
+
+  bool subscribe(const std::string& labels = "{}");
+  // Posts one offer; its id, or "" on failure.
+  std::string offer(double cpus, double mem, const std::string& ports = "");
+  // Posts `count` offers in one request; how many were accepted.
+  int offer_many(int count, double cpus, double mem);
+  // The next event line of `type` on the stream, or "" at the deadline.
+  std::string next(const std::string& type, std::chrono::milliseconds deadline = 10s);
+  void status(const std::string& task, const std::string& state);
+  void hang_up() { stream_.close(); }
+
+ private:
+  uint16_t port_;
+  std::string host_;
+  RawConnection stream_;
+  std::string buffer_;
+};
+
+}  // namespace uvsched::test
