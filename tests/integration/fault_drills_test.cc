@@ -5,11 +5,21 @@
 // - etcd killed and restarted during a pod storm: creates answer 503 quickly
 //   while it is down, succeed again after, and no acknowledged pod is lost;
 // - an agent that vanishes between LAUNCH and its first status: the task is
-//   lost and the pod placed on another agent (or Failed if it never restarts).
+//   lost and the pod placed on another agent (or Failed if it never restarts);
+// - 10,000 idle connections plus a slowloris pool: /health keeps answering,
+//   the slow requests are cut with 408, memory stays bounded.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -242,6 +252,100 @@ TEST(AgentDrill, AnAgentGoneMidLaunchLosesItsTasksToRestartPolicy) {
     return once.find("\"phase\":\"Failed\"") != std::string::npos;  // Never restarts
   }, 10s)) << once;
   EXPECT_TRUE(steady.next("LAUNCH", 300ms).empty()) << "the Never pod was placed again";
+  EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
+}
+
+// ---- a connection flood ----------------------------------------------------------------
+
+int open_connection(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno != EINPROGRESS) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The value of an unlabelled series in /metrics; -1 when absent.
+long metric(uint16_t port, const std::string& series) {
+  auto m = http_request(port, "GET", "/metrics");
+  std::string needle = "\n" + series + " ";
+  size_t at = m ? m->body.find(needle) : std::string::npos;
+  return at == std::string::npos ? -1 : std::stol(m->body.substr(at + needle.size()));
+}
+
+TEST(FloodDrill, HealthAnswersThroughTenThousandIdleConnectionsAndASlowlorisPool) {
+  // Each connection costs a descriptor here and one in the daemon (which inherits the limit).
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  lim.rlim_cur = std::min<rlim_t>(lim.rlim_max, 30'000);
+  setrlimit(RLIMIT_NOFILE, &lim);
+  const int idle = static_cast<int>(std::min<rlim_t>(10'000, lim.rlim_cur > 1'500 ? lim.rlim_cur - 1'500 : 0));
+  const int slow = 500;
+  ASSERT_GE(idle, 1'000) << "RLIMIT_NOFILE too low for a flood: " << lim.rlim_max;
+  DaemonProcess daemon({"--max-connections", "20000", "--request-timeout", "1"});
+  ASSERT_TRUE(daemon.start()) << daemon.log();
+  uint16_t port = daemon.port();
+
+  std::vector<int> fds, slow_fds;
+  for (int i = 0; i < idle; ++i) {
+    int fd = open_connection(port);
+    ASSERT_GE(fd, 0) << "connection " << i << ": " << strerror(errno);
+    fds.push_back(fd);
+  }
+  for (int i = 0; i < slow; ++i) {
+    int fd = open_connection(port);
+    ASSERT_GE(fd, 0);
+    slow_fds.push_back(fd);
+  }
+  // Slowloris: a request that starts and never ends, a header line at a time.
+  auto trickle = [&](const char* bytes) {
+    for (int fd : slow_fds) (void)send(fd, bytes, strlen(bytes), MSG_NOSIGNAL);
+  };
+  ASSERT_TRUE(wait_for([&] { return metric(port, "uvsched_http_connections") >= idle + slow; }, 30s))
+      << "the daemon did not take every connection";
+  trickle("GET /health HTTP/1.1\r\nHost: x\r\n");
+
+  // /health through the flood, timed from here (a fresh connection each time).
+  std::vector<double> ms;
+  auto until = std::chrono::steady_clock::now() + 1500ms;  // outlasts --request-timeout
+  while (std::chrono::steady_clock::now() < until) {
+    trickle("X-Slow: y\r\n");
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = http_request(port, "GET", "/health");
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ASSERT_TRUE(r && r->status == 200) << "health failed during the flood";
+  }
+  // Every slow request was cut: a 408, then the connection closes.
+  int cut = 0;
+  for (int fd : slow_fds) {
+    std::string got;
+    auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      char buf[512];
+      ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      got.append(buf, static_cast<size_t>(n));
+    }
+    cut += got.rfind("HTTP/1.1 408", 0) == 0;
+  }
+  EXPECT_EQ(cut, slow);
+  // The idle ones are still held (their time-out is a minute).
+  EXPECT_GE(metric(port, "uvsched_http_connections"), idle);
+  std::sort(ms.begin(), ms.end());
+  long peak = daemon.peak_rss_kib();
+  std::printf("[ drill    ] flood: %d idle + %d slowloris connections; /health %zu times, p50 %.2f ms, "
+              "p99 %.2f ms, max %.2f ms; %d slow requests cut with 408; peak RSS %ld KiB\n",
+              idle, slow, ms.size(), ms[ms.size() / 2], ms[ms.size() * 99 / 100], ms.back(), cut, peak);
+  EXPECT_LT(peak, 256 * 1024);  // generous: sanitizer builds carry shadow memory
+  for (int fd : fds) close(fd);
+  for (int fd : slow_fds) close(fd);
   EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
 }
 
