@@ -8,7 +8,7 @@ build=${1:-build-fuzz}
 secs=${2:-60}
 cd "$(dirname "$0")/.."
 passed=0; failed=0
-for target in wal_recovery json_decoders text_parsers http_path; do
+for target in wal_recovery json_decoders text_parsers http_path etcd_responses; do
   scratch=$(mktemp -d)
   echo "== fuzz_$target for ${secs}s"
   if "$build/fuzz_$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

@@ -5,157 +5,15 @@
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "storage/base64.h"
+#include "storage/etcd_wire.h"
 
 namespace uvsched {
 namespace {
 
 using simdjson::dom::element;
+using namespace etcd_wire;
 
 constexpr size_t kMaxOpsPerTxn = 128;  // etcd's default --max-txn-ops
-
-// etcd writes int64 as JSON strings; fields at their default are absent.
-int64_t i64_field(element obj, const char* name) {
-  element v;
-  if (obj[name].get(v) != simdjson::SUCCESS) return 0;
-  if (v.is_string()) {
-    std::string_view s;
-    if (v.get(s) != simdjson::SUCCESS) return 0;
-    return std::strtoll(std::string(s).c_str(), nullptr, 10);
-  }
-  int64_t n = 0;
-  if (v.get(n) == simdjson::SUCCESS) return n;
-  uint64_t u = 0;
-  if (v.get(u) == simdjson::SUCCESS) return static_cast<int64_t>(u);
-  return 0;
-}
-
-std::string b64_field(element obj, const char* name) {
-  std::string_view s;
-  if (obj[name].get(s) != simdjson::SUCCESS) return {};
-  auto d = base64_decode(s);
-  return d ? *d : std::string();
-}
-
-bool bool_field(element obj, const char* name) {
-  bool b = false;
-  return obj[name].get(b) == simdjson::SUCCESS && b;
-}
-
-KeyValue kv_from(element obj) {
-  KeyValue kv;
-  kv.key = b64_field(obj, "key");
-  kv.value = b64_field(obj, "value");
-  kv.create_revision = i64_field(obj, "create_revision");
-  kv.mod_revision = i64_field(obj, "mod_revision");
-  kv.version = i64_field(obj, "version");
-  kv.lease = i64_field(obj, "lease");
-  return kv;
-}
-
-std::vector<KeyValue> kvs_from(element obj, const char* name) {
-  std::vector<KeyValue> out;
-  simdjson::dom::array arr;
-  if (obj[name].get(arr) != simdjson::SUCCESS) return out;
-  for (element e : arr) out.push_back(kv_from(e));
-  return out;
-}
-
-int64_t header_revision(element obj) {
-  element h;
-  return obj["header"].get(h) == simdjson::SUCCESS ? i64_field(h, "revision") : 0;
-}
-
-// The end of the range holding every key that starts with `prefix`.
-std::string prefix_end(std::string prefix) {
-  while (!prefix.empty()) {
-    auto& last = reinterpret_cast<unsigned char&>(prefix.back());
-    if (last < 0xff) {
-      ++last;
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return std::string(1, '\0');  // every key
-}
-
-void write_range_fields(JsonWriter& w, const std::string& key, bool prefix) {
-  w.key("key").value(base64_encode(key));
-  if (prefix) w.key("range_end").value(base64_encode(prefix_end(key)));
-}
-
-void write_op(JsonWriter& w, const TxnOp& op) {
-  w.begin_object();
-  switch (op.type) {
-    case TxnOp::Type::kPut:
-      w.key("request_put").begin_object();
-      w.key("key").value(base64_encode(op.key)).key("value").value(base64_encode(op.value));
-      if (op.lease != 0) w.key("lease").value(std::to_string(op.lease));
-      w.key("prev_kv").value(true).end_object();
-      break;
-    case TxnOp::Type::kDelete:
-      w.key("request_delete_range").begin_object();
-      write_range_fields(w, op.key, op.prefix);
-      w.key("prev_kv").value(true).end_object();
-      break;
-    case TxnOp::Type::kRange:
-      w.key("request_range").begin_object();
-      write_range_fields(w, op.key, op.prefix);
-      w.end_object();
-      break;
-  }
-  w.end_object();
-}
-
-std::string_view target_name(Compare::Target t) {
-  switch (t) {
-    case Compare::Target::kCreateRevision: return "CREATE";
-    case Compare::Target::kModRevision: return "MOD";
-    case Compare::Target::kVersion: return "VERSION";
-    case Compare::Target::kValue: return "VALUE";
-  }
-  return "MOD";
-}
-
-std::string_view op_name(Compare::Op op) {
-  switch (op) {
-    case Compare::Op::kEqual: return "EQUAL";
-    case Compare::Op::kNotEqual: return "NOT_EQUAL";
-    case Compare::Op::kGreater: return "GREATER";
-    case Compare::Op::kLess: return "LESS";
-  }
-  return "EQUAL";
-}
-
-std::string txn_body(const TxnRequest& t) {
-  JsonWriter w;
-  w.begin_object().key("compare").begin_array();
-  for (const auto& c : t.compares) {
-    w.begin_object().key("key").value(base64_encode(c.key));
-    w.key("target").value(target_name(c.target)).key("result").value(op_name(c.op));
-    switch (c.target) {
-      case Compare::Target::kCreateRevision: w.key("create_revision").value(std::to_string(c.number)); break;
-      case Compare::Target::kModRevision: w.key("mod_revision").value(std::to_string(c.number)); break;
-      case Compare::Target::kVersion: w.key("version").value(std::to_string(c.number)); break;
-      case Compare::Target::kValue: w.key("value").value(base64_encode(c.value)); break;
-    }
-    w.end_object();
-  }
-  w.end_array().key("success").begin_array();
-  for (const auto& op : t.success) write_op(w, op);
-  w.end_array().key("failure").begin_array();
-  for (const auto& op : t.failure) write_op(w, op);
-  w.end_array().end_object();
-  return w.take();
-}
-
-RangeResult range_from(element obj) {
-  RangeResult r;
-  r.revision = header_revision(obj);
-  r.kvs = kvs_from(obj, "kvs");
-  r.more = bool_field(obj, "more");
-  r.count = i64_field(obj, "count");
-  return r;
-}
 
 }  // namespace
 
@@ -290,7 +148,7 @@ void EtcdStore::get(std::string key, RangeOptions options, RangeCallback cb) {
   if (options.keys_only) w.key("keys_only").value(true);
   w.end_object();
   call("/v3/kv/range", w.take(), [cb = std::move(cb)](const StoreStatus& st, element doc) {
-    RangeResult r = st.ok() ? range_from(doc) : RangeResult{};
+    RangeResult r = st.ok() ? decode_range(doc) : RangeResult{};
     r.status = st;
     cb(std::move(r));
   }, endpoints_.size());
@@ -357,53 +215,26 @@ void EtcdStore::send_write_batch(std::vector<PendingWrite> batch) {
       for (auto& w : ws) send_write_batch({std::move(w)});
       return;
     }
-    simdjson::dom::array responses;
-    bool have = st.ok() && doc["responses"].get(responses) == simdjson::SUCCESS;
-    auto it = have ? responses.begin() : simdjson::dom::array::iterator();
-    for (auto& w : ws) {
-      WriteResult r;
+    std::vector<WriteResult> results = st.ok() ? decode_txn_writes(doc, ws.size()) : std::vector<WriteResult>(ws.size());
+    for (size_t i = 0; i < ws.size(); ++i) {
+      WriteResult r = std::move(results[i]);
       r.status = st;
       r.revision = tr.revision;
-      if (have && it != responses.end()) {
-        element resp = *it;
-        element body;
-        if (resp["response_put"].get(body) == simdjson::SUCCESS) {
-          element prev;
-          if (body["prev_kv"].get(prev) == simdjson::SUCCESS) r.prev_kvs.push_back(kv_from(prev));
-        } else if (resp["response_delete_range"].get(body) == simdjson::SUCCESS) {
-          r.deleted = i64_field(body, "deleted");
-          r.prev_kvs = kvs_from(body, "prev_kvs");
-        }
-        ++it;
-      }
-      w.cb(std::move(r));
+      ws[i].cb(std::move(r));
     }
   });
 }
 
 void EtcdStore::send_txn(std::string body, std::function<void(const StoreStatus&, TxnResult&&, element)> cb) {
   call("/v3/kv/txn", std::move(body), [cb = std::move(cb)](const StoreStatus& st, element doc) {
-    TxnResult r;
+    TxnResult r = st.ok() ? decode_txn(doc) : TxnResult{};
     r.status = st;
-    if (st.ok()) {
-      r.succeeded = bool_field(doc, "succeeded");
-      r.revision = header_revision(doc);
-    }
     cb(st, std::move(r), doc);
   }, endpoints_.size());
 }
 
 void EtcdStore::txn(TxnRequest request, TxnCallback cb) {
-  send_txn(txn_body(request), [cb = std::move(cb)](const StoreStatus& st, TxnResult&& r, element doc) {
-    simdjson::dom::array responses;
-    if (st.ok() && doc["responses"].get(responses) == simdjson::SUCCESS) {
-      for (element resp : responses) {
-        element range;
-        if (resp["response_range"].get(range) == simdjson::SUCCESS) r.ranges.push_back(range_from(range));
-      }
-    }
-    cb(std::move(r));
-  });
+  send_txn(txn_body(request), [cb = std::move(cb)](const StoreStatus&, TxnResult&& r, element) { cb(std::move(r)); });
 }
 
 // ---- watches ------------------------------------------------------------------------
@@ -463,17 +294,13 @@ void EtcdStore::start_watch(Watch* w) {
 }
 
 void EtcdStore::on_watch_line(Watch* w, std::string_view line) {
-  if (line.find_first_not_of(" \r\t") == std::string_view::npos) return;
-  element doc, result;
-  if (w->parser.parse(line.data(), line.size()).get(doc) != simdjson::SUCCESS ||
-      doc["result"].get(result) != simdjson::SUCCESS)
-    return;
+  WatchLine got;
+  if (!decode_watch_line(w->parser, line, &got)) return;
   mark_up();
   w->backoff_ms = 0;
-  int64_t rev = header_revision(result);
-  revision_ = std::max(revision_, rev);
-  if (bool_field(result, "canceled")) {
-    if (i64_field(result, "compact_revision") > 0) {
+  revision_ = std::max(revision_, got.revision);
+  if (got.canceled) {
+    if (got.compact_revision > 0) {
       WatchCallback cb = std::move(w->cb);
       WatchId id = w->id;
       stream_client_.cancel(w->request);
@@ -482,24 +309,11 @@ void EtcdStore::on_watch_line(Watch* w, std::string_view line) {
     }
     return;
   }
-  if (bool_field(result, "created") && w->next_revision == 0) w->next_revision = rev + 1;
-  simdjson::dom::array events;
-  if (result["events"].get(events) != simdjson::SUCCESS) return;
-  std::vector<WatchEvent> out;
-  for (element e : events) {
-    WatchEvent ev;
-    std::string_view type;
-    ev.type = e["type"].get(type) == simdjson::SUCCESS && type == "DELETE" ? WatchEvent::Type::kDelete
-                                                                           : WatchEvent::Type::kPut;  // PUT is the default, so absent
-    element kv, prev;
-    if (e["kv"].get(kv) == simdjson::SUCCESS) ev.kv = kv_from(kv);
-    if (e["prev_kv"].get(prev) == simdjson::SUCCESS) ev.prev_kv = kv_from(prev);
-    out.push_back(std::move(ev));
-  }
-  if (out.empty()) return;
-  w->next_revision = out.back().kv.mod_revision + 1;
+  if (got.created && w->next_revision == 0) w->next_revision = got.revision + 1;
+  if (got.events.empty()) return;
+  w->next_revision = got.events.back().kv.mod_revision + 1;
   WatchCallback cb = w->cb;  // the callback may cancel this watch
-  cb(StoreStatus{}, out);
+  cb(StoreStatus{}, got.events);
 }
 
 void EtcdStore::restart_watch(Watch* w) {

@@ -1,0 +1,36 @@
+// etcd gateway answers on arbitrary bytes: the body of a range, txn (reads
+// and writes) and lease answer, and the lines of a watch stream. Decoding
+// never fails hard; what decodes must be self-consistent.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "storage/etcd_wire.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace uvsched::etcd_wire;
+  std::string text(reinterpret_cast<const char*>(data), size);
+  static simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text).get(doc) == simdjson::SUCCESS && doc.is_object()) {
+    uvsched::RangeResult range = decode_range(doc);
+    if (range.kvs.size() > size) __builtin_trap();  // every kv came from the input
+    decode_txn(doc);
+    auto writes = decode_txn_writes(doc, 3);
+    if (writes.size() != 3) __builtin_trap();
+    i64_field(doc, "ID");
+    i64_field(doc, "TTL");
+  }
+  // The same bytes as a watch stream: one line at a time, as the store reads it.
+  static simdjson::dom::parser line_parser;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string_view line(text.data() + start, (nl == std::string::npos ? text.size() : nl) - start);
+    WatchLine got;
+    if (decode_watch_line(line_parser, line, &got) && got.events.size() > line.size()) __builtin_trap();
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return 0;
+}
