@@ -2,13 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "reactor/log.h"
 #include "storage/wal_codec.h"
@@ -20,12 +19,26 @@ namespace fs = std::filesystem;
 
 std::string wal_name(const std::string& dir, int64_t epoch) { return dir + "/wal-" + std::to_string(epoch) + ".log"; }
 
+// Start-up only (before the loop runs). Read straight into a buffer of the
+// file's size: a stream would hold the file twice.
 bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return false;
+  }
+  out->resize(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  while (got < out->size()) {
+    ssize_t n = ::read(fd, out->data() + got, out->size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out->resize(got);
+  ::close(fd);
   return true;
 }
 
@@ -54,7 +67,7 @@ StoreStatus disk_failure(const std::string& why) { return StoreStatus::unavailab
 }  // namespace
 
 EmbeddedStore::EmbeddedStore(uv_loop_t* loop, Clock& clock, std::string dir, Options options)
-    : loop_(loop), clock_(clock), dir_(std::move(dir)), options_(options), state_(options.history_limit) {}
+    : loop_(loop), clock_(clock), dir_(std::move(dir)), options_(options), state_(options.history_limit, options.history_byte_limit) {}
 
 std::unique_ptr<EmbeddedStore> EmbeddedStore::open(uv_loop_t* loop, Clock& clock, const std::string& dir,
                                                    std::string* error) {
@@ -107,8 +120,7 @@ bool EmbeddedStore::recover(std::string* error) {
   std::string log_path = wal_name(dir_, epoch_);
   std::string log;
   read_file(log_path, &log);
-  DecodedLog decoded = decode_log(log);
-  for (const auto& rec : decoded.records) state_.replay(rec);
+  LogScan decoded = scan_log(log, [this](const LogRecord& rec) { state_.replay(rec); });
   if (decoded.valid_bytes < log.size()) {
     log_warn("store_torn_tail_dropped").kv("file", log_path).kv("bytes", static_cast<uint64_t>(log.size() - decoded.valid_bytes));
     if (::truncate(log_path.c_str(), static_cast<off_t>(decoded.valid_bytes)) != 0) {
@@ -130,7 +142,7 @@ bool EmbeddedStore::recover(std::string* error) {
   }
   fs::remove(dir_ + "/snapshot.tmp", ec);
   log_info("store_recovered").kv("dir", dir_).kv("revision", state_.revision())
-      .kv("keys", static_cast<uint64_t>(state_.key_count())).kv("records", static_cast<uint64_t>(decoded.records.size()));
+      .kv("keys", static_cast<uint64_t>(state_.key_count())).kv("records", static_cast<uint64_t>(decoded.records));
   return true;
 }
 
@@ -199,9 +211,10 @@ void EmbeddedStore::commit_work(uv_work_t* req) {
       b.error = errno;
       return;
     }
-    std::string frame;
-    append_frame(frame, b.snapshot);  // off the loop: a CRC over the whole state is not cheap
-    b.error = write_all(fd, frame);
+    // Off the loop: a CRC over the whole state is not cheap. The header goes
+    // first and the payload after it, so the state is never copied again.
+    b.error = write_all(fd, frame_header(b.snapshot));
+    if (b.error == 0) b.error = write_all(fd, b.snapshot);
     if (b.error == 0 && ::fsync(fd) != 0) b.error = errno;
     ::close(fd);
     if (b.error == 0 && ::rename(tmp.c_str(), (b.dir + "/snapshot").c_str()) != 0) b.error = errno;
@@ -249,7 +262,7 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
     // Only the encoding runs on the loop; the CRC and framing run in commit_work.
     WalWriter w;
     w.i64(self->epoch_ + 1);
-    self->open_.snapshot = w.take() + self->state_.encode_snapshot();
+    self->open_.snapshot = self->state_.encode_snapshot(w.take());
     self->open_.bytes.clear();
     self->open_.epoch = self->epoch_ + 1;
   }

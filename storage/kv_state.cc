@@ -81,10 +81,23 @@ void KvState::apply_delete(const std::string& key, int64_t rev, Applied* out) {
   kvs_.erase(it);
 }
 
+namespace {
+size_t event_bytes(const WatchEvent& e) {
+  return sizeof(WatchEvent) + e.kv.key.size() + e.kv.value.size() +
+         (e.prev_kv ? e.prev_kv->key.size() + e.prev_kv->value.size() : 0);
+}
+}  // namespace
+
+// Bounded by count and by bytes: with large values (pods) the count alone
+// would let the history outgrow the data it describes.
 void KvState::remember(const std::vector<WatchEvent>& events) {
-  for (const auto& e : events) history_.push_back(e);
-  while (history_.size() > history_limit_) {
+  for (const auto& e : events) {
+    history_bytes_ += event_bytes(e);
+    history_.push_back(e);
+  }
+  while (!history_.empty() && (history_.size() > history_limit_ || history_bytes_ > history_byte_limit_)) {
     history_floor_ = history_.front().kv.mod_revision + 1;
+    history_bytes_ -= event_bytes(history_.front());
     history_.pop_front();
   }
 }
@@ -280,8 +293,11 @@ void KvState::replay(const LogRecord& record) {
   history_floor_ = revision_ + 1;
 }
 
-std::string KvState::encode_snapshot() const {
-  WalWriter w;
+std::string KvState::encode_snapshot(std::string prefix) const {
+  // Sized exactly up front: a doubling buffer would briefly need twice the state.
+  size_t bytes = 8 + 8 + 4 + leases_.size() * 16 + 4;
+  for (const auto& [k, kv] : kvs_) bytes += 4 + kv.key.size() + 4 + kv.value.size() + 4 * 8;
+  WalWriter w(std::move(prefix), bytes);
   w.i64(revision_);
   w.i64(next_lease_id_);
   w.u32(static_cast<uint32_t>(leases_.size()));

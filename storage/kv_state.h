@@ -43,7 +43,8 @@ struct Applied {
 
 class KvState {
  public:
-  explicit KvState(size_t history_limit = 10'000) : history_limit_(history_limit) {}
+  explicit KvState(size_t history_limit = 10'000, size_t history_byte_limit = 4 << 20)
+      : history_limit_(history_limit), history_byte_limit_(history_byte_limit) {}
 
   int64_t revision() const { return revision_; }
   size_t key_count() const { return kvs_.size(); }
@@ -64,7 +65,8 @@ class KvState {
   std::optional<std::vector<WatchEvent>> history(const std::string& prefix, int64_t from) const;
 
   void replay(const LogRecord& record);
-  std::string encode_snapshot() const;
+  // The whole state, appended to `prefix`.
+  std::string encode_snapshot(std::string prefix = {}) const;
   bool load_snapshot(std::string_view payload);
 
  private:
@@ -85,6 +87,8 @@ class KvState {
   int64_t next_lease_id_ = 1;
   std::deque<WatchEvent> history_;
   size_t history_limit_;
+  size_t history_byte_limit_;
+  size_t history_bytes_ = 0;
   int64_t history_floor_ = 1;  // events at or after this revision are all in history_
 };
 

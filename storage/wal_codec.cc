@@ -58,11 +58,15 @@ static uint32_t crc_of(std::string_view payload) {
       crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
 }
 
-void append_frame(std::string& out, std::string_view payload) {
+std::string frame_header(std::string_view payload) {
   WalWriter head;
   head.u32(static_cast<uint32_t>(payload.size()));
   head.u32(crc_of(payload));
-  out += head.take();
+  return head.take();
+}
+
+void append_frame(std::string& out, std::string_view payload) {
+  out += frame_header(payload);
   out.append(payload);
 }
 
@@ -110,15 +114,16 @@ static bool decode_record(std::string_view payload, LogRecord* out) {
   return r.done();
 }
 
-DecodedLog decode_log(std::string_view bytes) {
-  DecodedLog out;
+LogScan scan_log(std::string_view bytes, const std::function<void(const LogRecord&)>& each) {
+  LogScan out;
   size_t at = 0;
   while (at < bytes.size()) {
     std::string_view payload;
     size_t size;
     LogRecord rec;
     if (!read_frame(bytes.substr(at), &payload, &size) || !decode_record(payload, &rec)) break;
-    out.records.push_back(std::move(rec));
+    each(rec);
+    ++out.records;
     at += size;
   }
   out.valid_bytes = at;

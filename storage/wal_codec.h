@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,9 @@ namespace uvsched {
 
 class WalWriter {
  public:
+  WalWriter() = default;
+  // Appends to `start`, with room reserved for `more` bytes.
+  WalWriter(std::string start, size_t more) : out_(std::move(start)) { out_.reserve(out_.size() + more); }
   void u8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
   void u32(uint32_t v);
   void i64(int64_t v);
@@ -41,13 +45,17 @@ class WalReader {
 
 // Frames a payload: length, CRC, bytes.
 void append_frame(std::string& out, std::string_view payload);
+// The frame's header alone (length, CRC), for writing a large payload without copying it.
+std::string frame_header(std::string_view payload);
 std::string encode_record(const LogRecord& record);
 
-struct DecodedLog {
-  std::vector<LogRecord> records;
+struct LogScan {
+  size_t records = 0;
   size_t valid_bytes = 0;  // everything after this is torn or corrupt
 };
-DecodedLog decode_log(std::string_view bytes);
+// Hands each whole record to `each`, in order, up to the first torn or
+// corrupt one; one record at a time, so recovery never holds the log twice.
+LogScan scan_log(std::string_view bytes, const std::function<void(const LogRecord&)>& each);
 
 // The payload of the first frame of `bytes`, if it is whole and its CRC matches.
 bool read_frame(std::string_view bytes, std::string_view* payload, size_t* frame_size);

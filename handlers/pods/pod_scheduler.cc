@@ -158,9 +158,10 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   std::string key = kv.key.substr(std::string_view(PodRegistry::kPodPrefix).size());
   if (deleted) {
     cache_.erase(kv.key);
-  } else {
-    auto& slot = cache_[kv.key];
-    if (kv.mod_revision >= slot.first) slot = {kv.mod_revision, kv.value};
+  } else if (auto it = cache_.find(kv.key); it != cache_.end()) {
+    if (kv.mod_revision >= it->second.first) it->second = {kv.mod_revision, kv.value};
+  } else if (task_of_.count(key) == 0) {
+    cache_[kv.key] = {kv.mod_revision, kv.value};  // a pod to place: its binding will be one CAS
   }
   if (deleted) {
     pending_.erase(key);
@@ -420,12 +421,14 @@ void PodScheduler::apply(PodTask& task, const Transition& t, const JsonValue* st
         std::string error;
         if (auto raw = base64_decode(status->str("data"))) extra = JsonValue::parse(*raw, &error);
       }
+      // Once running, a pod changes rarely (it ends, or is deleted): its copy
+      // leaves the cache, and those rare updates read it first.
       update_pod(key, [extra](JsonValue& p) {
         JsonValue& st = p.ensure({"status"});
         if (extra && extra->is_object()) st.merge_patch(*extra);
         st.set("phase", JsonValue::string("Running"));
         return true;
-      });
+      }, 5, [this, key](bool) { cache_.erase(key); });
       return;
     }
     case TaskAction::kMarkSucceeded:

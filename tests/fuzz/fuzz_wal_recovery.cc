@@ -9,10 +9,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  uvsched::DecodedLog log = uvsched::decode_log(bytes);
-  if (log.valid_bytes > size) __builtin_trap();
   uvsched::KvState state(64);
-  for (const auto& rec : log.records) state.replay(rec);
+  uvsched::LogScan log = uvsched::scan_log(bytes, [&](const uvsched::LogRecord& rec) { state.replay(rec); });
+  if (log.valid_bytes > size) __builtin_trap();
   state.encode_snapshot();
   uvsched::KvState from_snapshot(64);
   std::string_view payload;
