@@ -176,6 +176,7 @@ void EtcdStore::on_idle(uv_idle_t* h) {
   uv_idle_stop(h);
   self->idle_active_ = false;
   self->flush_writes();
+  self->flush_txns();
 }
 
 // One loop turn's writes, cut into txns etcd accepts: at most 128 ops, no key
@@ -233,8 +234,94 @@ void EtcdStore::send_txn(std::string body, std::function<void(const StoreStatus&
   }, endpoints_.size());
 }
 
+namespace {
+
+// A compare-and-write that can share a txn with others of its turn: it only
+// writes single keys on success and reads nothing.
+bool combinable(const TxnRequest& t) {
+  if (t.compares.empty() || !t.failure.empty() || t.success.size() > 8) return false;
+  for (const auto& op : t.success) {
+    if (op.type == TxnOp::Type::kRange || op.prefix) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> keys_of(const TxnRequest& t) {
+  std::vector<std::string> keys;
+  for (const auto& c : t.compares) keys.push_back(c.key);
+  for (const auto& op : t.success) keys.push_back(op.key);
+  return keys;
+}
+
+}  // namespace
+
+// Independent compare-and-writes of one loop turn (a pod storm's creates and
+// bindings) go out as one txn with every compare: when all hold — the usual
+// case — one raft round serves them all; when any fails, each is sent again
+// on its own, so each still gets its own answer.
 void EtcdStore::txn(TxnRequest request, TxnCallback cb) {
-  send_txn(txn_body(request), [cb = std::move(cb)](const StoreStatus&, TxnResult&& r, element) { cb(std::move(r)); });
+  if (!combinable(request)) {
+    send_txn(txn_body(request), [cb = std::move(cb)](const StoreStatus&, TxnResult&& r, element) { cb(std::move(r)); });
+    return;
+  }
+  pending_txns_.push_back({std::move(request), std::move(cb)});
+  if (!idle_active_) {
+    uv_idle_start(&idle_, &EtcdStore::on_idle);
+    idle_active_ = true;
+  }
+}
+
+void EtcdStore::flush_txns() {
+  std::vector<PendingTxn> all = std::move(pending_txns_);
+  pending_txns_.clear();
+  std::vector<PendingTxn> group;
+  std::set<std::string> keys;
+  size_t compares = 0, ops = 0;
+  for (auto& t : all) {
+    auto mine = keys_of(t.request);
+    bool clash = false;
+    for (const auto& k : mine) clash = clash || keys.count(k) != 0;
+    if (!group.empty() && (clash || compares + t.request.compares.size() > kMaxOpsPerTxn ||
+                           ops + t.request.success.size() > kMaxOpsPerTxn)) {
+      send_txn_group(std::move(group));
+      group.clear();
+      keys.clear();
+      compares = ops = 0;
+    }
+    keys.insert(mine.begin(), mine.end());
+    compares += t.request.compares.size();
+    ops += t.request.success.size();
+    group.push_back(std::move(t));
+  }
+  if (!group.empty()) send_txn_group(std::move(group));
+}
+
+void EtcdStore::send_txn_alone(PendingTxn t) {
+  auto cb = std::make_shared<TxnCallback>(std::move(t.cb));
+  send_txn(txn_body(t.request), [cb](const StoreStatus&, TxnResult&& r, element) { (*cb)(std::move(r)); });
+}
+
+void EtcdStore::send_txn_group(std::vector<PendingTxn> group) {
+  if (group.size() == 1) return send_txn_alone(std::move(group[0]));
+  TxnRequest combined;
+  for (const auto& t : group) {
+    combined.compares.insert(combined.compares.end(), t.request.compares.begin(), t.request.compares.end());
+    combined.success.insert(combined.success.end(), t.request.success.begin(), t.request.success.end());
+  }
+  auto shared = std::make_shared<std::vector<PendingTxn>>(std::move(group));
+  send_txn(txn_body(combined), [this, shared](const StoreStatus& st, TxnResult&& r, element) {
+    if ((st.ok() && !r.succeeded) || (!st.ok() && st.code != StoreCode::kUnavailable)) {
+      for (auto& t : *shared) send_txn_alone(std::move(t));  // someone's compare failed: ask one by one
+      return;
+    }
+    for (auto& t : *shared) {
+      TxnResult each;
+      each.status = st;
+      each.succeeded = r.succeeded;
+      each.revision = r.revision;
+      t.cb(std::move(each));
+    }
+  });
 }
 
 // ---- watches ------------------------------------------------------------------------
@@ -415,6 +502,7 @@ void EtcdStore::lease_revoke(int64_t id, LeaseCallback cb) {
 void EtcdStore::close(std::function<void()> done) {
   if (closing_) return;
   flush_writes();  // what was asked in this turn still goes out
+  flush_txns();
   closing_ = true;
   probe_timer_->stop();
   watches_.clear();

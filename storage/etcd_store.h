@@ -63,6 +63,13 @@ class EtcdStore final : public Store {
   void send_txn(std::string body, std::function<void(const StoreStatus&, TxnResult&&, simdjson::dom::element)> cb);
   void queue_write(TxnOp op, WriteCallback cb);
   void flush_writes();
+  struct PendingTxn {
+    TxnRequest request;
+    TxnCallback cb;
+  };
+  void flush_txns();
+  void send_txn_group(std::vector<PendingTxn> group);
+  void send_txn_alone(PendingTxn t);
   void send_write_batch(std::vector<PendingWrite> batch);
   void start_watch(Watch* w);
   void on_watch_line(Watch* w, std::string_view line);
@@ -87,6 +94,7 @@ class EtcdStore final : public Store {
   uint64_t probe_backoff_ms_ = 0;
 
   std::vector<PendingWrite> pending_writes_;
+  std::vector<PendingTxn> pending_txns_;  // compare-and-writes of this turn, sent together
   uv_idle_t idle_;
   bool idle_active_ = false;
 

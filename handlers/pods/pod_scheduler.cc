@@ -136,6 +136,17 @@ void PodScheduler::start() {
     }
     log_info("scheduler_started").kv("tasks_recovered", static_cast<uint64_t>(recovered))
         .kv("pending", static_cast<uint64_t>(pending_.size()));
+    // Agents that re-subscribed while the pods were loading asked before their
+    // tasks were known: ask them now (later ones ask when they subscribe).
+    std::vector<std::string> ask;
+    for (const auto& [id, t] : tasks_) {
+      const AgentHub::Agent* agent = hub_.agent(t.agent);
+      if (agent && agent->connected) ask.push_back(id);
+    }
+    if (!ask.empty()) {
+      reconciler_.request_explicit(std::move(ask), clock_.now_ms());
+      arm_reconcile();
+    }
     watch_ = store_.watch(PodRegistry::kPodPrefix, r.revision + 1,
                           [this](const StoreStatus& st, const std::vector<WatchEvent>& events) {
                             if (!st.ok()) {
