@@ -2,6 +2,8 @@
 // on a real etcd started for the suite.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <optional>
 
 #include "reactor/log.h"
@@ -275,6 +277,37 @@ TEST_P(StoreConformance, ManyWritesInOneTurnAllComplete) {
   RangeOptions all;
   all.prefix = true;
   EXPECT_EQ(get("/many/", all).kvs.size(), 500u);
+}
+
+// Many compare-and-writes in one turn (etcd sends them as one txn while all
+// hold): each still gets its own answer when some of the compares fail.
+TEST_P(StoreConformance, CompareAndWritesOfOneTurnEachGetTheirOwnAnswer) {
+  ASSERT_TRUE(put("/cas/3", "old").status.ok());
+  ASSERT_TRUE(put("/cas/7", "old").status.ok());
+  int64_t mod9 = put("/cas/9", "old").revision;
+  std::map<int, TxnResult> results;
+  for (int i = 0; i < 200; ++i) {
+    std::string key = "/cas/" + std::to_string(i);
+    TxnRequest t;
+    if (i == 9) {
+      t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, mod9, {}});  // holds
+    } else {
+      t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});  // create if absent
+    }
+    t.success.push_back({TxnOp::Type::kPut, key, "new", 0, false});
+    store_->txn(std::move(t), [&results, i](TxnResult&& r) { results[i] = std::move(r); });
+  }
+  ASSERT_TRUE(run_until(&loop_, [&] { return results.size() == 200; }, 30'000));
+  for (const auto& [i, r] : results) {
+    EXPECT_TRUE(r.status.ok()) << i << ": " << r.status.message;
+    EXPECT_EQ(r.succeeded, i != 3 && i != 7) << i;
+  }
+  EXPECT_EQ(get("/cas/3").kvs[0].value, "old");
+  EXPECT_EQ(get("/cas/9").kvs[0].value, "new");
+  EXPECT_EQ(get("/cas/150").kvs[0].value, "new");
+  RangeOptions all;
+  all.prefix = true;
+  EXPECT_EQ(get("/cas/", all).kvs.size(), 200u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, ::testing::Values(&make_embedded_backend, &make_etcd_backend),
