@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "policy/placement.h"
-
 namespace uvsched {
 namespace {
 
@@ -126,33 +124,6 @@ TEST_F(OfferRegistryTest, FreeTotalCountsLiveUnclaimedOffers) {
   EXPECT_EQ(reg.free_total().cpus, 2);
   EXPECT_EQ(reg.free_total().mem_mib, 1024);
   EXPECT_EQ(*reg.next_deadline(), 5'000u);
-}
-
-TEST(Placement, FitsByResourcesPortsNodeNameAndSelector) {
-  const Offer o = offer("o", "edge-1", 2, 1024, {{31000, 32000}, {8080, 8080}});
-  const Labels labels = {{"zone", "north"}, {"gpu", "yes"}};
-  struct Case {
-    const char* name;
-    PodNeeds pod;
-    std::optional<std::string> why;
-  } cases[] = {
-      {"fits", {1, 512, {}, "", {}}, std::nullopt},
-      {"exactly fits", {2, 1024, {}, "", {}}, std::nullopt},
-      {"too many cpus", {2.5, 512, {}, "", {}}, "insufficient cpus"},
-      {"too much memory", {1, 2048, {}, "", {}}, "insufficient memory"},
-      {"ports in ranges", {1, 1, {31000, 32000, 8080}, "", {}}, std::nullopt},
-      {"port outside", {1, 1, {80}, "", {}}, "hostPort 80 not offered"},
-      {"port twice", {1, 1, {31500, 31500}, "", {}}, "hostPort 31500 asked twice"},
-      {"node name matches", {1, 1, {}, "edge-1", {}}, std::nullopt},
-      {"node name differs", {1, 1, {}, "edge-2", {}}, "spec.nodeName is edge-2"},
-      {"selector matches", {1, 1, {}, "", {{"zone", "north"}}}, std::nullopt},
-      {"selector differs", {1, 1, {}, "", {{"zone", "south"}}}, "nodeSelector does not match"},
-      {"selector label missing", {1, 1, {}, "", {{"ssd", "yes"}}}, "nodeSelector does not match"},
-      {"float sums", {0.1 + 0.2, 1, {}, "", {}}, std::nullopt},
-  };
-  for (const auto& c : cases) EXPECT_EQ(misfit(c.pod, o, labels), c.why) << c.name;
-  const Offer tight = offer("t", "edge-1", 0.3, 64);
-  EXPECT_EQ(misfit({0.1 + 0.2, 64, {}, "", {}}, tight, labels), std::nullopt);
 }
 
 }  // namespace

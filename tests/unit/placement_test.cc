@@ -1,0 +1,40 @@
+#include "policy/placement.h"
+
+#include <gtest/gtest.h>
+
+namespace uvsched {
+namespace {
+
+Offer offer(std::string id, std::string agent, double cpus, double mem, std::vector<PortRange> ports = {}) {
+  return Offer{std::move(id), std::move(agent), Resources{cpus, mem, std::move(ports)}};
+}
+
+TEST(Placement, FitsByResourcesPortsNodeNameAndSelector) {
+  const Offer o = offer("o", "edge-1", 2, 1024, {{31000, 32000}, {8080, 8080}});
+  const Labels labels = {{"zone", "north"}, {"gpu", "yes"}};
+  struct Case {
+    const char* name;
+    PodNeeds pod;
+    std::optional<std::string> why;
+  } cases[] = {
+      {"fits", {1, 512, {}, "", {}}, std::nullopt},
+      {"exactly fits", {2, 1024, {}, "", {}}, std::nullopt},
+      {"too many cpus", {2.5, 512, {}, "", {}}, "insufficient cpus"},
+      {"too much memory", {1, 2048, {}, "", {}}, "insufficient memory"},
+      {"ports in ranges", {1, 1, {31000, 32000, 8080}, "", {}}, std::nullopt},
+      {"port outside", {1, 1, {80}, "", {}}, "hostPort 80 not offered"},
+      {"port twice", {1, 1, {31500, 31500}, "", {}}, "hostPort 31500 asked twice"},
+      {"node name matches", {1, 1, {}, "edge-1", {}}, std::nullopt},
+      {"node name differs", {1, 1, {}, "edge-2", {}}, "spec.nodeName is edge-2"},
+      {"selector matches", {1, 1, {}, "", {{"zone", "north"}}}, std::nullopt},
+      {"selector differs", {1, 1, {}, "", {{"zone", "south"}}}, "nodeSelector does not match"},
+      {"selector label missing", {1, 1, {}, "", {{"ssd", "yes"}}}, "nodeSelector does not match"},
+      {"float sums", {0.1 + 0.2, 1, {}, "", {}}, std::nullopt},
+  };
+  for (const auto& c : cases) EXPECT_EQ(misfit(c.pod, o, labels), c.why) << c.name;
+  const Offer tight = offer("t", "edge-1", 0.3, 64);
+  EXPECT_EQ(misfit({0.1 + 0.2, 64, {}, "", {}}, tight, labels), std::nullopt);
+}
+
+}  // namespace
+}  // namespace uvsched

@@ -1,0 +1,52 @@
+#include "policy/reconciler.h"
+
+#include <gtest/gtest.h>
+
+namespace uvsched {
+namespace {
+
+TEST(Reconciler, ExplicitReAsksWithBackoffUntilEveryTaskReported) {
+  Reconciler r({});
+  r.request_explicit({"a", "b"}, 0);
+  EXPECT_EQ(r.due(0).tasks, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(r.due(999).empty());
+  r.reported("a");
+  EXPECT_EQ(r.due(1'000).tasks, (std::vector<std::string>{"b"}));
+  EXPECT_TRUE(r.due(2'999).empty());  // the next ask is 2 s later
+  EXPECT_EQ(r.due(3'000).tasks, (std::vector<std::string>{"b"}));
+  uint64_t now = 3'000, last_gap = 0;
+  for (int i = 0; i < 12; ++i) {
+    uint64_t next = *r.next_deadline();
+    last_gap = next - now;
+    now = next;
+    r.due(now);
+  }
+  EXPECT_EQ(last_gap, 120'000u);  // capped
+  r.reported("b");
+  EXPECT_FALSE(r.next_deadline());
+}
+
+TEST(Reconciler, ANewRequestCancelsTheOneInProgress) {
+  Reconciler r({});
+  r.request_explicit({"old"}, 0);
+  r.due(0);
+  r.request_explicit({"new"}, 500);
+  EXPECT_EQ(r.due(500).tasks, (std::vector<std::string>{"new"}));
+  EXPECT_EQ(r.outstanding(), 1u);
+}
+
+TEST(Reconciler, ImplicitFifteenSecondsAfterStartThenEveryInterval) {
+  Reconciler r({.implicit_interval_ms = 300'000});
+  r.start(1'000);
+  EXPECT_FALSE(r.due(15'999).implicit);
+  EXPECT_TRUE(r.due(16'000).implicit);
+  EXPECT_FALSE(r.due(300'000).implicit);
+  EXPECT_TRUE(r.due(316'000).implicit);
+  Reconciler once({.implicit_interval_ms = 0});
+  once.start(0);
+  EXPECT_TRUE(once.due(15'000).implicit);
+  EXPECT_FALSE(once.next_deadline());
+}
+
+}  // namespace
+}  // namespace uvsched
