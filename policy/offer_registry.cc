@@ -5,7 +5,7 @@
 namespace uvsched {
 
 bool OfferRegistry::add(Offer offer, uint64_t now) {
-  if (entries_.count(offer.id)) return false;
+  if (entries_.count(offer.id) || lingering_.count(offer.id)) return false;
   std::string id = offer.id;
   Entry& e = entries_[id];
   e.offer = std::move(offer);
@@ -31,7 +31,16 @@ uint64_t OfferRegistry::next_for(const Entry& e) const {
 void OfferRegistry::index(const std::string& id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
-  if (uint64_t t = next_for(it->second)) deadlines_.emplace(t, id);
+  const Entry& e = it->second;
+  if (e.state == State::kExpired && e.decline_at == 0) {
+    // Nothing left to do but remember the id until it is purged: keep only
+    // that (agents re-offer every few seconds, so thousands linger at a time).
+    lingering_[id] = e.purge_at;
+    purges_.emplace_back(e.purge_at, id);
+    entries_.erase(it);
+    return;
+  }
+  if (uint64_t t = next_for(e)) deadlines_.emplace(t, id);
 }
 
 void OfferRegistry::unlink_live(Entry& e) {
@@ -126,14 +135,19 @@ void OfferRegistry::invalidate(const std::string& id, uint64_t now) {
   index(id);
 }
 
+// Ids first: invalidating may move an entry out of entries_.
 void OfferRegistry::invalidate_agent(const std::string& agent, uint64_t now) {
-  for (auto& [id, e] : entries_) {
-    if (e.offer.agent == agent) invalidate(id, now);
+  std::vector<std::string> ids;
+  for (const auto& [id, e] : entries_) {
+    if (e.offer.agent == agent) ids.push_back(id);
   }
+  for (const auto& id : ids) invalidate(id, now);
 }
 
 void OfferRegistry::invalidate_all(uint64_t now) {
-  for (auto& [id, e] : entries_) invalidate(id, now);
+  std::vector<std::string> ids;
+  for (const auto& [id, e] : entries_) ids.push_back(id);
+  for (const auto& id : ids) invalidate(id, now);
 }
 
 bool OfferRegistry::step(std::map<std::string, Entry>::iterator it, uint64_t now,
@@ -163,6 +177,12 @@ bool OfferRegistry::step(std::map<std::string, Entry>::iterator it, uint64_t now
 
 std::vector<std::string> OfferRegistry::tick(uint64_t now) {
   std::vector<std::string> declined;
+  // Purge times come in the order they were set (linger is one constant).
+  while (!purges_.empty() && purges_.front().first <= now) {
+    auto it = lingering_.find(purges_.front().second);
+    if (it != lingering_.end() && it->second <= now) lingering_.erase(it);
+    purges_.pop_front();
+  }
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
     uint64_t at = deadlines_.begin()->first;
     std::string id = std::move(deadlines_.begin()->second);
@@ -177,8 +197,10 @@ std::vector<std::string> OfferRegistry::tick(uint64_t now) {
 }
 
 std::optional<uint64_t> OfferRegistry::next_deadline() const {
-  if (deadlines_.empty()) return std::nullopt;
-  return deadlines_.begin()->first;  // may be stale: a tick then finds nothing to do
+  std::optional<uint64_t> next;
+  if (!deadlines_.empty()) next = deadlines_.begin()->first;  // may be stale: a tick then finds nothing to do
+  if (!purges_.empty() && (!next || purges_.front().first < *next)) next = purges_.front().first;
+  return next;
 }
 
 void OfferRegistry::listen(const std::string& waiter, Filter filter) {
@@ -207,8 +229,9 @@ std::vector<std::string> OfferRegistry::wake(const std::string& id) {
 
 std::optional<OfferRegistry::State> OfferRegistry::state(const std::string& id) const {
   auto it = entries_.find(id);
-  if (it == entries_.end()) return std::nullopt;
-  return it->second.state;
+  if (it != entries_.end()) return it->second.state;
+  if (lingering_.count(id)) return State::kExpired;
+  return std::nullopt;
 }
 
 Resources OfferRegistry::free_total() const {

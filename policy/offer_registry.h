@@ -13,11 +13,13 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <list>
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -81,10 +83,11 @@ class OfferRegistry {
   enum class State { kLive, kClaimed, kExpired };
   std::optional<State> state(const std::string& id) const;
   size_t live_count() const { return live_.size(); }
-  size_t size() const { return entries_.size(); }
+  size_t size() const { return entries_.size() + lingering_.size(); }
   // Free resources on offer now (live and unclaimed), for the ML capacity cap.
   Resources free_total() const;
-  // Every entry, for operators: (offer, state) in arrival order.
+  // Every offer still held in full, for operators: (offer, state) in arrival
+  // order. Lingering ones are remembered by id only and are not listed.
   std::vector<std::pair<const Offer*, State>> all() const;
 
  private:
@@ -118,6 +121,10 @@ class OfferRegistry {
   // linger for minutes: a registry holds far more entries than live offers).
   // Stale items are skipped when popped.
   std::multimap<uint64_t, std::string> deadlines_;
+  // Expired offers with nothing pending, by id until purged: their ids stay
+  // taken for the linger time, the rest of the entry is gone.
+  std::unordered_map<std::string, uint64_t> lingering_;  // id -> purge at
+  std::deque<std::pair<uint64_t, std::string>> purges_;   // in purge order
 };
 
 }  // namespace uvsched

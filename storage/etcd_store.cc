@@ -14,6 +14,10 @@ using simdjson::dom::element;
 using namespace etcd_wire;
 
 constexpr size_t kMaxOpsPerTxn = 128;  // etcd's default --max-txn-ops
+// A watch that falls behind gets many revisions in one line; a parser keeps
+// the capacity of the largest document it saw, so after such a line it is
+// replaced rather than kept at that size.
+constexpr size_t kBigWatchLine = 1 << 20;
 
 }  // namespace
 
@@ -362,14 +366,20 @@ void EtcdStore::start_watch(Watch* w) {
     auto it = watches_.find(id);
     if (it == watches_.end()) return;
     Watch* w = it->second.get();
+    size_t start = w->buffer.size();
     w->buffer.append(piece);
-    size_t nl;
-    while ((nl = w->buffer.find('\n')) != std::string::npos) {
-      std::string line = w->buffer.substr(0, nl);
-      w->buffer.erase(0, nl + 1);
+    size_t nl = w->buffer.find('\n', start);
+    if (nl == std::string::npos) return;
+    std::string lines = std::move(w->buffer);  // whole lines; the partial tail goes back
+    size_t at = 0;
+    for (; nl != std::string::npos; nl = lines.find('\n', at)) {
+      std::string_view line(lines.data() + at, nl - at);
+      at = nl + 1;
       on_watch_line(w, line);
       if (watches_.find(id) == watches_.end()) return;  // the callback cancelled it
+      if (line.size() > kBigWatchLine) w->parser = simdjson::dom::parser();  // do not keep its capacity
     }
+    w->buffer.assign(lines, at, std::string::npos);
   };
   w->buffer.clear();
   w->request = stream_client_.request(std::move(req), [this, id](ClientResponse&& r) {

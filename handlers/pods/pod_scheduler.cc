@@ -26,13 +26,7 @@ std::string annotation(const JsonValue& pod, const char* key) {
 
 std::string new_task_id(const std::string& key) {
   static std::mt19937_64 rng{std::random_device{}()};
-  char buf[20];
-  snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
-  std::string id = "pod." + key + "." + buf;
-  for (char& c : id) {
-    if (c == '/') c = '.';
-  }
-  return id;
+  return PodTaskRegistry::make_id(key, rng());
 }
 
 std::string phase_of(const JsonValue& pod) {
@@ -78,7 +72,7 @@ PodScheduler::PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub
                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(pending_.size())); });
   metrics.gauge("uvsched_pod_tasks", "Pod tasks launched on agents by state.", [this](const GaugeEmit& emit) {
     double pending = 0, running = 0;
-    for (const auto& [id, t] : tasks_) (t.state == TaskState::kRunning ? running : pending) += 1;
+    for (const auto& [key, t] : tasks_) (t.state == TaskState::kRunning ? running : pending) += 1;
     emit(labels({{"state", "launched"}}), pending);
     emit(labels({{"state", "running"}}), running);
   });
@@ -127,8 +121,7 @@ void PodScheduler::start() {
         t.state = phase_of(*pod) == "Running" ? TaskState::kRunning : TaskState::kPending;
         t.deleted = pod->find({"metadata", "deletionTimestamp"}) != nullptr;
         if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") continue;
-        task_of_[t.pod_key] = t.id;
-        tasks_[t.id] = std::move(t);
+        tasks_.add(std::move(t));
         ++recovered;
         continue;
       }
@@ -139,9 +132,9 @@ void PodScheduler::start() {
     // Agents that re-subscribed while the pods were loading asked before their
     // tasks were known: ask them now (later ones ask when they subscribe).
     std::vector<std::string> ask;
-    for (const auto& [id, t] : tasks_) {
+    for (const auto& [key, t] : tasks_) {
       const AgentHub::Agent* agent = hub_.agent(t.agent);
-      if (agent && agent->connected) ask.push_back(id);
+      if (agent && agent->connected) ask.push_back(t.id);
     }
     if (!ask.empty()) {
       reconciler_.request_explicit(std::move(ask), clock_.now_ms());
@@ -171,7 +164,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     cache_.erase(kv.key);
   } else if (auto it = cache_.find(kv.key); it != cache_.end()) {
     if (kv.mod_revision >= it->second.first) it->second = {kv.mod_revision, kv.value};
-  } else if (task_of_.count(key) == 0) {
+  } else if (!tasks_.has_pod(key)) {
     cache_[kv.key] = {kv.mod_revision, kv.value};  // a pod to place: its binding will be one CAS
   }
   if (deleted) {
@@ -179,23 +172,20 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     queue_.remove(key);
     hub_.offers().unlisten(key);
     if (const Offer* held = hub_.offers().held_by(key)) hub_.offers().release(held->id, clock_.now_ms());
-    if (auto t = task_of_.find(key); t != task_of_.end()) {
-      auto task = tasks_.find(t->second);
-      if (task != tasks_.end() && !task->second.deleted) {
-        task->second.deleted = true;
-        kill(task->second);  // deleted behind our back (straight in the store)
-      }
+    if (PodTask* task = tasks_.by_pod(key); task && !task->deleted) {
+      task->deleted = true;
+      kill(*task);  // deleted behind our back (straight in the store)
     }
     return;
   }
   // A pod whose task we follow changes by our own writes and its task's
   // statuses: nothing here to learn from it, so it is not even parsed.
-  if (task_of_.count(key) != 0) return;
+  if (tasks_.has_pod(key)) return;
   std::string error;
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return;
   if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") cache_.erase(kv.key);  // done: nothing to update
-  bool unscheduled = task_of_.count(key) == 0 && annotation(*pod, kTaskAnnotation).empty() &&
+  bool unscheduled = !tasks_.has_pod(key) && annotation(*pod, kTaskAnnotation).empty() &&
                      phase_of(*pod) == "Pending" && !pod->find({"metadata", "deletionTimestamp"});
   if (!unscheduled) {
     pending_.erase(key);
@@ -294,7 +284,6 @@ void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Of
   std::string message = launch_message(task, agent_id, pod);
   hub_.offers().consume(offer.id);
   hub_.offers().unlisten(key);
-  task_of_[key] = task.id;
   std::string stamp = rfc3339(clock_.unix_ms());
   auto bind = [task, agent_id, stamp](JsonValue& p) {
     p.ensure({"spec"}).set("nodeName", JsonValue::string(task.agent));
@@ -307,15 +296,15 @@ void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Of
     return true;
   };
   std::string id = task.id;
-  tasks_[id] = std::move(task);
+  tasks_.add(std::move(task));
   update_pod(PodRegistry::kPodPrefix + key, bind, 5,
              [this, id, message = std::move(message)](bool written) { bound(id, written, message); });
 }
 
 void PodScheduler::bound(const std::string& id, bool written, const std::string& launch) {
-  auto it = tasks_.find(id);
-  if (it == tasks_.end()) return;  // its agent was lost meanwhile
-  PodTask& task = it->second;
+  PodTask* found = tasks_.by_id(id);
+  if (!found) return;  // its agent was lost meanwhile
+  PodTask& task = *found;
   if (task.deleted) {  // deleted before it ever ran: nothing to kill, the object goes
     apply(task, Transition{TaskAction::kRemoveDeleted, "deleted before launch"}, nullptr);
     return;
@@ -324,8 +313,7 @@ void PodScheduler::bound(const std::string& id, bool written, const std::string&
   if (!written) {
     // Not bound (the store is down, or the pod changed under us): unscheduled again.
     std::string key = task.pod_key;
-    task_of_.erase(key);
-    tasks_.erase(it);
+    tasks_.erase_pod(key);
     if (pending_.count(key) != 0) queue_.add(key, now + backoff_.next_delay(key, now), DelayQueue::Mode::kReplaceExisting);
     arm_queue_timer();
     return;
@@ -363,14 +351,10 @@ void PodScheduler::kill(const PodTask& task) {
 
 bool PodScheduler::handle_delete(const std::string& ns, const std::string& name, Responder res) {
   std::string key = ns + "/" + name;
-  auto t = task_of_.find(key);
-  if (t == task_of_.end()) return false;
-  auto task = tasks_.find(t->second);
-  if (task == tasks_.end() || task->second.state == TaskState::kGone || task->second.state == TaskState::kFinished) {
-    return false;
-  }
-  task->second.deleted = true;
-  kill(task->second);
+  PodTask* task = tasks_.by_pod(key);
+  if (!task || task->state == TaskState::kGone || task->state == TaskState::kFinished) return false;
+  task->deleted = true;
+  kill(*task);
   std::string stamp = rfc3339(clock_.unix_ms());
   std::string pod_key = PodRegistry::kPodPrefix + key;
   // The object stays, marked, until the task is gone (TASK_KILLED, or the agent is lost).
@@ -403,8 +387,8 @@ void PodScheduler::status_update(const std::string& agent, const JsonValue& stat
   std::string id = status.find({"task_id", "value"})->text();
   std::string state = status.str("state");
   reconciler_.reported(id);
-  auto it = tasks_.find(id);
-  if (it == tasks_.end()) {
+  PodTask* task = tasks_.by_id(id);
+  if (!task) {
     // Unknown to us and to every pod's annotations: it must not run.
     if (!is_terminal_mesos_state(state)) {
       log_warn("unknown_task_killed").kv("task", id).kv("agent", agent);
@@ -412,8 +396,8 @@ void PodScheduler::status_update(const std::string& agent, const JsonValue& stat
     }
     return;
   }
-  Transition t = apply_status(it->second, state);
-  apply(it->second, t, &status);
+  Transition t = apply_status(*task, state);
+  apply(*task, t, &status);
 }
 
 void PodScheduler::apply(PodTask& task, const Transition& t, const JsonValue* status) {
@@ -447,20 +431,15 @@ void PodScheduler::apply(PodTask& task, const Transition& t, const JsonValue* st
         p.ensure({"status"}).set("phase", JsonValue::string("Succeeded"));
         return true;
       });
-      task_of_.erase(task.pod_key);
-      tasks_.erase(task.id);
+      tasks_.erase_pod(std::string(task.pod_key));  // a copy: the task goes with its key
       return;
-    case TaskAction::kRemoveDeleted: {
-      std::string pod_key = task.pod_key;
-      task_of_.erase(pod_key);
-      tasks_.erase(task.id);
+    case TaskAction::kRemoveDeleted:
+      tasks_.erase_pod(std::string(task.pod_key));
       store_.del(key, false, [](WriteResult&&) {});
       return;
-    }
     case TaskAction::kRemoveFailed: {
       PodTask gone = task;
-      task_of_.erase(task.pod_key);
-      tasks_.erase(task.id);
+      tasks_.erase_pod(gone.pod_key);
       requeue_or_fail(gone, t.note);
       return;
     }
@@ -491,7 +470,7 @@ void PodScheduler::requeue_or_fail(const PodTask& task, const std::string& why) 
 // tasks recovered from annotations are unconfirmed until their agents answer.
 void PodScheduler::agent_registered(const std::string& agent, bool reregistered) {
   std::vector<std::string> ids;
-  for (const auto& [id, t] : tasks_) ids.push_back(id);
+  for (const auto& [key, t] : tasks_) ids.push_back(t.id);
   log_debug("reconcile_requested").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no")
       .kv("tasks", static_cast<uint64_t>(ids.size()));
   if (ids.empty()) return;
@@ -510,15 +489,15 @@ void PodScheduler::reconcile_due() {
   Reconciler::Ask ask = reconciler_.due(clock_.now_ms());
   std::map<std::string, JsonWriter> per_agent;
   for (const auto& id : ask.tasks) {
-    auto it = tasks_.find(id);
-    if (it == tasks_.end()) {
+    const PodTask* task = tasks_.by_id(id);
+    if (!task) {
       reconciler_.reported(id);  // gone meanwhile: nothing to ask
       continue;
     }
-    JsonWriter& w = per_agent[it->second.agent];
+    JsonWriter& w = per_agent[task->agent];
     if (w.str().empty()) w.begin_object().key("type").value("RECONCILE").key("tasks").begin_array();
     w.begin_object().key("task_id").begin_object().key("value").value(id).end_object();
-    w.key("state").value(it->second.state == TaskState::kRunning ? "TASK_RUNNING" : "TASK_STAGING").end_object();
+    w.key("state").value(task->state == TaskState::kRunning ? "TASK_RUNNING" : "TASK_STAGING").end_object();
   }
   for (auto& [agent, w] : per_agent) {
     w.end_array().end_object();
@@ -577,14 +556,13 @@ void PodScheduler::refresh_framework() {
 }
 
 void PodScheduler::agent_lost(const std::string& agent) {
-  std::vector<std::string> ids;
-  for (const auto& [id, t] : tasks_) {
-    if (t.agent == agent) ids.push_back(id);
+  std::vector<std::string> pods;
+  for (const auto& [key, t] : tasks_) {
+    if (t.agent == agent) pods.push_back(key);
   }
-  for (const auto& id : ids) {
-    auto it = tasks_.find(id);
-    if (it == tasks_.end()) continue;
-    apply(it->second, apply_status(it->second, "TASK_LOST"), nullptr);
+  for (const auto& key : pods) {
+    PodTask* task = tasks_.by_pod(key);
+    if (task) apply(*task, apply_status(*task, "TASK_LOST"), nullptr);
   }
 }
 

@@ -12,8 +12,8 @@
 #include <uv.h>
 
 #include <map>
-#include <unordered_map>
 #include <memory>
+#include <unordered_map>
 #include <string>
 
 #include "handlers/agents/agent_hub.h"
@@ -21,6 +21,7 @@
 #include "handlers/ops/metrics_registry.h"
 #include "policy/delay_queue.h"
 #include "policy/pod_task.h"
+#include "policy/pod_task_registry.h"
 #include "policy/reconciler.h"
 #include "reactor/clock.h"
 #include "reactor/http_server.h"
@@ -91,8 +92,7 @@ class PodScheduler final : public AgentEvents {
   AgentHub& hub_;
   std::function<bool()> is_leader_;
   std::map<std::string, Pending> pending_;       // ns/name -> unscheduled pod
-  std::map<std::string, PodTask> tasks_;         // task id -> task
-  std::map<std::string, std::string> task_of_;   // ns/name -> task id
+  PodTaskRegistry tasks_;  // the task of each pod we launched (or recovered)
   DelayQueue queue_;
   PodBackoff backoff_;
   std::unique_ptr<Timer> queue_timer_;

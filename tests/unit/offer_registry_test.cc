@@ -44,6 +44,27 @@ TEST_F(OfferRegistryTest, UnclaimedOffersAreDeclinedAtExpiryThenPurged) {
   EXPECT_EQ(reg.size(), 0u);  // purged
 }
 
+// Agents re-offer every few seconds, so lingering ids far outnumber live
+// offers: they keep their ids taken, are not listed, and leave on time.
+TEST_F(OfferRegistryTest, LingeringOffersKeepOnlyTheirIdUntilPurged) {
+  reg.add(offer("gone", "a", 1, 512), 0);
+  reg.add(offer("held", "a", 1, 512), 0);
+  reg.rescind("gone", 10);  // declined at once, then lingers
+  EXPECT_EQ(reg.tick(10), std::vector<std::string>{"gone"});
+  EXPECT_EQ(reg.state("gone"), OfferRegistry::State::kExpired);
+  EXPECT_FALSE(reg.add(offer("gone", "a", 1, 512), 20));  // its id is still taken
+  auto listed = reg.all();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].first->id, "held");
+  EXPECT_EQ(reg.size(), 2u);
+  EXPECT_EQ(reg.next_deadline(), 5'000u);  // "held" expires before "gone" is purged
+  reg.tick(5'000);
+  EXPECT_EQ(reg.next_deadline(), 120'010u);
+  reg.tick(120'010);
+  EXPECT_FALSE(reg.state("gone").has_value());
+  EXPECT_TRUE(reg.add(offer("gone", "a", 1, 512), 120'011));  // purged: the id is free again
+}
+
 TEST_F(OfferRegistryTest, AReleasedOfferIsDeclinedTwoTtlsAfterRelease) {
   reg.add(offer("o1", "a", 1, 512), 0);
   reg.acquire_first(kAny, "p", 100);
