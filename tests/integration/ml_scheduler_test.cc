@@ -8,10 +8,12 @@
 #include <regex>
 #include <thread>
 
+#include "reactor/tls.h"
 #include "tests/support/daemon_fixture.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/fake_service.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/test_certs.h"
 
 namespace uvsched::test {
 namespace {
@@ -289,6 +291,28 @@ TEST_F(MlSchedulerTest, ARestartKeepsTheReferenceEpochTime) {
   EXPECT_EQ(answer, R"({"parallelism":4,"elapsed_time":11})");
   EXPECT_EQ(ps_.calls_to("/start").size(), 1u);  // the job was not started twice
   EXPECT_EQ(again.stop(SIGTERM), 0);
+}
+
+// The parameter server behind https: the daemon verifies it against the CAs
+// OpenSSL finds by default, which SSL_CERT_FILE points at the test's own CA.
+TEST(MlOverTls, DecisionsReachAnHttpsParameterServer) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok());
+  std::string err;
+  auto tls = TlsContext::server(certs.server_cert(), certs.server_key(), "", &err);
+  ASSERT_TRUE(tls) << err;
+  FakeService ps(tls.get());
+  ASSERT_EQ(ps.url().rfind("https://", 0), 0u);
+  setenv("SSL_CERT_FILE", certs.ca_file().c_str(), 1);  // inherited by the daemon
+  DaemonProcess daemon({"--ps-url", ps.url(), "--metrics-poll-interval", "0"});
+  bool started = daemon.start();
+  unsetenv("SSL_CERT_FILE");
+  ASSERT_TRUE(started) << daemon.log();
+  auto r = http_request(daemon.port(), "POST", "/train", kTrain);
+  ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "");
+  ASSERT_TRUE(ps.wait_for("/start", 1)) << daemon.log();
+  EXPECT_NE(ps.calls_to("/start")[0].body.find("\"model_type\":\"resnet34\""), std::string::npos);
+  EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
 }
 
 }  // namespace

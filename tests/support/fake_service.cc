@@ -7,11 +7,12 @@
 
 namespace uvsched::test {
 
-FakeService::FakeService() {
+FakeService::FakeService(const TlsContext* tls) : tls_(tls) {
   signal(SIGPIPE, SIG_IGN);
   loop_.run([this] {
     clock_ = std::make_unique<LoopClock>(loop_.loop());
     server_ = std::make_unique<HttpServer>(loop_.loop(), *clock_, ServerLimits{}, *this);
+    server_->use_tls(tls_);
     if (server_->listen("127.0.0.1", 0) == 0) port_ = server_->port();
   });
 }

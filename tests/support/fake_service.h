@@ -29,11 +29,12 @@ struct RecordedCall {
 
 class FakeService : public RequestHandler {
  public:
-  FakeService();
+  // tls: serve https with it (it must outlive the service).
+  explicit FakeService(const TlsContext* tls = nullptr);
   ~FakeService() override;
 
   uint16_t port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return (tls_ ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(port_); }
 
   // The next n calls whose target starts with `prefix` get `status`.
   void fail_next(const std::string& prefix, int n, int status = 500);
@@ -62,6 +63,7 @@ class FakeService : public RequestHandler {
 
   LoopThread loop_;
   std::unique_ptr<LoopClock> clock_;
+  const TlsContext* tls_;
   std::unique_ptr<HttpServer> server_;
   uint16_t port_ = 0;
   mutable std::mutex mu_;
