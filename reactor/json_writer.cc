@@ -109,7 +109,11 @@ JsonWriter& JsonWriter::value(double d) {
     return *this;
   }
   char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);  // shortest round-trip form
+  // The shortest round-trip form, but never a plain integer beyond 64 bits:
+  // to_chars may print 1.5e21 as 1500000000000000000000, which JSON readers
+  // (simdjson among them) refuse as a big integer.
+  auto [end, ec] = std::fabs(d) >= 9e18 ? std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific)
+                                        : std::to_chars(buf, buf + sizeof buf, d);
   (void)ec;
   out_.append(buf, end);
   return *this;

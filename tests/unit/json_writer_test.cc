@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <simdjson.h>
+
 #include <cmath>
 
 namespace uvsched {
@@ -38,6 +40,20 @@ TEST(JsonWriter, NumbersRoundTripAndNonFiniteIsNull) {
   w.begin_array().value(0.1).value(int64_t{-9007199254740993}).value(uint64_t{18446744073709551615u});
   w.value(std::nan("")).value(1e300 * 1e10).end_array();
   EXPECT_EQ(w.str(), "[0.1,-9007199254740993,18446744073709551615,null,null]");
+}
+
+// Found by fuzz_json_decoders: a huge double printed as a plain integer
+// could not be read back.
+TEST(JsonWriter, HugeDoublesStayReadableAsNumbers) {
+  simdjson::dom::parser p;
+  for (double d : {1.5555555555555556e21, -3e19, 9.5e18, 1e300, 123456789.0, 0.5}) {
+    JsonWriter w;
+    w.value(d);
+    std::string text = w.take();
+    double back = 0;
+    ASSERT_EQ(p.parse(text).get(back), simdjson::SUCCESS) << text;
+    EXPECT_EQ(back, d) << text;
+  }
 }
 
 TEST(JsonWriter, RawValuesTakeTheirPlace) {
