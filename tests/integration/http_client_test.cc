@@ -1,14 +1,17 @@
-// The HttpClient against an HttpServer on the same loop (the test thread owns
-// the loop and runs it until the exchange is over).
+// The HttpClient against an HttpServer on the same loop, plain and over TLS
+// (the test thread owns the loop and runs it until the exchange is over).
 #include "reactor/http_client.h"
 
 #include <gtest/gtest.h>
+#include <openssl/ssl.h>
 #include <signal.h>
 
 #include "handlers/json_response.h"
 #include "handlers/router.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
+#include "reactor/tls.h"
+#include "tests/support/test_certs.h"
 
 namespace uvsched {
 namespace {
@@ -63,15 +66,23 @@ class HttpClientTest : public ::testing::Test {
     ASSERT_FALSE(expired) << "timed out";
   }
 
-  ClientResponse fetch(ClientRequest req) {
+  ClientResponse fetch(HttpClient& client, ClientRequest req) {
     ClientResponse out;
     bool done = false;
-    client_->request(std::move(req), [&](ClientResponse&& r) {
+    client.request(std::move(req), [&](ClientResponse&& r) {
       out = std::move(r);
       done = true;
     });
     run_until(done);
     return out;
+  }
+  ClientResponse fetch(ClientRequest req) { return fetch(*client_, std::move(req)); }
+
+  // Closes a client the test made, before it goes out of scope.
+  void close_client(HttpClient& client) {
+    bool closed = false;
+    client.close([&] { closed = true; });
+    while (!closed) uv_run(&loop_, UV_RUN_ONCE);
   }
 
   uv_loop_t loop_;
@@ -165,6 +176,105 @@ TEST_F(HttpClientTest, CancelledRequestsNeverCallBack) {
   auto after = fetch({.method = "GET", .url = base_ + "/hello"});
   EXPECT_EQ(after.body, "hello");
   EXPECT_FALSE(called);
+}
+
+// The same client and server speaking TLS, with certificates made for the
+// test: requests, keep-alive, streams, large bodies, client certificates, and
+// the refusals (wrong CA, plain HTTP on a TLS port).
+class Https : public HttpClientTest {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(certs_.ok());
+    std::string err;
+    server_tls_ = TlsContext::server(certs_.server_cert(), certs_.server_key(), certs_.ca_file(), &err);
+    ASSERT_TRUE(server_tls_) << err;
+    client_tls_ = TlsContext::client(certs_.ca_file(), &err);
+    ASSERT_TRUE(client_tls_) << err;
+    HttpClientTest::SetUp();
+    server_->use_tls(server_tls_.get());  // before any connection is accepted
+    client_->use_tls(client_tls_.get());
+    router_.add("GET", "/whoami", [](RequestContext& ctx) { ctx.reply(text_response(200, ctx.request.peer_name)); });
+    base_ = "https://127.0.0.1:" + std::to_string(server_->port());
+  }
+
+  // A client whose https context carries a client certificate.
+  std::unique_ptr<TlsContext> client_with_cert(const std::string& cert) {
+    std::string err;
+    auto ctx = TlsContext::client(certs_.ca_file(), &err);
+    std::string key = cert.substr(0, cert.size() - 4) + "-key.pem";
+    EXPECT_EQ(SSL_CTX_use_certificate_file(ctx->native(), cert.c_str(), SSL_FILETYPE_PEM), 1);
+    EXPECT_EQ(SSL_CTX_use_PrivateKey_file(ctx->native(), key.c_str(), SSL_FILETYPE_PEM), 1);
+    return ctx;
+  }
+
+  test::TestCerts certs_;
+  std::unique_ptr<TlsContext> server_tls_, client_tls_;
+};
+
+TEST_F(Https, RequestsShareOneEncryptedConnection) {
+  auto r = fetch({.method = "GET", .url = base_ + "/hello"});
+  EXPECT_EQ(r.error, 0) << r.error_text;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "hello");
+  for (int i = 0; i < 20; ++i) {
+    auto e = fetch({.method = "POST", .url = base_ + "/echo", .body = "n" + std::to_string(i)});
+    EXPECT_EQ(e.body, "n" + std::to_string(i));
+  }
+  EXPECT_EQ(client_->open_connections(), 1u);
+  EXPECT_EQ(server_->connection_count(), 1u);
+  EXPECT_EQ(server_->tls_failures(), 0u);
+}
+
+TEST_F(Https, LargeBodiesAndStreamsCrossIntact) {
+  std::string big(900'000, 'b');
+  for (size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
+  auto e = fetch({.method = "POST", .url = base_ + "/echo", .body = big});
+  EXPECT_EQ(e.status, 201) << e.error_text;
+  EXPECT_EQ(e.body, big);
+  std::string streamed;
+  auto s = fetch({.method = "GET", .url = base_ + "/events", .on_body = [&](std::string_view p) { streamed += p; }});
+  EXPECT_EQ(s.status, 200);
+  EXPECT_EQ(streamed, "one\ntwo\n");
+}
+
+TEST_F(Https, AVerifiedClientCertificateNamesThePeer) {
+  auto ctx = client_with_cert(certs_.client_cert("node-7"));
+  HttpClient with_cert(&loop_, *clock_);
+  with_cert.use_tls(ctx.get());
+  auto r = fetch(with_cert, {.method = "GET", .url = base_ + "/whoami"});
+  EXPECT_EQ(r.body, "node-7");
+  EXPECT_EQ(fetch({.method = "GET", .url = base_ + "/whoami"}).body, "");  // no certificate: no name
+  close_client(with_cert);
+}
+
+TEST_F(Https, AClientCertificateFromAnUntrustedCaIsRefused) {
+  auto ctx = client_with_cert(certs_.client_cert("mallory", true));
+  HttpClient forged(&loop_, *clock_);
+  forged.use_tls(ctx.get());
+  auto r = fetch(forged, {.method = "GET", .url = base_ + "/whoami"});
+  EXPECT_NE(r.error, 0);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_GE(server_->tls_failures(), 1u);
+  close_client(forged);
+}
+
+TEST_F(Https, ClientRefusesAServerItCannotVerify) {
+  std::string err;
+  auto stranger = TlsContext::client(certs_.stranger_ca_file(), &err);
+  HttpClient wary(&loop_, *clock_);
+  wary.use_tls(stranger.get());
+  auto r = fetch(wary, {.method = "GET", .url = base_ + "/hello"});
+  EXPECT_EQ(r.error, UV_EPROTO);
+  EXPECT_NE(r.error_text.find("certificate"), std::string::npos) << r.error_text;
+  close_client(wary);
+}
+
+TEST_F(Https, PlainHttpOnATlsPortIsClosedAndTheServerKeepsServing) {
+  auto plain = fetch({.method = "GET", .url = "http://127.0.0.1:" + std::to_string(server_->port()) + "/hello"});
+  EXPECT_NE(plain.error, 0);
+  EXPECT_EQ(plain.status, 0);
+  EXPECT_EQ(server_->tls_failures(), 1u);
+  EXPECT_EQ(fetch({.method = "GET", .url = base_ + "/hello"}).body, "hello");
 }
 
 }  // namespace
