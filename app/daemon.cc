@@ -2,6 +2,7 @@
 
 #include "handlers/ops/ops_routes.h"
 #include "handlers/pods/discovery.h"
+#include "handlers/pods/pod_dictionary.h"
 #include "policy/fair_share.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
@@ -59,7 +60,7 @@ int Daemon::start() {
     server_->use_tls(server_tls_.get());
     if (!config_.tls_client_ca.empty()) gate_.accept_client_certificates();
   }
-  store_ = open_store(loop_, clock_, config_.store, config_.etcd_ca, &error);
+  store_ = open_store(loop_, clock_, config_.store, {.etcd_ca = config_.etcd_ca, .value_dictionary = pod_value_dictionary()}, &error);
   if (!store_) {
     log_error("store_open_failed").kv("store", config_.store).kv("error", error);
     return UV_EINVAL;

@@ -4,8 +4,18 @@
 
 namespace uvsched {
 
+// FNV-1a, 64 bits: std::hash's value is not specified to be 64 bits wide.
+uint64_t OfferRegistry::id_hash(std::string_view id) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : id) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 bool OfferRegistry::add(Offer offer, uint64_t now) {
-  if (entries_.count(offer.id) || lingering_.count(offer.id)) return false;
+  if (entries_.count(offer.id) || lingering_.count(id_hash(offer.id))) return false;
   std::string id = offer.id;
   Entry& e = entries_[id];
   e.offer = std::move(offer);
@@ -35,8 +45,8 @@ void OfferRegistry::index(const std::string& id) {
   if (e.state == State::kExpired && e.decline_at == 0) {
     // Nothing left to do but remember the id until it is purged: keep only
     // that (agents re-offer every few seconds, so thousands linger at a time).
-    lingering_[id] = e.purge_at;
-    purges_.emplace_back(e.purge_at, id);
+    lingering_[id_hash(id)] = e.purge_at;
+    purges_.emplace_back(e.purge_at, id_hash(id));
     entries_.erase(it);
     return;
   }
@@ -230,7 +240,7 @@ std::vector<std::string> OfferRegistry::wake(const std::string& id) {
 std::optional<OfferRegistry::State> OfferRegistry::state(const std::string& id) const {
   auto it = entries_.find(id);
   if (it != entries_.end()) return it->second.state;
-  if (lingering_.count(id)) return State::kExpired;
+  if (lingering_.count(id_hash(id))) return State::kExpired;
   return std::nullopt;
 }
 

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -121,10 +122,14 @@ class OfferRegistry {
   // linger for minutes: a registry holds far more entries than live offers).
   // Stale items are skipped when popped.
   std::multimap<uint64_t, std::string> deadlines_;
-  // Expired offers with nothing pending, by id until purged: their ids stay
-  // taken for the linger time, the rest of the entry is gone.
-  std::unordered_map<std::string, uint64_t> lingering_;  // id -> purge at
-  std::deque<std::pair<uint64_t, std::string>> purges_;   // in purge order
+  // Expired offers with nothing pending, until purged: their ids stay taken
+  // for the linger time, the rest of the entry is gone. Agents re-offer every
+  // few seconds, so 5k agents keep ~150k ids lingering: each is remembered by
+  // a 64-bit hash (~56 B with the set's node, not ~130 B with the string). A
+  // colliding new id would be refused as known: at 2^-64 per pair, never.
+  static uint64_t id_hash(std::string_view id);
+  std::unordered_map<uint64_t, uint64_t> lingering_;  // id hash -> purge at
+  std::deque<std::pair<uint64_t, uint64_t>> purges_;  // (purge at, id hash) in purge order
 };
 
 }  // namespace uvsched

@@ -3,6 +3,7 @@
 // and Deleted. Pure: a status in, the new state and what to do out.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,11 +11,12 @@ namespace uvsched {
 
 enum class TaskState { kPending, kRunning, kFinished, kGone };
 
+// Kept small: a scheduler follows one per pod, 100k of them. Its pod's key
+// and its id are not stored here: the registry holds it by pod key, and the
+// id is made from that key and `serial` (PodTaskRegistry::id_of).
 struct PodTask {
-  std::string id;         // task id
-  std::string pod_key;    // namespace/name
-  std::string agent;      // hostname
-  std::string offer_id;
+  uint64_t serial = 0;    // the id's 48-bit random part
+  uint32_t agent = 0;     // the agent's hostname, interned (PodTaskRegistry::agent_name)
   TaskState state = TaskState::kPending;
   bool launched = false;
   bool bound = false;

@@ -6,11 +6,12 @@ namespace uvsched {
 namespace {
 constexpr std::string_view kPrefix = "pod.";
 constexpr size_t kSuffix = 13;  // ".%012x"
+constexpr uint64_t kSerialMask = 0xffffffffffffULL;
 }  // namespace
 
-std::string PodTaskRegistry::make_id(std::string_view pod_key, uint64_t random) {
+std::string PodTaskRegistry::make_id(std::string_view pod_key, uint64_t serial) {
   char suffix[kSuffix + 1];
-  std::snprintf(suffix, sizeof suffix, ".%012llx", static_cast<unsigned long long>(random & 0xffffffffffffULL));
+  std::snprintf(suffix, sizeof suffix, ".%012llx", static_cast<unsigned long long>(serial & kSerialMask));
   std::string id(kPrefix);
   for (char c : pod_key) id += c == '/' ? '.' : c;
   return id + suffix;
@@ -27,21 +28,41 @@ std::optional<std::string> PodTaskRegistry::pod_of(std::string_view id) {
   return key;
 }
 
+std::optional<uint64_t> PodTaskRegistry::serial_of(std::string_view id) {
+  if (!pod_of(id)) return std::nullopt;
+  uint64_t serial = 0;
+  // Lower-case hex only, as make_id writes it: one serial, one id.
+  for (char c : id.substr(id.size() - kSuffix + 1)) {
+    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (digit < 0) return std::nullopt;
+    serial = serial << 4 | static_cast<uint64_t>(digit);
+  }
+  return serial;
+}
+
+uint32_t PodTaskRegistry::intern_agent(std::string_view hostname) {
+  std::string name(hostname);
+  auto [it, inserted] = agent_ids_.try_emplace(name, static_cast<uint32_t>(agent_names_.size()));
+  if (inserted) agent_names_.push_back(std::move(name));
+  return it->second;
+}
+
 PodTask* PodTaskRegistry::by_id(std::string_view task_id) {
   auto pod = pod_of(task_id);
-  if (!pod) return nullptr;
+  auto serial = serial_of(task_id);
+  if (!pod || !serial) return nullptr;
   auto it = tasks_.find(*pod);
-  return it != tasks_.end() && it->second.id == task_id ? &it->second : nullptr;
+  return it != tasks_.end() && it->second.serial == *serial ? &it->second : nullptr;
+}
+
+PodTask& PodTaskRegistry::add(const std::string& pod_key, PodTask task) {
+  task.serial &= kSerialMask;
+  return tasks_[pod_key] = task;
 }
 
 PodTask* PodTaskRegistry::by_pod(const std::string& pod_key) {
   auto it = tasks_.find(pod_key);
   return it == tasks_.end() ? nullptr : &it->second;
-}
-
-PodTask& PodTaskRegistry::add(PodTask task) {
-  std::string key = task.pod_key;
-  return tasks_[key] = std::move(task);
 }
 
 }  // namespace uvsched

@@ -317,7 +317,7 @@ void HttpConnection::flush() {
     if (ex.state == detail::Exchange::State::kStreaming) break;  // later responses wait their turn
     if (!ex.keep_alive) no_more_requests_ = true;
     ex.conn = nullptr;
-    exchanges_.pop_front();
+    exchanges_.erase(exchanges_.begin());
   }
   if (!out.empty()) write_out(std::move(out));
 }

@@ -67,7 +67,7 @@ StoreStatus disk_failure(const std::string& why) { return StoreStatus::unavailab
 }  // namespace
 
 EmbeddedStore::EmbeddedStore(uv_loop_t* loop, Clock& clock, std::string dir, Options options)
-    : loop_(loop), clock_(clock), dir_(std::move(dir)), options_(options), state_(options.history_limit, options.history_byte_limit) {}
+    : loop_(loop), clock_(clock), dir_(std::move(dir)), options_(options), state_(options.history_limit, options.history_byte_limit, options.value_dictionary) {}
 
 std::unique_ptr<EmbeddedStore> EmbeddedStore::open(uv_loop_t* loop, Clock& clock, const std::string& dir,
                                                    std::string* error) {

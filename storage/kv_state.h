@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "storage/store.h"
+#include "storage/value_codec.h"
 
 namespace uvsched {
 
@@ -43,8 +45,12 @@ struct Applied {
 
 class KvState {
  public:
-  explicit KvState(size_t history_limit = 10'000, size_t history_byte_limit = 4 << 20)
-      : history_limit_(history_limit), history_byte_limit_(history_byte_limit) {}
+  // Values are kept packed against `value_dictionary` (see ValueCodec).
+  explicit KvState(size_t history_limit = 10'000, size_t history_byte_limit = 4 << 20,
+                   std::string value_dictionary = {})
+      : history_limit_(history_limit),
+        history_byte_limit_(history_byte_limit),
+        codec_(std::make_unique<ValueCodec>(std::move(value_dictionary))) {}
 
   int64_t revision() const { return revision_; }
   size_t key_count() const { return kvs_.size(); }
@@ -65,23 +71,36 @@ class KvState {
   std::optional<std::vector<WatchEvent>> history(const std::string& prefix, int64_t from) const;
 
   void replay(const LogRecord& record);
-  // The whole state, appended to `prefix`.
+  // The whole state, appended to `prefix`: values stay packed, and the
+  // dictionary they were packed with goes first.
   std::string encode_snapshot(std::string prefix = {}) const;
+  // Reads both this format and the older one of plain values.
   bool load_snapshot(std::string_view payload);
+  // Bytes the values take in memory, packed (for tests and metrics).
+  size_t packed_value_bytes() const;
 
  private:
+  // A key's value and metadata; the key itself is the map's.
+  struct Stored {
+    std::string packed;
+    int64_t create_revision = 0;
+    int64_t mod_revision = 0;
+    int64_t version = 0;
+    int64_t lease = 0;
+  };
   struct Lease {
     int64_t ttl = 0;
     std::set<std::string> keys;
   };
 
+  KeyValue materialize(const std::string& key, const Stored& s, bool with_value = true) const;
   bool compare(const Compare& c) const;
   void apply_put(const std::string& key, const std::string& value, int64_t lease, int64_t rev, Applied* out);
   void apply_delete(const std::string& key, int64_t rev, Applied* out);
   std::vector<std::string> keys_in(const std::string& key, bool prefix) const;
   void remember(const std::vector<WatchEvent>& events);
 
-  std::map<std::string, KeyValue> kvs_;
+  std::map<std::string, Stored> kvs_;
   std::map<int64_t, Lease> leases_;
   int64_t revision_ = 1;  // etcd starts at 1 too
   int64_t next_lease_id_ = 1;
@@ -90,6 +109,7 @@ class KvState {
   size_t history_byte_limit_;
   size_t history_bytes_ = 0;
   int64_t history_floor_ = 1;  // events at or after this revision are all in history_
+  std::unique_ptr<ValueCodec> codec_;  // behind a pointer: reads unpack through it and stay const
 };
 
 bool has_prefix(std::string_view s, std::string_view prefix);

@@ -6,9 +6,13 @@
 
 namespace uvsched {
 
-std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec, const std::string& etcd_ca,
-                                  std::string* error) {
-  if (spec.rfind("embedded:", 0) == 0) return EmbeddedStore::open(loop, clock, spec.substr(9), error);
+std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec,
+                                  const StoreOptions& store_options, std::string* error) {
+  if (spec.rfind("embedded:", 0) == 0) {
+    EmbeddedStore::Options options;
+    options.value_dictionary = store_options.value_dictionary;
+    return EmbeddedStore::open(loop, clock, spec.substr(9), error, std::move(options));
+  }
   if (spec.rfind("etcd:", 0) == 0) {
     std::vector<Url> endpoints;
     if (!parse_etcd_endpoints(spec.substr(5), &endpoints)) {
@@ -19,7 +23,7 @@ std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::stri
     bool https = false;
     for (const Url& u : endpoints) https = https || u.scheme == "https";
     if (https) {
-      options.tls = TlsContext::client(etcd_ca, error);
+      options.tls = TlsContext::client(store_options.etcd_ca, error);
       if (!options.tls) return nullptr;
     }
     return std::make_unique<EtcdStore>(loop, clock, std::move(endpoints), std::move(options));

@@ -1,5 +1,4 @@
 // Opens the store a `--store` spec names: embedded:DIR or etcd:URL[,URL...].
-// etcd_ca verifies https:// etcd endpoints (empty: the system's CAs).
 #pragma once
 
 #include <uv.h>
@@ -12,7 +11,12 @@
 
 namespace uvsched {
 
-std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec, const std::string& etcd_ca,
-                                  std::string* error);
+struct StoreOptions {
+  std::string etcd_ca;           // verifies https:// etcd endpoints (empty: the system's CAs)
+  std::string value_dictionary;  // typical values: the embedded store packs values against it
+};
+
+std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec,
+                                  const StoreOptions& options, std::string* error);
 
 }  // namespace uvsched

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   uv_loop_t* loop = uv_default_loop();
   uvsched::LoopClock clock(loop);
   std::string error;
-  auto store = uvsched::open_store(loop, clock, o.store, "", &error);
+  auto store = uvsched::open_store(loop, clock, o.store, {}, &error);
   if (!store) {
     fprintf(stderr, "store_writer: %s\n", error.c_str());
     return 1;

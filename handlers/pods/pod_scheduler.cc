@@ -24,9 +24,9 @@ std::string annotation(const JsonValue& pod, const char* key) {
   return a ? a->str(key) : "";
 }
 
-std::string new_task_id(const std::string& key) {
+uint64_t new_task_serial() {
   static std::mt19937_64 rng{std::random_device{}()};
-  return PodTaskRegistry::make_id(key, rng());
+  return rng() >> 16;  // the 48 bits an id holds
 }
 
 std::string phase_of(const JsonValue& pod) {
@@ -112,16 +112,21 @@ void PodScheduler::start() {
       std::string task_id = annotation(*pod, kTaskAnnotation);
       if (!task_id.empty()) {
         // Failover: the task is known from the pod it belongs to.
+        if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") continue;
+        std::string key = key_of(*pod);
+        auto serial = PodTaskRegistry::serial_of(task_id);
+        if (!serial || PodTaskRegistry::pod_of(task_id) != key) {
+          // Not an id made for this pod: no status could ever name it.
+          log_warn("task_not_recovered").kv("pod", key).kv("task", task_id);
+          continue;
+        }
         PodTask t;
-        t.id = task_id;
-        t.pod_key = key_of(*pod);
-        t.agent = annotation(*pod, kHostAnnotation);
-        t.offer_id = annotation(*pod, kOfferAnnotation);
+        t.serial = *serial;
+        t.agent = tasks_.intern_agent(annotation(*pod, kHostAnnotation));
         t.launched = t.bound = true;
         t.state = phase_of(*pod) == "Running" ? TaskState::kRunning : TaskState::kPending;
         t.deleted = pod->find({"metadata", "deletionTimestamp"}) != nullptr;
-        if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") continue;
-        tasks_.add(std::move(t));
+        tasks_.add(key, t);
         ++recovered;
         continue;
       }
@@ -133,8 +138,8 @@ void PodScheduler::start() {
     // tasks were known: ask them now (later ones ask when they subscribe).
     std::vector<std::string> ask;
     for (const auto& [key, t] : tasks_) {
-      const AgentHub::Agent* agent = hub_.agent(t.agent);
-      if (agent && agent->connected) ask.push_back(t.id);
+      const AgentHub::Agent* agent = hub_.agent(tasks_.agent_of(t));
+      if (agent && agent->connected) ask.push_back(PodTaskRegistry::id_of(key, t));
     }
     if (!ask.empty()) {
       reconciler_.request_explicit(std::move(ask), clock_.now_ms());
@@ -174,7 +179,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     if (const Offer* held = hub_.offers().held_by(key)) hub_.offers().release(held->id, clock_.now_ms());
     if (PodTask* task = tasks_.by_pod(key); task && !task->deleted) {
       task->deleted = true;
-      kill(*task);  // deleted behind our back (straight in the store)
+      kill(key, *task);  // deleted behind our back (straight in the store)
     }
     return;
   }
@@ -277,64 +282,64 @@ void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Of
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
   std::string agent_id = agent ? agent->agent_id : "";
   PodTask task;
-  task.id = new_task_id(key);
-  task.pod_key = key;
-  task.agent = offer.agent;
-  task.offer_id = offer.id;
-  std::string message = launch_message(task, agent_id, pod);
+  task.serial = new_task_serial();
+  task.agent = tasks_.intern_agent(offer.agent);
+  std::string id = PodTaskRegistry::id_of(key, task);
+  std::string message = launch_message(key, id, agent_id, pod);
   hub_.offers().consume(offer.id);
   hub_.offers().unlisten(key);
   std::string stamp = rfc3339(clock_.unix_ms());
-  auto bind = [task, agent_id, stamp](JsonValue& p) {
-    p.ensure({"spec"}).set("nodeName", JsonValue::string(task.agent));
+  auto bind = [host = offer.agent, id, agent_id, offer_id = offer.id, stamp](JsonValue& p) {
+    p.ensure({"spec"}).set("nodeName", JsonValue::string(host));
     JsonValue& ann = p.ensure({"metadata", "annotations"});
-    ann.set(kHostAnnotation, JsonValue::string(task.agent));
-    ann.set(kTaskAnnotation, JsonValue::string(task.id));
+    ann.set(kHostAnnotation, JsonValue::string(host));
+    ann.set(kTaskAnnotation, JsonValue::string(id));
     ann.set(kAgentAnnotation, JsonValue::string(agent_id));
-    ann.set(kOfferAnnotation, JsonValue::string(task.offer_id));
+    ann.set(kOfferAnnotation, JsonValue::string(offer_id));
     set_condition(p, "PodScheduled", "True", "", "", stamp);
     return true;
   };
-  std::string id = task.id;
-  tasks_.add(std::move(task));
+  tasks_.add(key, task);
   update_pod(PodRegistry::kPodPrefix + key, bind, 5,
-             [this, id, message = std::move(message)](bool written) { bound(id, written, message); });
+             [this, key, serial = task.serial, message = std::move(message)](bool written) {
+               bound(key, serial, written, message);
+             });
 }
 
-void PodScheduler::bound(const std::string& id, bool written, const std::string& launch) {
-  PodTask* found = tasks_.by_id(id);
-  if (!found) return;  // its agent was lost meanwhile
+void PodScheduler::bound(const std::string& key, uint64_t serial, bool written, const std::string& launch) {
+  PodTask* found = tasks_.by_pod(key);
+  if (!found || found->serial != serial) return;  // its agent was lost meanwhile
   PodTask& task = *found;
   if (task.deleted) {  // deleted before it ever ran: nothing to kill, the object goes
-    apply(task, Transition{TaskAction::kRemoveDeleted, "deleted before launch"}, nullptr);
+    apply(key, task, Transition{TaskAction::kRemoveDeleted, "deleted before launch"}, nullptr);
     return;
   }
   uint64_t now = clock_.now_ms();
   if (!written) {
     // Not bound (the store is down, or the pod changed under us): unscheduled again.
-    std::string key = task.pod_key;
     tasks_.erase_pod(key);
     if (pending_.count(key) != 0) queue_.add(key, now + backoff_.next_delay(key, now), DelayQueue::Mode::kReplaceExisting);
     arm_queue_timer();
     return;
   }
-  pending_.erase(task.pod_key);
-  backoff_.reset(task.pod_key);
-  if (!hub_.send(task.agent, launch)) {
+  pending_.erase(key);
+  backoff_.reset(key);
+  if (!hub_.send(tasks_.agent_of(task), launch)) {
     // The agent left after the offer: the task is lost like the agent's others.
-    apply(task, apply_status(task, "TASK_LOST"), nullptr);
+    apply(key, task, apply_status(task, "TASK_LOST"), nullptr);
     return;
   }
   task.launched = true;
-  log_debug("task_launched").kv("task", task.id).kv("agent", task.agent);
+  log_debug("task_launched").kv("task", PodTaskRegistry::id_of(key, task)).kv("agent", tasks_.agent_of(task));
 }
 
-std::string PodScheduler::launch_message(const PodTask& task, const std::string& agent_id, const JsonValue& pod) {
+std::string PodScheduler::launch_message(const std::string& key, const std::string& task_id,
+                                         const std::string& agent_id, const JsonValue& pod) {
   PodNeeds needs = pod_needs(pod);
   JsonWriter w;
   w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
-  w.key("task_id").begin_object().key("value").value(task.id).end_object();
-  w.key("name").value(task.pod_key);
+  w.key("task_id").begin_object().key("value").value(task_id).end_object();
+  w.key("name").value(key);
   w.key("agent_id").begin_object().key("value").value(agent_id).end_object();
   w.key("resources").begin_array();
   w.begin_object().key("name").value("cpus").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.cpus).end_object().end_object();
@@ -345,8 +350,8 @@ std::string PodScheduler::launch_message(const PodTask& task, const std::string&
   return w.take();
 }
 
-void PodScheduler::kill(const PodTask& task) {
-  hub_.send(task.agent, R"({"type":"KILL","task_id":{"value":")" + task.id + R"("}})");
+void PodScheduler::kill(const std::string& key, const PodTask& task) {
+  hub_.send(tasks_.agent_of(task), R"({"type":"KILL","task_id":{"value":")" + PodTaskRegistry::id_of(key, task) + R"("}})");
 }
 
 bool PodScheduler::handle_delete(const std::string& ns, const std::string& name, Responder res) {
@@ -354,7 +359,7 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->state == TaskState::kGone || task->state == TaskState::kFinished) return false;
   task->deleted = true;
-  kill(*task);
+  kill(key, *task);
   std::string stamp = rfc3339(clock_.unix_ms());
   std::string pod_key = PodRegistry::kPodPrefix + key;
   // The object stays, marked, until the task is gone (TASK_KILLED, or the agent is lost).
@@ -397,17 +402,17 @@ void PodScheduler::status_update(const std::string& agent, const JsonValue& stat
     return;
   }
   Transition t = apply_status(*task, state);
-  apply(*task, t, &status);
+  apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
 }
 
-void PodScheduler::apply(PodTask& task, const Transition& t, const JsonValue* status) {
-  std::string key = PodRegistry::kPodPrefix + task.pod_key;
+void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, const JsonValue* status) {
+  std::string key = PodRegistry::kPodPrefix + pod;
   switch (t.action) {
     case TaskAction::kNone:
     case TaskAction::kBind:
       return;
     case TaskAction::kError:
-      log_error("task_status_rejected").kv("task", task.id).kv("why", t.note);
+      log_error("task_status_rejected").kv("task", PodTaskRegistry::id_of(pod, task)).kv("why", t.note);
       return;
     case TaskAction::kMarkRunning: {
       // The agent may send the pod's status as base64 JSON in `data`.
@@ -431,23 +436,21 @@ void PodScheduler::apply(PodTask& task, const Transition& t, const JsonValue* st
         p.ensure({"status"}).set("phase", JsonValue::string("Succeeded"));
         return true;
       });
-      tasks_.erase_pod(std::string(task.pod_key));  // a copy: the task goes with its key
+      tasks_.erase_pod(pod);
       return;
     case TaskAction::kRemoveDeleted:
-      tasks_.erase_pod(std::string(task.pod_key));
+      tasks_.erase_pod(pod);
       store_.del(key, false, [](WriteResult&&) {});
       return;
-    case TaskAction::kRemoveFailed: {
-      PodTask gone = task;
-      tasks_.erase_pod(gone.pod_key);
-      requeue_or_fail(gone, t.note);
+    case TaskAction::kRemoveFailed:
+      tasks_.erase_pod(pod);
+      requeue_or_fail(pod, t.note);
       return;
-    }
   }
 }
 
-void PodScheduler::requeue_or_fail(const PodTask& task, const std::string& why) {
-  update_pod(PodRegistry::kPodPrefix + task.pod_key, [why](JsonValue& p) {
+void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& why) {
+  update_pod(PodRegistry::kPodPrefix + pod, [why](JsonValue& p) {
     const JsonValue* rp = p.find({"spec", "restartPolicy"});
     if (rp && rp->text() == "Never") {
       JsonValue& st = p.ensure({"status"});
@@ -470,7 +473,7 @@ void PodScheduler::requeue_or_fail(const PodTask& task, const std::string& why) 
 // tasks recovered from annotations are unconfirmed until their agents answer.
 void PodScheduler::agent_registered(const std::string& agent, bool reregistered) {
   std::vector<std::string> ids;
-  for (const auto& [key, t] : tasks_) ids.push_back(t.id);
+  for (const auto& [key, t] : tasks_) ids.push_back(PodTaskRegistry::id_of(key, t));
   log_debug("reconcile_requested").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no")
       .kv("tasks", static_cast<uint64_t>(ids.size()));
   if (ids.empty()) return;
@@ -494,7 +497,7 @@ void PodScheduler::reconcile_due() {
       reconciler_.reported(id);  // gone meanwhile: nothing to ask
       continue;
     }
-    JsonWriter& w = per_agent[task->agent];
+    JsonWriter& w = per_agent[tasks_.agent_of(*task)];
     if (w.str().empty()) w.begin_object().key("type").value("RECONCILE").key("tasks").begin_array();
     w.begin_object().key("task_id").begin_object().key("value").value(id).end_object();
     w.key("state").value(task->state == TaskState::kRunning ? "TASK_RUNNING" : "TASK_STAGING").end_object();
@@ -558,11 +561,11 @@ void PodScheduler::refresh_framework() {
 void PodScheduler::agent_lost(const std::string& agent) {
   std::vector<std::string> pods;
   for (const auto& [key, t] : tasks_) {
-    if (t.agent == agent) pods.push_back(key);
+    if (tasks_.agent_of(t) == agent) pods.push_back(key);
   }
   for (const auto& key : pods) {
     PodTask* task = tasks_.by_pod(key);
-    if (task) apply(*task, apply_status(*task, "TASK_LOST"), nullptr);
+    if (task) apply(key, *task, apply_status(*task, "TASK_LOST"), nullptr);
   }
 }
 

@@ -73,15 +73,17 @@ class PodScheduler final : public AgentEvents {
   void arm_queue_timer();
   void try_place(const std::string& key);
   void launch(const std::string& key, const JsonValue& pod, const Offer& offer);
-  void kill(const PodTask& task);
-  void apply(PodTask& task, const Transition& t, const JsonValue* status);
-  void requeue_or_fail(const PodTask& task, const std::string& why);
+  void kill(const std::string& pod, const PodTask& task);
+  // `pod` by value: the task (and its key in the registry) may go here.
+  void apply(std::string pod, PodTask& task, const Transition& t, const JsonValue* status);
+  void requeue_or_fail(const std::string& pod, const std::string& why);
   // Read-modify-write of a pod, retried on a concurrent change.
   // done(written), when given, says whether the change reached the store.
   void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5,
                   std::function<void(bool written)> done = nullptr);
-  void bound(const std::string& task_id, bool written, const std::string& launch);
-  static std::string launch_message(const PodTask& task, const std::string& agent_id, const JsonValue& pod);
+  void bound(const std::string& pod, uint64_t serial, bool written, const std::string& launch);
+  static std::string launch_message(const std::string& pod, const std::string& task_id, const std::string& agent_id,
+                                    const JsonValue& pod_object);
   void reconcile_due();
   void arm_reconcile();
   void register_framework();

@@ -53,7 +53,7 @@ class EtcdTls : public ::testing::Test {
 
 TEST_F(EtcdTls, WithTheCaEverythingWorks) {
   std::string error;
-  store_ = open_store(&loop_, *clock_, "etcd:" + etcd_.url(), certs_.ca_file(), &error);
+  store_ = open_store(&loop_, *clock_, "etcd:" + etcd_.url(), {.etcd_ca = certs_.ca_file()}, &error);
   ASSERT_TRUE(store_) << error;
   auto first = put("/tls/a", "1");
   ASSERT_TRUE(first.status.ok()) << first.status.message;
@@ -72,7 +72,7 @@ TEST_F(EtcdTls, WithTheCaEverythingWorks) {
 
 TEST_F(EtcdTls, AnUntrustedServerCertificateMakesTheStoreUnavailable) {
   std::string error;
-  store_ = open_store(&loop_, *clock_, "etcd:" + etcd_.url(), certs_.stranger_ca_file(), &error);
+  store_ = open_store(&loop_, *clock_, "etcd:" + etcd_.url(), {.etcd_ca = certs_.stranger_ca_file()}, &error);
   ASSERT_TRUE(store_) << error;
   auto r = put("/tls/x", "1");
   EXPECT_EQ(r.status.code, StoreCode::kUnavailable);
@@ -86,7 +86,7 @@ TEST(EtcdTlsConfig, AMissingCaFileIsAnErrorAtOpen) {
   {
     LoopClock clock(&loop);
     std::string error;
-    EXPECT_FALSE(open_store(&loop, clock, "etcd:https://127.0.0.1:1", "/nonexistent-ca.pem", &error));
+    EXPECT_FALSE(open_store(&loop, clock, "etcd:https://127.0.0.1:1", {.etcd_ca = "/nonexistent-ca.pem"}, &error));
     EXPECT_NE(error.find("/nonexistent-ca.pem"), std::string::npos) << error;
   }
   uv_run(&loop, UV_RUN_DEFAULT);

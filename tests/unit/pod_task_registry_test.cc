@@ -24,27 +24,50 @@ TEST(PodTaskRegistry, IdsNameTheirPod) {
   }
 }
 
+TEST(PodTaskRegistry, SerialsAreTheIdsRandomPart) {
+  EXPECT_EQ(PodTaskRegistry::serial_of("pod.default.web.000000000abc"), 0xabcu);
+  EXPECT_EQ(PodTaskRegistry::serial_of("pod.ns.a.b.ffffffffffff"), 0xffffffffffffu);
+  for (const char* bad : {"pod.default.web.000000000ABC", "pod.default.web.00000000xabc", "not-ours", ""}) {
+    EXPECT_FALSE(PodTaskRegistry::serial_of(bad).has_value()) << bad;
+  }
+}
+
 TEST(PodTaskRegistry, FindsByPodAndById) {
   PodTaskRegistry reg;
   PodTask t;
-  t.pod_key = "default/web";
-  t.id = PodTaskRegistry::make_id(t.pod_key, 1);
-  t.agent = "edge-1";
-  reg.add(t);
-  ASSERT_NE(reg.by_id(t.id), nullptr);
-  EXPECT_EQ(reg.by_id(t.id)->agent, "edge-1");
-  EXPECT_EQ(reg.by_pod("default/web")->id, t.id);
+  t.serial = 1;
+  t.agent = reg.intern_agent("edge-1");
+  std::string id = PodTaskRegistry::id_of("default/web", t);
+  EXPECT_EQ(id, "pod.default.web.000000000001");
+  reg.add("default/web", t);
+  ASSERT_NE(reg.by_id(id), nullptr);
+  EXPECT_EQ(reg.agent_of(*reg.by_id(id)), "edge-1");
+  EXPECT_EQ(PodTaskRegistry::id_of("default/web", *reg.by_pod("default/web")), id);
   EXPECT_TRUE(reg.has_pod("default/web"));
   // A stale id of the same pod (an earlier task) is not this task.
   EXPECT_EQ(reg.by_id(PodTaskRegistry::make_id("default/web", 2)), nullptr);
   EXPECT_EQ(reg.by_id("not-ours"), nullptr);
-  t.id = PodTaskRegistry::make_id(t.pod_key, 3);  // relaunched: replaces
-  reg.add(t);
+  t.serial = 3;  // relaunched: replaces
+  reg.add("default/web", t);
   EXPECT_EQ(reg.size(), 1u);
-  EXPECT_NE(reg.by_id(t.id), nullptr);
+  EXPECT_NE(reg.by_id(PodTaskRegistry::make_id("default/web", 3)), nullptr);
+  t.serial = 0xfedc000000000005ULL;  // wider than an id: only its 48 bits are kept
+  reg.add("default/web", t);
+  EXPECT_NE(reg.by_id("pod.default.web.000000000005"), nullptr);
+  EXPECT_EQ(PodTaskRegistry::id_of("default/web", *reg.by_pod("default/web")), "pod.default.web.000000000005");
   reg.erase_pod("default/web");
   EXPECT_EQ(reg.size(), 0u);
-  EXPECT_EQ(reg.by_id(t.id), nullptr);
+  EXPECT_EQ(reg.by_id(PodTaskRegistry::make_id("default/web", 3)), nullptr);
+}
+
+TEST(PodTaskRegistry, AgentNamesAreInternedOnce) {
+  PodTaskRegistry reg;
+  uint32_t a = reg.intern_agent("ip-10-0-1-23.eu-west-1.compute.internal");
+  uint32_t b = reg.intern_agent("edge-2");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(reg.intern_agent("ip-10-0-1-23.eu-west-1.compute.internal"), a);
+  EXPECT_EQ(reg.agent_name(a), "ip-10-0-1-23.eu-west-1.compute.internal");
+  EXPECT_EQ(reg.agent_name(b), "edge-2");
 }
 
 }  // namespace

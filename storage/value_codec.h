@@ -1,0 +1,41 @@
+// How the embedded store keeps values in memory: packed with zstd against a
+// dictionary of typical values. Stored objects (pods above all) are ~740 B of
+// JSON that differ from each other in a few fields, so against a dictionary of
+// one such object they pack to ~100 B; at 100k pods that is the difference
+// between 75 MB and 10 MB of RSS. Packing costs ~1.5 us, unpacking ~0.3 us.
+//
+// A packed value is one tag byte and the bytes: kRaw (values too small to
+// gain, or values zstd could not shrink) or kZstd (a zstd frame made with this
+// codec's dictionary). Packed values are only meaningful to a codec with the
+// same dictionary; snapshots store the dictionary beside them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace uvsched {
+
+class ValueCodec {
+ public:
+  // An empty dictionary still packs (plain zstd), just less tightly.
+  explicit ValueCodec(std::string dictionary = {});
+  ~ValueCodec();
+  ValueCodec(const ValueCodec&) = delete;
+  ValueCodec& operator=(const ValueCodec&) = delete;
+
+  const std::string& dictionary() const { return dictionary_; }
+
+  std::string pack(std::string_view value);
+  // False when `packed` is not a value this codec packed (corrupt input).
+  bool unpack(std::string_view packed, std::string* value);
+  // The unpacked size without unpacking; 0 for corrupt input.
+  static size_t unpacked_size(std::string_view packed);
+
+ private:
+  struct Zstd;
+  std::string dictionary_;
+  std::unique_ptr<Zstd> zstd_;
+};
+
+}  // namespace uvsched
