@@ -28,7 +28,7 @@ class EmbeddedStore final : public Store {
   struct Options {
     size_t compact_bytes = 64 * 1024 * 1024;
     size_t history_limit = 10'000;  // events kept for watches that resume from the past
-    size_t history_byte_limit = 4 << 20;  // ... and at most this many bytes of them
+    size_t history_byte_limit = 2 << 20;  // ... and at most this many bytes of them (~2.5k pod events)
     std::string value_dictionary;  // values are packed in memory against it (ValueCodec)
   };
 

@@ -9,71 +9,70 @@ bool has_prefix(std::string_view s, std::string_view prefix) { return s.substr(0
 std::vector<std::string> KvState::keys_in(const std::string& key, bool prefix) const {
   std::vector<std::string> out;
   if (!prefix) {
-    if (kvs_.count(key)) out.push_back(key);
+    if (kvs_.find(key)) out.push_back(key);
     return out;
   }
-  for (auto it = kvs_.lower_bound(key); it != kvs_.end() && has_prefix(it->first, key); ++it) out.push_back(it->first);
+  for (auto it = kvs_.lower_bound(key); it != kvs_.end() && has_prefix(it->key(), key); ++it)
+    out.emplace_back(it->key());
   return out;
 }
 
-KeyValue KvState::materialize(const std::string& key, const Stored& s, bool with_value) const {
+KeyValue KvState::materialize(const KvTable::Entry& e, bool with_value) const {
   KeyValue kv;
-  kv.key = key;
+  kv.key = e.key();
   // A value that does not unpack would be memory corruption: it was packed here.
-  if (with_value) codec_->unpack(s.packed, &kv.value);
-  kv.create_revision = s.create_revision;
-  kv.mod_revision = s.mod_revision;
-  kv.version = s.version;
-  kv.lease = s.lease;
+  if (with_value) codec_->unpack(e.packed(), &kv.value);
+  kv.create_revision = e.meta.create_revision;
+  kv.mod_revision = e.meta.mod_revision;
+  kv.version = e.meta.version;
+  kv.lease = e.meta.lease;
   return kv;
 }
 
 size_t KvState::packed_value_bytes() const {
   size_t n = 0;
-  for (const auto& [k, s] : kvs_) n += s.packed.size();
+  for (const auto& e : kvs_) n += e.packed().size();
   return n;
 }
 
 RangeResult KvState::range(const std::string& key, const RangeOptions& options) const {
   RangeResult r;
   r.revision = revision_;
-  auto emit = [&](const std::string& k, const Stored& s) {
+  auto emit = [&](const KvTable::Entry& e) {
     ++r.count;
     if (options.limit > 0 && static_cast<int64_t>(r.kvs.size()) >= options.limit) {
       r.more = true;
       return;
     }
-    r.kvs.push_back(materialize(k, s, !options.keys_only));
+    r.kvs.push_back(materialize(e, !options.keys_only));
   };
   if (!options.prefix) {
-    if (auto it = kvs_.find(key); it != kvs_.end()) emit(it->first, it->second);
+    if (const KvTable::Entry* e = kvs_.find(key)) emit(*e);
     return r;
   }
-  for (auto it = kvs_.lower_bound(key); it != kvs_.end() && has_prefix(it->first, key); ++it)
-    emit(it->first, it->second);
+  for (auto it = kvs_.lower_bound(key); it != kvs_.end() && has_prefix(it->key(), key); ++it) emit(*it);
   return r;
 }
 
-void KvState::apply_put(const std::string& key, const std::string& value, int64_t lease, int64_t rev, Applied* out) {
-  auto [it, inserted] = kvs_.try_emplace(key);
-  Stored& s = it->second;
+void KvState::apply_put(const std::string& key, const std::string& value, int64_t lease, int64_t rev, Applied* out,
+                        bool want_prev) {
+  const KvTable::Entry* prev = kvs_.find(key);
   WatchEvent ev;
   ev.type = WatchEvent::Type::kPut;
-  if (!inserted) {
-    if (out) {
-      ev.prev_kv = materialize(key, s);
-      out->prev_kvs.push_back(*ev.prev_kv);
+  KvTable::Meta m;
+  if (prev) {
+    if (out && want_prev) out->prev_kvs.push_back(materialize(*prev));
+    if (prev->meta.lease != 0 && prev->meta.lease != lease) {
+      if (auto l = leases_.find(prev->meta.lease); l != leases_.end()) l->second.keys.erase(key);
     }
-    if (s.lease != 0 && s.lease != lease) {
-      if (auto l = leases_.find(s.lease); l != leases_.end()) l->second.keys.erase(key);
-    }
+    m = prev->meta;
   } else {
-    s.create_revision = rev;
+    m.create_revision = rev;
   }
-  s.packed = codec_->pack(value);
-  s.mod_revision = rev;
-  s.version += 1;
-  s.lease = lease;
+  m.mod_revision = rev;
+  m.version += 1;
+  m.lease = lease;
+  const KvTable::Meta& s = kvs_.put(key, codec_->pack(value), m).meta;
   if (lease != 0) {
     if (auto l = leases_.find(lease); l != leases_.end()) l->second.keys.insert(key);
   }
@@ -88,22 +87,22 @@ void KvState::apply_put(const std::string& key, const std::string& value, int64_
 }
 
 void KvState::apply_delete(const std::string& key, int64_t rev, Applied* out) {
-  auto it = kvs_.find(key);
-  if (it == kvs_.end()) return;
-  if (it->second.lease != 0) {
-    if (auto l = leases_.find(it->second.lease); l != leases_.end()) l->second.keys.erase(key);
+  const KvTable::Entry* e = kvs_.find(key);
+  if (!e) return;
+  if (e->meta.lease != 0) {
+    if (auto l = leases_.find(e->meta.lease); l != leases_.end()) l->second.keys.erase(key);
   }
   if (out) {
     WatchEvent ev;
     ev.type = WatchEvent::Type::kDelete;
     ev.kv.key = key;
     ev.kv.mod_revision = rev;
-    ev.prev_kv = materialize(key, it->second);
+    ev.prev_kv = materialize(*e);
     out->prev_kvs.push_back(*ev.prev_kv);
     out->deleted += 1;
     out->events.push_back(std::move(ev));
   }
-  kvs_.erase(it);
+  kvs_.erase(key);
 }
 
 namespace {
@@ -138,7 +137,7 @@ Applied KvState::put(const std::string& key, const std::string& value, int64_t l
     return a;
   }
   int64_t rev = revision_ + 1;
-  apply_put(key, value, lease, rev, &a);
+  apply_put(key, value, lease, rev, &a, /*want_prev=*/true);
   revision_ = rev;
   a.revision = rev;
   a.record.revision = rev;
@@ -167,11 +166,11 @@ Applied KvState::del(const std::string& key, bool prefix) {
 }
 
 bool KvState::compare(const Compare& c) const {
-  auto it = kvs_.find(c.key);
-  const Stored* kv = it == kvs_.end() ? nullptr : &it->second;
+  const KvTable::Entry* e = kvs_.find(c.key);
+  const KvTable::Meta* kv = e ? &e->meta : nullptr;
   if (c.target == Compare::Target::kValue) {
     if (kv == nullptr) return false;  // etcd: a value compare on a missing key fails
-    int cmp = materialize(c.key, *kv).value.compare(c.value);
+    int cmp = materialize(*e).value.compare(c.value);
     switch (c.op) {
       case Compare::Op::kEqual: return cmp == 0;
       case Compare::Op::kNotEqual: return cmp != 0;
@@ -226,7 +225,7 @@ Applied KvState::txn(const TxnRequest& request, bool* succeeded, std::vector<Ran
         break;
       }
       case TxnOp::Type::kPut:
-        apply_put(op.key, op.value, op.lease, rev, &a);
+        apply_put(op.key, op.value, op.lease, rev, &a, /*want_prev=*/false);
         a.record.mutations.push_back({Mutation::Kind::kPut, op.key, op.value, op.lease, 0});
         wrote = true;
         break;
@@ -304,7 +303,7 @@ std::optional<std::vector<WatchEvent>> KvState::history(const std::string& prefi
 void KvState::replay(const LogRecord& record) {
   for (const auto& m : record.mutations) {
     switch (m.kind) {
-      case Mutation::Kind::kPut: apply_put(m.key, m.value, m.lease, record.revision, nullptr); break;
+      case Mutation::Kind::kPut: apply_put(m.key, m.value, m.lease, record.revision, nullptr, false); break;
       case Mutation::Kind::kDelete: apply_delete(m.key, record.revision, nullptr); break;
       case Mutation::Kind::kLeaseGrant:
         leases_[m.lease].ttl = m.ttl;
@@ -327,7 +326,7 @@ constexpr int64_t kPackedSnapshot = -2;
 std::string KvState::encode_snapshot(std::string prefix) const {
   // Sized exactly up front: a doubling buffer would briefly need twice the state.
   size_t bytes = 8 + 4 + codec_->dictionary().size() + 8 + 8 + 4 + leases_.size() * 16 + 4;
-  for (const auto& [k, s] : kvs_) bytes += 4 + k.size() + 4 + s.packed.size() + 4 * 8;
+  for (const auto& e : kvs_) bytes += 4 + e.key().size() + 4 + e.packed().size() + 4 * 8;
   WalWriter w(std::move(prefix), bytes);
   w.i64(kPackedSnapshot);
   w.str(codec_->dictionary());
@@ -339,13 +338,13 @@ std::string KvState::encode_snapshot(std::string prefix) const {
     w.i64(l.ttl);
   }
   w.u32(static_cast<uint32_t>(kvs_.size()));
-  for (const auto& [k, s] : kvs_) {
-    w.str(k);
-    w.str(s.packed);
-    w.i64(s.create_revision);
-    w.i64(s.mod_revision);
-    w.i64(s.version);
-    w.i64(s.lease);
+  for (const auto& e : kvs_) {
+    w.str(e.key());
+    w.str(e.packed());
+    w.i64(e.meta.create_revision);
+    w.i64(e.meta.mod_revision);
+    w.i64(e.meta.version);
+    w.i64(e.meta.lease);
   }
   return w.take();
 }
@@ -371,29 +370,22 @@ bool KvState::load_snapshot(std::string_view payload) {
     leases[id].ttl = ttl;
   }
   if (!r.u32(&nkeys)) return false;
-  std::map<std::string, Stored> kvs;
+  KvTable kvs;
   std::string key, value, plain;
   for (uint32_t i = 0; i < nkeys; ++i) {
-    Stored s;
-    if (!r.str(&key) || !r.str(&value) || !r.i64(&s.create_revision) || !r.i64(&s.mod_revision) ||
-        !r.i64(&s.version) || !r.i64(&s.lease))
+    KvTable::Meta m;
+    if (!r.str(&key) || !r.str(&value) || !r.i64(&m.create_revision) || !r.i64(&m.mod_revision) ||
+        !r.i64(&m.version) || !r.i64(&m.lease))
       return false;
     if (!packed) {
-      s.packed = codec_->pack(value);
+      kvs.put(key, codec_->pack(value), m);
     } else {
       // Every value is checked here (~0.3 us each): one that does not unpack
       // would otherwise turn up later as an empty read.
       if (!(theirs ? theirs : codec_)->unpack(value, &plain)) return false;
-      if (theirs) {
-        s.packed = codec_->pack(plain);
-      } else {
-        s.packed = std::move(value);
-        value = {};
-      }
+      kvs.put(key, theirs ? codec_->pack(plain) : value, m);
     }
-    if (s.lease != 0) leases[s.lease].keys.insert(key);
-    kvs.emplace(std::move(key), std::move(s));
-    key = {};
+    if (m.lease != 0) leases[m.lease].keys.insert(key);
   }
   kvs_ = std::move(kvs);
   leases_ = std::move(leases);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/kv_table.h"
 #include "storage/store.h"
 #include "storage/value_codec.h"
 
@@ -46,7 +47,7 @@ struct Applied {
 class KvState {
  public:
   // Values are kept packed against `value_dictionary` (see ValueCodec).
-  explicit KvState(size_t history_limit = 10'000, size_t history_byte_limit = 4 << 20,
+  explicit KvState(size_t history_limit = 10'000, size_t history_byte_limit = 2 << 20,
                    std::string value_dictionary = {})
       : history_limit_(history_limit),
         history_byte_limit_(history_byte_limit),
@@ -80,27 +81,21 @@ class KvState {
   size_t packed_value_bytes() const;
 
  private:
-  // A key's value and metadata; the key itself is the map's.
-  struct Stored {
-    std::string packed;
-    int64_t create_revision = 0;
-    int64_t mod_revision = 0;
-    int64_t version = 0;
-    int64_t lease = 0;
-  };
   struct Lease {
     int64_t ttl = 0;
     std::set<std::string> keys;
   };
 
-  KeyValue materialize(const std::string& key, const Stored& s, bool with_value = true) const;
+  KeyValue materialize(const KvTable::Entry& e, bool with_value = true) const;
   bool compare(const Compare& c) const;
-  void apply_put(const std::string& key, const std::string& value, int64_t lease, int64_t rev, Applied* out);
+  // want_prev: the old value goes to out->prev_kvs (a txn's puts do not report it).
+  void apply_put(const std::string& key, const std::string& value, int64_t lease, int64_t rev, Applied* out,
+                 bool want_prev);
   void apply_delete(const std::string& key, int64_t rev, Applied* out);
   std::vector<std::string> keys_in(const std::string& key, bool prefix) const;
   void remember(const std::vector<WatchEvent>& events);
 
-  std::map<std::string, Stored> kvs_;
+  KvTable kvs_;
   std::map<int64_t, Lease> leases_;
   int64_t revision_ = 1;  // etcd starts at 1 too
   int64_t next_lease_id_ = 1;

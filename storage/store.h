@@ -88,6 +88,8 @@ struct WatchEvent {
   enum class Type { kPut, kDelete };
   Type type = Type::kPut;
   KeyValue kv;  // for deletes: key and mod_revision (the delete's revision)
+  // For deletes: what was deleted. Puts may carry their old value or not (the
+  // embedded store does not: nobody reads it, and it doubled every event).
   std::optional<KeyValue> prev_kv;
 };
 

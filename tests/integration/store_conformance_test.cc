@@ -193,10 +193,10 @@ TEST_P(StoreConformance, WatchSeesPutsAndDeletesUnderItsPrefix) {
   EXPECT_EQ(seen[0].type, WatchEvent::Type::kPut);
   EXPECT_EQ(seen[0].kv.value, "1");
   EXPECT_EQ(seen[1].kv.value, "2");
-  ASSERT_TRUE(seen[1].prev_kv);
-  EXPECT_EQ(seen[1].prev_kv->value, "1");
   EXPECT_EQ(seen[2].type, WatchEvent::Type::kDelete);
   EXPECT_EQ(seen[2].kv.key, "/w/a");
+  ASSERT_TRUE(seen[2].prev_kv);  // a delete says what it deleted
+  EXPECT_EQ(seen[2].prev_kv->value, "2");
   EXPECT_LT(seen[0].kv.mod_revision, seen[2].kv.mod_revision);
   store_->cancel_watch(id);
   ASSERT_TRUE(put("/w/after-cancel", "x").status.ok());

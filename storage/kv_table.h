@@ -1,0 +1,96 @@
+// The embedded store's keys, in key order, each with its packed value and
+// metadata in one heap block: 100k pods cost one block and one tree node
+// each (~270 B), where a std::map<std::string, ...> with a string value took
+// four allocations (~350 B). Blocks are replaced whole when a value changes;
+// the key inside stays the same, so the order does.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace uvsched {
+
+class KvTable {
+ public:
+  struct Meta {
+    int64_t create_revision = 0;
+    int64_t mod_revision = 0;
+    int64_t version = 0;
+    int64_t lease = 0;
+  };
+
+  // One key's block: Meta, then the key's bytes, then the packed value's.
+  class Entry {
+   public:
+    Meta meta;
+    std::string_view key() const { return {bytes(), key_size_}; }
+    std::string_view packed() const { return {bytes() + key_size_, value_size_}; }
+
+   private:
+    friend class KvTable;
+    const char* bytes() const { return reinterpret_cast<const char*>(this + 1); }
+    char* bytes() { return reinterpret_cast<char*>(this + 1); }
+    uint32_t key_size_ = 0;
+    uint32_t value_size_ = 0;
+  };
+
+ private:
+  struct Slot {
+    // mutable: a put swaps in a new block for the same key (the order is kept).
+    mutable Entry* entry;
+    std::string_view key() const { return entry->key(); }
+  };
+  struct Less {
+    using is_transparent = void;
+    bool operator()(const Slot& a, const Slot& b) const { return a.key() < b.key(); }
+    bool operator()(const Slot& a, std::string_view b) const { return a.key() < b; }
+    bool operator()(std::string_view a, const Slot& b) const { return a < b.key(); }
+  };
+  using Set = std::set<Slot, Less>;
+
+ public:
+  class Iterator {
+   public:
+    explicit Iterator(Set::const_iterator it) : it_(it) {}
+    const Entry& operator*() const { return *it_->entry; }
+    const Entry* operator->() const { return it_->entry; }
+    Iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return it_ == o.it_; }
+
+   private:
+    friend class KvTable;
+    Set::const_iterator it_;
+  };
+
+  KvTable() = default;
+  KvTable(const KvTable&) = delete;
+  KvTable& operator=(const KvTable&) = delete;
+  KvTable(KvTable&& o) noexcept : set_(std::move(o.set_)) { o.set_.clear(); }
+  KvTable& operator=(KvTable&& o) noexcept;
+  ~KvTable() { clear(); }
+
+  size_t size() const { return set_.size(); }
+  Iterator begin() const { return Iterator(set_.begin()); }
+  Iterator end() const { return Iterator(set_.end()); }
+  Iterator lower_bound(std::string_view key) const { return Iterator(set_.lower_bound(key)); }
+  const Entry* find(std::string_view key) const;
+
+  // Sets the key's packed value and metadata, adding the key if it is new.
+  const Entry& put(std::string_view key, std::string_view packed, const Meta& meta);
+  void erase(std::string_view key);
+  void clear();
+
+ private:
+  static Entry* make(std::string_view key, std::string_view packed, const Meta& meta);
+  static void destroy(Entry* e);
+
+  Set set_;
+};
+
+}  // namespace uvsched
