@@ -1,6 +1,8 @@
 #include "policy/pod_task_registry.h"
 
 #include <cstdio>
+#include <cstring>
+#include <new>
 
 namespace uvsched {
 namespace {
@@ -51,18 +53,34 @@ PodTask* PodTaskRegistry::by_id(std::string_view task_id) {
   auto pod = pod_of(task_id);
   auto serial = serial_of(task_id);
   if (!pod || !serial) return nullptr;
-  auto it = tasks_.find(*pod);
-  return it != tasks_.end() && it->second.serial == *serial ? &it->second : nullptr;
+  PodTask* task = by_pod(*pod);
+  return task && task->serial == *serial ? task : nullptr;
 }
 
-PodTask& PodTaskRegistry::add(const std::string& pod_key, PodTask task) {
+void PodTaskRegistry::SlotFree::operator()(Slot* s) const {
+  s->~Slot();
+  ::operator delete(s);
+}
+
+PodTaskRegistry::SlotPtr PodTaskRegistry::make_slot(std::string_view pod_key, PodTask task) {
+  Slot* s = new (::operator new(sizeof(Slot) + pod_key.size())) Slot{task, static_cast<uint32_t>(pod_key.size())};
+  std::memcpy(s + 1, pod_key.data(), pod_key.size());
+  return SlotPtr(s);
+}
+
+PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task) {
   task.serial &= kSerialMask;
-  return tasks_[pod_key] = task;
+  if (auto it = tasks_.find(pod_key); it != tasks_.end()) return (*it)->task = task;
+  return (*tasks_.insert(make_slot(pod_key, task)).first)->task;
 }
 
-PodTask* PodTaskRegistry::by_pod(const std::string& pod_key) {
+void PodTaskRegistry::erase_pod(std::string_view pod_key) {
+  if (auto it = tasks_.find(pod_key); it != tasks_.end()) tasks_.erase(it);
+}
+
+PodTask* PodTaskRegistry::by_pod(std::string_view pod_key) {
   auto it = tasks_.find(pod_key);
-  return it == tasks_.end() ? nullptr : &it->second;
+  return it == tasks_.end() ? nullptr : &(*it)->task;
 }
 
 }  // namespace uvsched

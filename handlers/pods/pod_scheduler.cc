@@ -561,7 +561,7 @@ void PodScheduler::refresh_framework() {
 void PodScheduler::agent_lost(const std::string& agent) {
   std::vector<std::string> pods;
   for (const auto& [key, t] : tasks_) {
-    if (tasks_.agent_of(t) == agent) pods.push_back(key);
+    if (tasks_.agent_of(t) == agent) pods.emplace_back(key);
   }
   for (const auto& key : pods) {
     PodTask* task = tasks_.by_pod(key);
