@@ -3,12 +3,19 @@
 // each has reported since the request; a new request cancels the one in
 // progress) and implicit (ask for everything, 15 s after start and then every
 // interval; 0 turns the periodic one off). Pure: times are passed in.
+//
+// Explicit requests have a scope (the scheduler's: one agent and its tasks).
+// The seed asked about every task at once, so its new request replaced the
+// old one; here a new request replaces only the one of its scope, or 5k
+// agents re-subscribing after a restart would each ask about all 100k tasks.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace uvsched {
@@ -24,8 +31,9 @@ class Reconciler {
   explicit Reconciler(Settings s) : s_(s) {}
 
   void start(uint64_t now) { next_implicit_ = now + s_.implicit_first_ms; }
-  void request_explicit(std::vector<std::string> tasks, uint64_t now);
-  void reported(const std::string& task) { outstanding_.erase(task); }
+  // Asks about `tasks`, cancelling the request in progress for `scope`.
+  void request_explicit(const std::string& scope, std::vector<std::string> tasks, uint64_t now);
+  void reported(const std::string& task);
 
   struct Ask {
     std::vector<std::string> tasks;  // explicit: these
@@ -38,7 +46,8 @@ class Reconciler {
 
  private:
   Settings s_;
-  std::set<std::string> outstanding_;
+  std::unordered_map<std::string, std::string> outstanding_;  // task -> the scope asking
+  std::map<std::string, std::set<std::string>> scopes_;       // scope -> its outstanding tasks
   uint64_t next_explicit_ = 0;
   uint64_t backoff_ = 0;
   uint64_t next_implicit_ = 0;  // 0: none scheduled

@@ -63,6 +63,7 @@ PodScheduler::PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub
       is_leader_(std::move(is_leader)),
       queue_timer_(clock.new_timer()),
       pass_(loop, [this] { schedule_due(); }),
+      reconcile_pass_(loop, [this] { request_reconciliation(); }),
       placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
       settings_(settings),
       reconciler_({.implicit_interval_ms = settings.reconcile_interval_ms}),
@@ -136,15 +137,10 @@ void PodScheduler::start() {
         .kv("pending", static_cast<uint64_t>(pending_.size()));
     // Agents that re-subscribed while the pods were loading asked before their
     // tasks were known: ask them now (later ones ask when they subscribe).
-    std::vector<std::string> ask;
-    for (const auto& [key, t] : tasks_) {
-      const AgentHub::Agent* agent = hub_.agent(tasks_.agent_of(t));
-      if (agent && agent->connected) ask.push_back(PodTaskRegistry::id_of(key, t));
+    for (const auto& [host, a] : hub_.agents()) {
+      if (a->connected) to_reconcile_.insert(host);
     }
-    if (!ask.empty()) {
-      reconciler_.request_explicit(std::move(ask), clock_.now_ms());
-      arm_reconcile();
-    }
+    if (!to_reconcile_.empty()) reconcile_pass_.schedule();
     watch_ = store_.watch(PodRegistry::kPodPrefix, r.revision + 1,
                           [this](const StoreStatus& st, const std::vector<WatchEvent>& events) {
                             if (!st.ok()) {
@@ -471,13 +467,24 @@ void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& wh
 
 // Explicit reconciliation on every (re)registration: after a restart the
 // tasks recovered from annotations are unconfirmed until their agents answer.
+// Agents that (re)register in one loop turn are handled in one pass over the
+// tasks: after a restart thousands re-subscribe at once.
 void PodScheduler::agent_registered(const std::string& agent, bool reregistered) {
-  std::vector<std::string> ids;
-  for (const auto& [key, t] : tasks_) ids.push_back(PodTaskRegistry::id_of(key, t));
-  log_debug("reconcile_requested").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no")
-      .kv("tasks", static_cast<uint64_t>(ids.size()));
-  if (ids.empty()) return;
-  reconciler_.request_explicit(std::move(ids), clock_.now_ms());
+  log_debug("reconcile_requested").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no");
+  to_reconcile_.insert(agent);
+  reconcile_pass_.schedule();
+}
+
+void PodScheduler::request_reconciliation() {
+  std::map<std::string, std::vector<std::string>> ids;  // agent -> its tasks
+  for (const auto& agent : to_reconcile_) ids[agent];
+  for (const auto& [key, t] : tasks_) {
+    auto it = ids.find(tasks_.agent_of(t));
+    if (it != ids.end()) it->second.push_back(PodTaskRegistry::id_of(key, t));
+  }
+  to_reconcile_.clear();
+  uint64_t now = clock_.now_ms();
+  for (auto& [agent, tasks] : ids) reconciler_.request_explicit(agent, std::move(tasks), now);
   arm_reconcile();
 }
 

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_map>
 #include <string>
 
@@ -84,6 +85,7 @@ class PodScheduler final : public AgentEvents {
   void bound(const std::string& pod, uint64_t serial, bool written, const std::string& launch);
   static std::string launch_message(const std::string& pod, const std::string& task_id, const std::string& agent_id,
                                     const JsonValue& pod_object);
+  void request_reconciliation();  // for the agents in to_reconcile_
   void reconcile_due();
   void arm_reconcile();
   void register_framework();
@@ -99,6 +101,8 @@ class PodScheduler final : public AgentEvents {
   PodBackoff backoff_;
   std::unique_ptr<Timer> queue_timer_;
   NextTurn pass_;
+  NextTurn reconcile_pass_;
+  std::set<std::string> to_reconcile_;  // agents (re)registered since the last pass
   Store::WatchId watch_ = 0;
   bool watching_ = false;
   CounterFamily& placements_;

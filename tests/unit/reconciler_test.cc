@@ -7,7 +7,7 @@ namespace {
 
 TEST(Reconciler, ExplicitReAsksWithBackoffUntilEveryTaskReported) {
   Reconciler r({});
-  r.request_explicit({"a", "b"}, 0);
+  r.request_explicit("edge-1", {"a", "b"}, 0);
   EXPECT_EQ(r.due(0).tasks, (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(r.due(999).empty());
   r.reported("a");
@@ -26,13 +26,27 @@ TEST(Reconciler, ExplicitReAsksWithBackoffUntilEveryTaskReported) {
   EXPECT_FALSE(r.next_deadline());
 }
 
-TEST(Reconciler, ANewRequestCancelsTheOneInProgress) {
+TEST(Reconciler, ANewRequestCancelsTheOneInProgressOfItsScope) {
   Reconciler r({});
-  r.request_explicit({"old"}, 0);
+  r.request_explicit("edge-1", {"old"}, 0);
+  r.request_explicit("edge-2", {"other"}, 0);
   r.due(0);
-  r.request_explicit({"new"}, 500);
-  EXPECT_EQ(r.due(500).tasks, (std::vector<std::string>{"new"}));
+  r.request_explicit("edge-1", {"new"}, 500);
+  EXPECT_EQ(r.due(500).tasks, (std::vector<std::string>{"new", "other"}));  // edge-2's request stands
+  EXPECT_EQ(r.outstanding(), 2u);
+  r.request_explicit("edge-2", {}, 600);  // an agent with no tasks left: nothing to ask it
   EXPECT_EQ(r.outstanding(), 1u);
+  r.reported("new");
+  EXPECT_EQ(r.outstanding(), 0u);
+  EXPECT_FALSE(r.next_deadline());
+}
+
+TEST(Reconciler, ATaskAskedAboutAgainMovesToTheNewScope) {
+  Reconciler r({});
+  r.request_explicit("edge-1", {"t"}, 0);
+  r.request_explicit("edge-2", {"t"}, 10);  // the task's agent changed
+  r.request_explicit("edge-1", {}, 20);     // cancelling edge-1's request keeps it asked about
+  EXPECT_EQ(r.due(20).tasks, (std::vector<std::string>{"t"}));
 }
 
 TEST(Reconciler, ImplicitFifteenSecondsAfterStartThenEveryInterval) {
