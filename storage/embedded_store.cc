@@ -347,7 +347,8 @@ void EmbeddedStore::txn(TxnRequest request, TxnCallback cb) {
   });
 }
 
-Store::WatchId EmbeddedStore::watch(std::string prefix, int64_t start_revision, WatchCallback cb) {
+// Delete events carry their value either way: here it costs nothing to keep.
+Store::WatchId EmbeddedStore::watch(std::string prefix, int64_t start_revision, WatchCallback cb, bool) {
   WatchId id = next_watch_++;
   int64_t now = state_.revision();
   if (start_revision <= 0 || start_revision > now) {

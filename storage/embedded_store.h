@@ -44,7 +44,8 @@ class EmbeddedStore final : public Store {
   void put(std::string key, std::string value, int64_t lease, WriteCallback cb) override;
   void del(std::string key, bool prefix, WriteCallback cb) override;
   void txn(TxnRequest request, TxnCallback cb) override;
-  WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb) override;
+  using Store::watch;
+  WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb, bool deleted_values) override;
   void cancel_watch(WatchId id) override;
   void lease_grant(int64_t ttl_seconds, LeaseCallback cb) override;
   void lease_keepalive(int64_t id, LeaseCallback cb) override;

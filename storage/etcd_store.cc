@@ -14,6 +14,7 @@ using simdjson::dom::element;
 using namespace etcd_wire;
 
 constexpr size_t kMaxOpsPerTxn = 128;  // etcd's default --max-txn-ops
+constexpr size_t kMaxTxnsInFlight = 2;
 // A watch that falls behind gets many revisions in one line; a parser keeps
 // the capacity of the largest document it saw, so after such a line it is
 // replaced rather than kept at that size.
@@ -25,6 +26,7 @@ struct EtcdStore::Watch {
   WatchId id = 0;
   std::string prefix;
   int64_t next_revision = 0;  // 0: from whenever the watch is created
+  bool deleted_values = true;  // ask etcd for prev_kv
   WatchCallback cb;
   HttpClient::RequestId request = 0;
   std::string buffer;  // a partial line between chunks
@@ -169,16 +171,21 @@ void EtcdStore::del(std::string key, bool prefix, WriteCallback cb) {
 // Held until the loop turn is over, so the turn's writes share one txn.
 void EtcdStore::queue_write(TxnOp op, WriteCallback cb) {
   pending_writes_.push_back({std::move(op), std::move(cb)});
-  if (!idle_active_) {
-    uv_idle_start(&idle_, &EtcdStore::on_idle);
-    idle_active_ = true;
-  }
+  arm_flush();
+}
+
+void EtcdStore::arm_flush() {
+  if (idle_active_ || txns_in_flight_ >= kMaxTxnsInFlight) return;
+  if (pending_writes_.empty() && pending_txns_.empty()) return;
+  uv_idle_start(&idle_, &EtcdStore::on_idle);
+  idle_active_ = true;
 }
 
 void EtcdStore::on_idle(uv_idle_t* h) {
   auto* self = static_cast<EtcdStore*>(h->data);
   uv_idle_stop(h);
   self->idle_active_ = false;
+  if (self->txns_in_flight_ >= kMaxTxnsInFlight) return;  // a txn's answer flushes them
   self->flush_writes();
   self->flush_txns();
 }
@@ -212,7 +219,7 @@ void EtcdStore::send_write_batch(std::vector<PendingWrite> batch) {
   TxnRequest t;
   for (const auto& w : batch) t.success.push_back(w.op);
   auto shared = std::make_shared<std::vector<PendingWrite>>(std::move(batch));
-  send_txn(txn_body(t), [this, shared](const StoreStatus& st, TxnResult&& tr, element doc) {
+  send_txn(txn_body(t, /*with_prev=*/true), [this, shared](const StoreStatus& st, TxnResult&& tr, element doc) {
     auto& ws = *shared;
     if (!st.ok() && st.code != StoreCode::kUnavailable && ws.size() > 1) {
       // One bad op (an unknown lease, say) fails the whole txn: retry each alone
@@ -231,10 +238,13 @@ void EtcdStore::send_write_batch(std::vector<PendingWrite> batch) {
 }
 
 void EtcdStore::send_txn(std::string body, std::function<void(const StoreStatus&, TxnResult&&, element)> cb) {
-  call("/v3/kv/txn", std::move(body), [cb = std::move(cb)](const StoreStatus& st, element doc) {
+  ++txns_in_flight_;
+  call("/v3/kv/txn", std::move(body), [this, cb = std::move(cb)](const StoreStatus& st, element doc) {
+    --txns_in_flight_;
     TxnResult r = st.ok() ? decode_txn(doc) : TxnResult{};
     r.status = st;
     cb(st, std::move(r), doc);
+    arm_flush();  // what waited for a free slot goes now, as one txn
   }, endpoints_.size());
 }
 
@@ -265,14 +275,11 @@ std::vector<std::string> keys_of(const TxnRequest& t) {
 // on its own, so each still gets its own answer.
 void EtcdStore::txn(TxnRequest request, TxnCallback cb) {
   if (!combinable(request)) {
-    send_txn(txn_body(request), [cb = std::move(cb)](const StoreStatus&, TxnResult&& r, element) { cb(std::move(r)); });
+    send_txn(txn_body(request, false), [cb = std::move(cb)](const StoreStatus&, TxnResult&& r, element) { cb(std::move(r)); });
     return;
   }
   pending_txns_.push_back({std::move(request), std::move(cb)});
-  if (!idle_active_) {
-    uv_idle_start(&idle_, &EtcdStore::on_idle);
-    idle_active_ = true;
-  }
+  arm_flush();
 }
 
 void EtcdStore::flush_txns() {
@@ -302,7 +309,7 @@ void EtcdStore::flush_txns() {
 
 void EtcdStore::send_txn_alone(PendingTxn t) {
   auto cb = std::make_shared<TxnCallback>(std::move(t.cb));
-  send_txn(txn_body(t.request), [cb](const StoreStatus&, TxnResult&& r, element) { (*cb)(std::move(r)); });
+  send_txn(txn_body(t.request, false), [cb](const StoreStatus&, TxnResult&& r, element) { (*cb)(std::move(r)); });
 }
 
 void EtcdStore::send_txn_group(std::vector<PendingTxn> group) {
@@ -313,7 +320,7 @@ void EtcdStore::send_txn_group(std::vector<PendingTxn> group) {
     combined.success.insert(combined.success.end(), t.request.success.begin(), t.request.success.end());
   }
   auto shared = std::make_shared<std::vector<PendingTxn>>(std::move(group));
-  send_txn(txn_body(combined), [this, shared](const StoreStatus& st, TxnResult&& r, element) {
+  send_txn(txn_body(combined, false), [this, shared](const StoreStatus& st, TxnResult&& r, element) {
     if ((st.ok() && !r.succeeded) || (!st.ok() && st.code != StoreCode::kUnavailable)) {
       for (auto& t : *shared) send_txn_alone(std::move(t));  // someone's compare failed: ask one by one
       return;
@@ -330,10 +337,11 @@ void EtcdStore::send_txn_group(std::vector<PendingTxn> group) {
 
 // ---- watches ------------------------------------------------------------------------
 
-Store::WatchId EtcdStore::watch(std::string prefix, int64_t start_revision, WatchCallback cb) {
+Store::WatchId EtcdStore::watch(std::string prefix, int64_t start_revision, WatchCallback cb, bool deleted_values) {
   auto w = std::make_unique<Watch>();
   w->id = next_watch_++;
   w->prefix = std::move(prefix);
+  w->deleted_values = deleted_values;
   w->next_revision = start_revision;
   w->cb = std::move(cb);
   w->retry = clock_.new_timer();
@@ -353,7 +361,8 @@ void EtcdStore::start_watch(Watch* w) {
   body.begin_object().key("create_request").begin_object();
   write_range_fields(body, w->prefix, true);
   if (w->next_revision > 0) body.key("start_revision").value(std::to_string(w->next_revision));
-  body.key("prev_kv").value(true).end_object().end_object();
+  if (w->deleted_values) body.key("prev_kv").value(true);
+  body.end_object().end_object();
   const Url& ep = endpoints_[current_ % endpoints_.size()];
   ClientRequest req;
   req.method = "POST";

@@ -42,7 +42,8 @@ class EtcdStore final : public Store {
   void put(std::string key, std::string value, int64_t lease, WriteCallback cb) override;
   void del(std::string key, bool prefix, WriteCallback cb) override;
   void txn(TxnRequest request, TxnCallback cb) override;
-  WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb) override;
+  using Store::watch;
+  WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb, bool deleted_values) override;
   void cancel_watch(WatchId id) override;
   void lease_grant(int64_t ttl_seconds, LeaseCallback cb) override;
   void lease_keepalive(int64_t id, LeaseCallback cb) override;
@@ -97,6 +98,12 @@ class EtcdStore final : public Store {
   std::vector<PendingTxn> pending_txns_;  // compare-and-writes of this turn, sent together
   uv_idle_t idle_;
   bool idle_active_ = false;
+  // Write txns on their way. Beyond a few, new writes wait and the next txn
+  // carries all of them: under load each raft round then serves hundreds of
+  // writes instead of a turn's handful (etcd's cost is per request more than
+  // per op); when idle, a write still leaves on the next turn.
+  size_t txns_in_flight_ = 0;
+  void arm_flush();
 
   std::map<WatchId, std::unique_ptr<Watch>> watches_;
   WatchId next_watch_ = 1;

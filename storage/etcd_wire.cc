@@ -37,19 +37,21 @@ std::string_view op_name(Compare::Op op) {
   return "EQUAL";
 }
 
-void write_op(JsonWriter& w, const TxnOp& op) {
+void write_op(JsonWriter& w, const TxnOp& op, bool with_prev) {
   w.begin_object();
   switch (op.type) {
     case TxnOp::Type::kPut:
       w.key("request_put").begin_object();
       w.key("key").value(base64_encode(op.key)).key("value").value(base64_encode(op.value));
       if (op.lease != 0) w.key("lease").value(std::to_string(op.lease));
-      w.key("prev_kv").value(true).end_object();
+      if (with_prev) w.key("prev_kv").value(true);
+      w.end_object();
       break;
     case TxnOp::Type::kDelete:
       w.key("request_delete_range").begin_object();
       write_range_fields(w, op.key, op.prefix);
-      w.key("prev_kv").value(true).end_object();
+      if (with_prev) w.key("prev_kv").value(true);
+      w.end_object();
       break;
     case TxnOp::Type::kRange:
       w.key("request_range").begin_object();
@@ -124,7 +126,7 @@ void write_range_fields(JsonWriter& w, const std::string& key, bool prefix) {
   if (prefix) w.key("range_end").value(base64_encode(prefix_end(key)));
 }
 
-std::string txn_body(const TxnRequest& t) {
+std::string txn_body(const TxnRequest& t, bool with_prev) {
   JsonWriter w;
   w.begin_object().key("compare").begin_array();
   for (const auto& c : t.compares) {
@@ -139,9 +141,9 @@ std::string txn_body(const TxnRequest& t) {
     w.end_object();
   }
   w.end_array().key("success").begin_array();
-  for (const auto& op : t.success) write_op(w, op);
+  for (const auto& op : t.success) write_op(w, op, with_prev);
   w.end_array().key("failure").begin_array();
-  for (const auto& op : t.failure) write_op(w, op);
+  for (const auto& op : t.failure) write_op(w, op, with_prev);
   w.end_array().end_object();
   return w.take();
 }

@@ -126,8 +126,13 @@ class Store {
   // Events for keys under `prefix` with mod_revision >= start_revision
   // (0: from now on — a write issued after this call is seen once the store
   // has served any earlier call; pass a revision to name the point exactly).
-  // Events of one revision arrive together.
-  virtual WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb) = 0;
+  // Events of one revision arrive together. deleted_values: delete events
+  // carry what was deleted in prev_kv (etcd then reads every event's old
+  // value; a watcher that only needs deleted keys saves it that work).
+  virtual WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb, bool deleted_values) = 0;
+  WatchId watch(std::string prefix, int64_t start_revision, WatchCallback cb) {
+    return watch(std::move(prefix), start_revision, std::move(cb), true);
+  }
   virtual void cancel_watch(WatchId id) = 0;
 
   virtual void lease_grant(int64_t ttl_seconds, LeaseCallback cb) = 0;

@@ -152,7 +152,8 @@ void PodScheduler::start() {
                               on_pod(e.type == WatchEvent::Type::kDelete && e.prev_kv ? *e.prev_kv : e.kv,
                                      e.type == WatchEvent::Type::kDelete);
                             }
-                          });
+                          },
+                          /*deleted_values=*/false);  // a deleted pod's key is all it needs
     watching_ = true;
   });
 }

@@ -1,5 +1,6 @@
 // One behaviour, every backend: the same tests run on the embedded store and
 // on a real etcd started for the suite.
+#include <functional>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -308,6 +309,48 @@ TEST_P(StoreConformance, CompareAndWritesOfOneTurnEachGetTheirOwnAnswer) {
   RangeOptions all;
   all.prefix = true;
   EXPECT_EQ(get("/cas/", all).kvs.size(), 200u);
+}
+
+TEST_P(StoreConformance, AWatchThatSkipsDeletedValuesStillNamesDeletedKeys) {
+  ASSERT_TRUE(get("/nd/").status.ok());
+  std::vector<WatchEvent> seen;
+  store_->watch(
+      "/nd/", 0,
+      [&](const StoreStatus& st, const std::vector<WatchEvent>& evs) {
+        EXPECT_TRUE(st.ok()) << st.message;
+        seen.insert(seen.end(), evs.begin(), evs.end());
+      },
+      /*deleted_values=*/false);
+  ASSERT_TRUE(put("/nd/a", "1").status.ok());
+  ASSERT_TRUE(del("/nd/a").status.ok());
+  ASSERT_TRUE(run_until(&loop_, [&] { return seen.size() >= 2; }));
+  EXPECT_EQ(seen[1].type, WatchEvent::Type::kDelete);
+  EXPECT_EQ(seen[1].kv.key, "/nd/a");
+}
+
+// Chains of dependent writes (each issued from the last one's answer) over
+// many keys at once: with etcd, writes wait while txns are in flight and go
+// out together; every one is still answered, in order per key.
+TEST_P(StoreConformance, WritesQueuedBehindTxnsInFlightAreAllAnsweredInOrder) {
+  constexpr int kKeys = 40, kSteps = 10;
+  int finished = 0;
+  std::function<void(int, int)> step = [&](int key, int n) {
+    store_->put("/chain/" + std::to_string(key), std::to_string(n), 0, [&, key, n](WriteResult&& r) {
+      EXPECT_TRUE(r.status.ok()) << r.status.message;
+      if (n + 1 < kSteps) return step(key, n + 1);
+      ++finished;
+    });
+  };
+  for (int k = 0; k < kKeys; ++k) step(k, 0);
+  ASSERT_TRUE(run_until(&loop_, [&] { return finished == kKeys; }, 30'000));
+  RangeOptions all;
+  all.prefix = true;
+  auto r = get("/chain/", all);
+  ASSERT_EQ(r.kvs.size(), static_cast<size_t>(kKeys));
+  for (const auto& kv : r.kvs) {
+    EXPECT_EQ(kv.value, std::to_string(kSteps - 1)) << kv.key;
+    EXPECT_EQ(kv.version, kSteps) << kv.key;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, ::testing::Values(&make_embedded_backend, &make_etcd_backend),

@@ -22,11 +22,16 @@ TEST(EtcdWire, TxnBodyCarriesComparesAndOpsInBase64AndInt64Strings) {
   t.compares.push_back({"/k", Compare::Target::kValue, Compare::Op::kNotEqual, 0, "v"});
   t.success.push_back({TxnOp::Type::kPut, "/k", "x", 7, false});
   t.failure.push_back({TxnOp::Type::kDelete, "/p/", {}, 0, true});
-  EXPECT_EQ(txn_body(t),
+  EXPECT_EQ(txn_body(t, /*with_prev=*/true),
             R"({"compare":[{"key":"L2s=","target":"MOD","result":"EQUAL","mod_revision":"42"},)"
             R"({"key":"L2s=","target":"VALUE","result":"NOT_EQUAL","value":"dg=="}],)"
             R"("success":[{"request_put":{"key":"L2s=","value":"eA==","lease":"7","prev_kv":true}}],)"
             R"("failure":[{"request_delete_range":{"key":"L3Av","range_end":"L3Aw","prev_kv":true}}]})");
+  EXPECT_EQ(txn_body(t, /*with_prev=*/false),
+            R"({"compare":[{"key":"L2s=","target":"MOD","result":"EQUAL","mod_revision":"42"},)"
+            R"({"key":"L2s=","target":"VALUE","result":"NOT_EQUAL","value":"dg=="}],)"
+            R"("success":[{"request_put":{"key":"L2s=","value":"eA==","lease":"7"}}],)"
+            R"("failure":[{"request_delete_range":{"key":"L3Av","range_end":"L3Aw"}}]})");
 }
 
 TEST(EtcdWire, RangeAnswersWithOmittedDefaults) {
