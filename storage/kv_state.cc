@@ -29,6 +29,19 @@ KeyValue KvState::materialize(const KvTable::Entry& e, bool with_value) const {
   return kv;
 }
 
+void KvState::pack_settled(size_t keep_raw) {
+  while (to_pack_.size() > keep_raw) {
+    auto [key, rev] = std::move(to_pack_.front());
+    to_pack_.pop_front();
+    const KvTable::Entry* e = kvs_.find(key);
+    if (!e || e->meta.mod_revision != rev || !ValueCodec::is_raw(e->packed())) continue;  // changed since
+    KvTable::Meta meta = e->meta;
+    kvs_.put(key, codec_->pack(e->packed().substr(1)), meta);
+  }
+}
+
+void KvState::settle() { pack_settled(0); }
+
 size_t KvState::packed_value_bytes() const {
   size_t n = 0;
   for (const auto& e : kvs_) n += e.packed().size();
@@ -72,7 +85,11 @@ void KvState::apply_put(const std::string& key, const std::string& value, int64_
   m.mod_revision = rev;
   m.version += 1;
   m.lease = lease;
-  const KvTable::Meta& s = kvs_.put(key, codec_->pack(value), m).meta;
+  const KvTable::Meta& s = kvs_.put(key, ValueCodec::raw(value), m).meta;
+  if (value.size() >= ValueCodec::kMinPackedSize) {
+    to_pack_.emplace_back(key, rev);
+    pack_settled(kRawBacklog);
+  }
   if (lease != 0) {
     if (auto l = leases_.find(lease); l != leases_.end()) l->second.keys.insert(key);
   }
@@ -388,6 +405,7 @@ bool KvState::load_snapshot(std::string_view payload) {
     if (m.lease != 0) leases[m.lease].keys.insert(key);
   }
   kvs_ = std::move(kvs);
+  to_pack_.clear();
   leases_ = std::move(leases);
   revision_ = rev;
   next_lease_id_ = next;

@@ -79,6 +79,14 @@ class KvState {
   bool load_snapshot(std::string_view payload);
   // Bytes the values take in memory, packed (for tests and metrics).
   size_t packed_value_bytes() const;
+  // Packs every value still kept raw (see kRawBacklog).
+  void settle();
+
+  // Values are first kept raw and packed once this many later writes have
+  // gone by without changing them: a pod is written three times within
+  // milliseconds (created, bound, running), and packing every version would
+  // triple the CPU spent for the one that stays.
+  static constexpr size_t kRawBacklog = 512;
 
  private:
   struct Lease {
@@ -94,6 +102,7 @@ class KvState {
   void apply_delete(const std::string& key, int64_t rev, Applied* out);
   std::vector<std::string> keys_in(const std::string& key, bool prefix) const;
   void remember(const std::vector<WatchEvent>& events);
+  void pack_settled(size_t keep_raw);
 
   KvTable kvs_;
   std::map<int64_t, Lease> leases_;
@@ -105,6 +114,7 @@ class KvState {
   size_t history_bytes_ = 0;
   int64_t history_floor_ = 1;  // events at or after this revision are all in history_
   std::unique_ptr<ValueCodec> codec_;  // behind a pointer: reads unpack through it and stay const
+  std::deque<std::pair<std::string, int64_t>> to_pack_;  // (key, revision) written raw, oldest first
 };
 
 bool has_prefix(std::string_view s, std::string_view prefix);

@@ -6,8 +6,6 @@ namespace uvsched {
 
 namespace {
 enum Tag : char { kRaw = 0, kZstd = 1 };
-// Below this a value gains too little to be worth a frame header and the CPU.
-constexpr size_t kMinPackedSize = 64;
 // Fast, and with a dictionary the higher levels shrink pods by only a few bytes more.
 constexpr int kLevel = 1;
 }  // namespace
@@ -56,6 +54,14 @@ std::string ValueCodec::pack(std::string_view value) {
     }
   }
   out.assign(1, kRaw);
+  out.append(value);
+  return out;
+}
+
+std::string ValueCodec::raw(std::string_view value) {
+  std::string out;
+  out.reserve(1 + value.size());
+  out.push_back(kRaw);
   out.append(value);
   return out;
 }

@@ -27,6 +27,11 @@ class ValueCodec {
   const std::string& dictionary() const { return dictionary_; }
 
   std::string pack(std::string_view value);
+  // A value kept as it is (packed form, tag kRaw): cheap, for values that may soon change.
+  static std::string raw(std::string_view value);
+  static bool is_raw(std::string_view packed) { return !packed.empty() && packed[0] == 0; }
+  // Below this a value gains too little to be worth a frame header and the CPU.
+  static constexpr size_t kMinPackedSize = 64;
   // False when `packed` is not a value this codec packed (corrupt input).
   bool unpack(std::string_view packed, std::string* value);
   // The unpacked size without unpacking; 0 for corrupt input.

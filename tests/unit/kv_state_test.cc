@@ -66,6 +66,8 @@ TEST(KvStateValues, PackedInMemoryAndReadBackWhole) {
   value.replace(value.find("web-1"), 5, "web-2");
   state.put("/p", value, 0);
   state.put("/small", "x", 0);
+  EXPECT_GT(state.packed_value_bytes(), value.size()) << "a fresh value is kept raw for a while";
+  state.settle();
   EXPECT_LT(state.packed_value_bytes(), value.size() / 2) << "a value like the dictionary packs small";
   RangeOptions all;
   all.prefix = true;
@@ -73,6 +75,21 @@ TEST(KvStateValues, PackedInMemoryAndReadBackWhole) {
   ASSERT_EQ(r.kvs.size(), 2u);
   EXPECT_EQ(r.kvs[0].value, value);
   EXPECT_EQ(r.kvs[1].value, "x");
+}
+
+TEST(KvStateValues, PackedOnceLaterWritesHaveGoneBy) {
+  std::string pod = R"({"kind":"Pod","metadata":{"name":"web-1","namespace":"default"},"spec":{"containers":[]}})";
+  KvState state(100, 1 << 20, pod);
+  state.put("/a", pod, 0);
+  state.put("/a", pod + " ", 0);  // rewritten while raw: only this version will be packed
+  size_t raw = state.packed_value_bytes();
+  for (size_t i = 0; i + 1 < KvState::kRawBacklog; ++i) state.put("/b", std::string(100, 'b'), 0);
+  EXPECT_EQ(state.packed_value_bytes(), raw + 1 + 100) << "nothing settled yet: /b replaced /b";
+  state.put("/b", std::string(100, 'c'), 0);  // the write that pushes /a's latest version out of the backlog
+  EXPECT_LT(state.packed_value_bytes(), pod.size() / 2 + 1 + 100);
+  auto r = state.range("/a", {});
+  ASSERT_EQ(r.kvs.size(), 1u);
+  EXPECT_EQ(r.kvs[0].value, pod + " ");
 }
 
 TEST(KvStateSnapshot, RoundTripsAndRepacksForAnotherDictionary) {
