@@ -25,7 +25,7 @@ KeyValue KvState::materialize(const KvTable::Entry& e, bool with_value) const {
   kv.create_revision = e.meta.create_revision;
   kv.mod_revision = e.meta.mod_revision;
   kv.version = e.meta.version;
-  kv.lease = e.meta.lease;
+  kv.lease = lease_of(e.key());
   return kv;
 }
 
@@ -41,6 +41,13 @@ void KvState::pack_settled(size_t keep_raw) {
 }
 
 void KvState::settle() { pack_settled(0); }
+
+int64_t KvState::lease_of(std::string_view key) const {
+  for (const auto& [id, l] : leases_) {
+    if (l.keys.count(key)) return id;
+  }
+  return 0;
+}
 
 size_t KvState::packed_value_bytes() const {
   size_t n = 0;
@@ -75,24 +82,19 @@ void KvState::apply_put(const std::string& key, const std::string& value, int64_
   KvTable::Meta m;
   if (prev) {
     if (out && want_prev) out->prev_kvs.push_back(materialize(*prev));
-    if (prev->meta.lease != 0 && prev->meta.lease != lease) {
-      if (auto l = leases_.find(prev->meta.lease); l != leases_.end()) l->second.keys.erase(key);
-    }
+    if (int64_t old = lease_of(key); old != 0 && old != lease) leases_[old].keys.erase(key);
     m = prev->meta;
   } else {
     m.create_revision = rev;
   }
   m.mod_revision = rev;
   m.version += 1;
-  m.lease = lease;
   const KvTable::Meta& s = kvs_.put(key, ValueCodec::raw(value), m).meta;
   if (value.size() >= ValueCodec::kMinPackedSize) {
     to_pack_.emplace_back(key, rev);
     pack_settled(kRawBacklog);
   }
-  if (lease != 0) {
-    if (auto l = leases_.find(lease); l != leases_.end()) l->second.keys.insert(key);
-  }
+  if (lease != 0) leases_[lease].keys.insert(key);  // put() checked it exists; a replay trusts the log
   if (!out) return;
   ev.kv.key = key;
   ev.kv.value = value;
@@ -106,9 +108,7 @@ void KvState::apply_put(const std::string& key, const std::string& value, int64_
 void KvState::apply_delete(const std::string& key, int64_t rev, Applied* out) {
   const KvTable::Entry* e = kvs_.find(key);
   if (!e) return;
-  if (e->meta.lease != 0) {
-    if (auto l = leases_.find(e->meta.lease); l != leases_.end()) l->second.keys.erase(key);
-  }
+  if (int64_t lease = lease_of(key); lease != 0) leases_[lease].keys.erase(key);
   if (out) {
     WatchEvent ev;
     ev.type = WatchEvent::Type::kDelete;
@@ -282,7 +282,7 @@ Applied KvState::lease_revoke(int64_t id) {
     a.status = {StoreCode::kNotFound, "lease not found"};
     return a;
   }
-  std::set<std::string> keys = std::move(it->second.keys);
+  std::set<std::string, std::less<>> keys = std::move(it->second.keys);
   leases_.erase(it);
   int64_t rev = keys.empty() ? revision_ : revision_ + 1;
   for (const auto& k : keys) {
@@ -361,7 +361,7 @@ std::string KvState::encode_snapshot(std::string prefix) const {
     w.i64(e.meta.create_revision);
     w.i64(e.meta.mod_revision);
     w.i64(e.meta.version);
-    w.i64(e.meta.lease);
+    w.i64(lease_of(e.key()));
   }
   return w.take();
 }
@@ -391,8 +391,9 @@ bool KvState::load_snapshot(std::string_view payload) {
   std::string key, value, plain;
   for (uint32_t i = 0; i < nkeys; ++i) {
     KvTable::Meta m;
+    int64_t lease = 0;
     if (!r.str(&key) || !r.str(&value) || !r.i64(&m.create_revision) || !r.i64(&m.mod_revision) ||
-        !r.i64(&m.version) || !r.i64(&m.lease))
+        !r.i64(&m.version) || !r.i64(&lease))
       return false;
     if (!packed) {
       kvs.put(key, codec_->pack(value), m);
@@ -402,7 +403,7 @@ bool KvState::load_snapshot(std::string_view payload) {
       if (!(theirs ? theirs : codec_)->unpack(value, &plain)) return false;
       kvs.put(key, theirs ? codec_->pack(plain) : value, m);
     }
-    if (m.lease != 0) leases[m.lease].keys.insert(key);
+    if (lease != 0) leases[lease].keys.insert(key);
   }
   kvs_ = std::move(kvs);
   to_pack_.clear();

@@ -91,10 +91,12 @@ class KvState {
  private:
   struct Lease {
     int64_t ttl = 0;
-    std::set<std::string> keys;
+    std::set<std::string, std::less<>> keys;
   };
 
   KeyValue materialize(const KvTable::Entry& e, bool with_value = true) const;
+  // The lease a key is attached to, 0 for none (leases are few: a scan).
+  int64_t lease_of(std::string_view key) const;
   bool compare(const Compare& c) const;
   // want_prev: the old value goes to out->prev_kvs (a txn's puts do not report it).
   void apply_put(const std::string& key, const std::string& value, int64_t lease, int64_t rev, Applied* out,

@@ -15,11 +15,12 @@ namespace uvsched {
 
 class KvTable {
  public:
+  // A key's lease is not here: few keys have one, and the store finds it
+  // through its leases (8 B less on each of 100k pods).
   struct Meta {
     int64_t create_revision = 0;
     int64_t mod_revision = 0;
     int64_t version = 0;
-    int64_t lease = 0;
   };
 
   // One key's block: Meta, then the key's bytes, then the packed value's.
