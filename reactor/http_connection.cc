@@ -270,6 +270,10 @@ void HttpConnection::dispatch() {
   if (tls_) request_.peer_name = tls_->peer_name();
   exchanges_.push_back(ex);
   server_->handler_.handle(request_, Responder(std::move(ex)));
+  // The handler has what it needs (the next request would reset it anyway);
+  // freed now, because a stream's connection (an agent's) may never send
+  // another request and would hold the headers and body for its lifetime.
+  request_ = HttpRequest{};
 }
 
 void HttpConnection::fail(int status, std::string_view message) {
