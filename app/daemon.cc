@@ -92,6 +92,9 @@ int Daemon::start() {
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {
     return scheduler_->handle_delete(ns, name, std::move(res));
   });
+  pods_->set_create_hook([this](const std::string& ns, const std::string& name, JsonValue& pod) {
+    return scheduler_->place_on_create(ns, name, pod);
+  });
   if (config_.function_size) {
     // The ML cap: how many functions of the configured size the live offers hold.
     FunctionSize fs = *config_.function_size;

@@ -209,12 +209,13 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   }
   default_pod(*pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
   require_namespace(ctx, ns, [this, res = ctx.responder, ns, name, pod = std::move(*pod)]() mutable {
-    store_pod(res, ns, name, std::move(pod), 0, 201);
+    CreateOutcome created = create_hook_ ? create_hook_(ns, name, pod) : nullptr;
+    store_pod(res, ns, name, std::move(pod), 0, 201, std::move(created));
   });
 }
 
 void PodRegistry::store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
-                            int64_t expect, int ok_status) {
+                            int64_t expect, int ok_status, CreateOutcome created) {
   pod.ensure({"metadata"}).erase("resourceVersion");
   std::string json = pod.dump();
   TxnRequest t;
@@ -222,7 +223,8 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
   t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
                         Compare::Op::kEqual, expect, {}});
   t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
-  store_.txn(std::move(t), [res, json, name, expect, ok_status](TxnResult&& r) mutable {
+  store_.txn(std::move(t), [res, json, name, expect, ok_status, created](TxnResult&& r) mutable {
+    if (created) created(r.status.ok() && r.succeeded, r.revision, json);
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (!r.succeeded) {
       if (expect == 0) {

@@ -33,6 +33,11 @@ class PodRegistry {
   // launched pod: KILL first, the object goes once its task is gone).
   using DeleteHook = std::function<bool(const std::string& ns, const std::string& name, Responder res)>;
   void set_delete_hook(DeleteHook hook) { delete_hook_ = std::move(hook); }
+  // Asked before a new pod is stored; may change the pod (bind it) and hand
+  // back what to call with the create's outcome (nullptr: nothing).
+  using CreateOutcome = std::function<void(bool written, int64_t revision, const std::string& json)>;
+  using CreateHook = std::function<CreateOutcome(const std::string& ns, const std::string& name, JsonValue& pod)>;
+  void set_create_hook(CreateHook hook) { create_hook_ = std::move(hook); }
   void add_routes(Router& router);
   // Makes sure the namespaces every cluster has (default, kube-system) exist.
   void start();
@@ -60,8 +65,9 @@ class PodRegistry {
   // Runs `then` when namespace `ns` exists; answers 404 otherwise.
   void require_namespace(RequestContext& ctx, const std::string& ns, std::function<void()> then);
   // Stores `pod` over the revision `expect` (0: create only) and answers with it.
+  // `created`, when given, hears whether the write happened (a create only).
   void store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod, int64_t expect,
-                 int ok_status);
+                 int ok_status, CreateOutcome created = nullptr);
   bool refuse_unless_leader(RequestContext& ctx);
 
   Store& store_;
@@ -69,6 +75,7 @@ class PodRegistry {
   std::function<bool()> is_leader_;
   NodeLister nodes_;
   DeleteHook delete_hook_;
+  CreateHook create_hook_;
 };
 
 }  // namespace uvsched

@@ -276,6 +276,47 @@ void PodScheduler::try_place(const std::string& key) {
 // The binding is made durable before the agent hears of the task, so after a
 // crash the pods' annotations name every task an agent may be running.
 void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Offer& offer) {
+  PreparedLaunch p = prepare_launch(key, pod, offer);
+  update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind), 5,
+             [this, key, serial = p.serial, message = std::move(p.message)](bool written) {
+               bound(key, serial, written, message);
+             });
+}
+
+// A pod just created through the API is bound in the create itself — one
+// write instead of two — when it would be placed at once anyway: the
+// scheduler leads and is watching, no pod is waiting (so none is passed
+// over: first come, first served) and an offer fits. Otherwise it takes the
+// usual way: stored unbound, seen by the watch, queued.
+PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns, const std::string& name,
+                                                          JsonValue& pod) {
+  std::string key = ns + "/" + name;
+  if (!is_leader_() || !watching_ || !pending_.empty() || tasks_.has_pod(key)) return nullptr;
+  if (phase_of(pod) != "Pending" || !annotation(pod, kTaskAnnotation).empty() ||
+      pod.find({"metadata", "deletionTimestamp"}))
+    return nullptr;
+  PodNeeds needs = pod_needs(pod);
+  const Offer* offer = hub_.offers().acquire_first(
+      [&](const Offer& o) {
+        const AgentHub::Agent* agent = hub_.agent(o.agent);
+        return agent && agent->connected && !misfit(needs, o, agent->labels);
+      },
+      key, clock_.now_ms());
+  if (!offer) return nullptr;
+  placements_.add(labels({{"result", "placed"}}));
+  Offer chosen = *offer;
+  PreparedLaunch p = prepare_launch(key, pod, chosen);
+  p.bind(pod);
+  return [this, key, serial = p.serial, message = std::move(p.message)](bool written, int64_t revision,
+                                                                        const std::string& json) {
+    // Known now, the stored pod makes its next update (TASK_RUNNING) one compare-and-swap.
+    if (written) cache_[PodRegistry::kPodPrefix + key] = {revision, json};
+    bound(key, serial, written, message);
+  };
+}
+
+PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key, const JsonValue& pod,
+                                                          const Offer& offer) {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
   std::string agent_id = agent ? agent->agent_id : "";
   PodTask task;
@@ -297,10 +338,7 @@ void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Of
     return true;
   };
   tasks_.add(key, task);
-  update_pod(PodRegistry::kPodPrefix + key, bind, 5,
-             [this, key, serial = task.serial, message = std::move(message)](bool written) {
-               bound(key, serial, written, message);
-             });
+  return PreparedLaunch{tasks_.by_pod(key)->serial, std::move(message), std::move(bind)};
 }
 
 void PodScheduler::bound(const std::string& key, uint64_t serial, bool written, const std::string& launch) {

@@ -54,6 +54,12 @@ class PodScheduler final : public AgentEvents {
   // task, in which case a KILL went out and the answer was sent here.
   bool handle_delete(const std::string& ns, const std::string& name, Responder res);
 
+  // The registry asks before storing a new pod. A non-null answer means the
+  // pod was bound in place (`pod` now carries the binding) and is to be
+  // called with the create's outcome (and the stored revision and JSON).
+  using CreateOutcome = std::function<void(bool written, int64_t revision, const std::string& json)>;
+  CreateOutcome place_on_create(const std::string& ns, const std::string& name, JsonValue& pod);
+
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
   void status_update(const std::string& agent, const JsonValue& status) override;
   void agent_registered(const std::string& agent, bool reregistered) override;
@@ -74,6 +80,13 @@ class PodScheduler final : public AgentEvents {
   void arm_queue_timer();
   void try_place(const std::string& key);
   void launch(const std::string& key, const JsonValue& pod, const Offer& offer);
+  struct PreparedLaunch {
+    uint64_t serial;
+    std::string message;                  // the LAUNCH event, sent once the binding is stored
+    std::function<bool(JsonValue&)> bind;  // writes the binding into the pod
+  };
+  // The task is added and the offer consumed; the binding is not yet written.
+  PreparedLaunch prepare_launch(const std::string& key, const JsonValue& pod, const Offer& offer);
   void kill(const std::string& pod, const PodTask& task);
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const JsonValue* status);

@@ -154,7 +154,9 @@ TEST_P(SigkillDrill, NoAcknowledgedPodAndNoLaunchedTaskIsLost) {
 
   PodStorm storm(port, "storm");
   std::map<std::string, std::string> launched;  // pod name -> task id
-  while (launched.size() < 60) {
+  // A pod bound by its own create is launched as soon as the create is
+  // durable, a moment before the client hears back: wait for both.
+  while (launched.size() < 60 || storm.acked_names().size() < 60) {
     std::string line = agent.next("LAUNCH");
     ASSERT_FALSE(line.empty()) << "no LAUNCH after " << launched.size() << "\n" << daemon->log();
     launched[task_name_of(line).substr(8)] = task_id_of(line);  // "default/" off

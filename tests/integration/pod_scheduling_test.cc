@@ -69,6 +69,67 @@ TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
   EXPECT_TRUE(pod_shows("web", "404")) << get_pod("web");
 }
 
+// With an offer that fits and nobody waiting, the create itself carries the
+// binding: one write, and the answer to the create already names the node.
+TEST_F(PodSchedulingTest, APodThatFitsWhenCreatedIsBoundByItsOwnCreate) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("quick", "500m"));
+  ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "");
+  EXPECT_NE(created->body.find("\"nodeName\":\"edge-1\""), std::string::npos) << created->body;
+  std::string launch = agent.next("LAUNCH");
+  ASSERT_FALSE(launch.empty()) << daemon_->log();
+  std::string task = task_id_of(launch);
+  EXPECT_NE(created->body.find("\"uvsched.io/taskId\":\"" + task + "\""), std::string::npos) << created->body;
+  // No second write before the task's status: the stored pod is the created one.
+  std::string rv = created->body.substr(created->body.find("\"resourceVersion\""), 30);
+  EXPECT_NE(get_pod("quick").find(rv), std::string::npos) << rv << " vs " << get_pod("quick");
+  agent.status(task, "TASK_RUNNING");
+  EXPECT_TRUE(pod_shows("quick", "\"phase\":\"Running\"")) << get_pod("quick");
+}
+
+// First come, first served: while a pod waits, a new one does not take the
+// short way past it; it queues, and is placed from the queue.
+TEST_F(PodSchedulingTest, ANewPodQueuesBehindAWaitingOne) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("waiting", "500m", R"(,"nodeSelector":{"zone":"nowhere"})"));
+  ASSERT_TRUE(pod_shows("waiting", "nodeSelector does not match")) << get_pod("waiting");
+  auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("later", "500m"));
+  ASSERT_TRUE(created && created->status == 201);
+  EXPECT_EQ(created->body.find("nodeName"), std::string::npos) << "bound past a waiting pod: " << created->body;
+  std::string launch = agent.next("LAUNCH");
+  EXPECT_NE(launch.find("\"name\":\"later\""), std::string::npos) << launch;
+  EXPECT_TRUE(pod_shows("later", "\"nodeName\":\"edge-1\"")) << get_pod("later");
+}
+
+// A create that fails (the name is taken) launches nothing and leaves the
+// pod that has the name, and its task, alone.
+TEST_F(PodSchedulingTest, ACreateThatFailsLaunchesNothing) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  create(pod_json("web", "500m"));
+  std::string task = task_id_of(agent.next("LAUNCH"));
+  ASSERT_FALSE(task.empty());
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  auto again = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("web", "500m"));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409) << again->body;
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  create(pod_json("other", "500m"));
+  std::string next = agent.next("LAUNCH");  // the failed create sent none before it
+  EXPECT_NE(next.find("\"name\":\"other\""), std::string::npos) << next;
+  agent.status(task, "TASK_RUNNING");  // the first web's task is still the pod's
+  EXPECT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
+  EXPECT_NE(get_pod("web").find(task), std::string::npos);
+}
+
 TEST_F(PodSchedulingTest, APodThatFitsNowhereWaitsAndSaysWhy) {
   start();
   ScriptedAgent agent(port(), "small");
