@@ -278,8 +278,8 @@ void PodScheduler::try_place(const std::string& key) {
 void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Offer& offer) {
   PreparedLaunch p = prepare_launch(key, pod, offer);
   update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind), 5,
-             [this, key, serial = p.serial, message = std::move(p.message)](bool written) {
-               bound(key, serial, written, message);
+             [this, key, serial = p.serial, head = std::move(p.launch_head)](bool written, const std::string& stored) {
+               bound(key, serial, written, launch_message(head, stored));
              });
 }
 
@@ -307,11 +307,11 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   Offer chosen = *offer;
   PreparedLaunch p = prepare_launch(key, pod, chosen);
   p.bind(pod);
-  return [this, key, serial = p.serial, message = std::move(p.message)](bool written, int64_t revision,
+  return [this, key, serial = p.serial, head = std::move(p.launch_head)](bool written, int64_t revision,
                                                                         const std::string& json) {
     // Known now, the stored pod makes its next update (TASK_RUNNING) one compare-and-swap.
     if (written) cache_[PodRegistry::kPodPrefix + key] = {revision, json};
-    bound(key, serial, written, message);
+    bound(key, serial, written, launch_message(head, json));
   };
 }
 
@@ -323,7 +323,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   task.serial = new_task_serial();
   task.agent = tasks_.intern_agent(offer.agent);
   std::string id = PodTaskRegistry::id_of(key, task);
-  std::string message = launch_message(key, id, agent_id, pod);
+  std::string head = launch_head(key, id, agent_id, pod_needs(pod));
   hub_.offers().consume(offer.id);
   hub_.offers().unlisten(key);
   std::string stamp = rfc3339(clock_.unix_ms());
@@ -338,7 +338,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
     return true;
   };
   tasks_.add(key, task);
-  return PreparedLaunch{tasks_.by_pod(key)->serial, std::move(message), std::move(bind)};
+  return PreparedLaunch{tasks_.by_pod(key)->serial, std::move(head), std::move(bind)};
 }
 
 void PodScheduler::bound(const std::string& key, uint64_t serial, bool written, const std::string& launch) {
@@ -368,9 +368,8 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, bool written, 
   log_debug("task_launched").kv("task", PodTaskRegistry::id_of(key, task)).kv("agent", tasks_.agent_of(task));
 }
 
-std::string PodScheduler::launch_message(const std::string& key, const std::string& task_id,
-                                         const std::string& agent_id, const JsonValue& pod) {
-  PodNeeds needs = pod_needs(pod);
+std::string PodScheduler::launch_head(const std::string& key, const std::string& task_id,
+                                      const std::string& agent_id, const PodNeeds& needs) {
   JsonWriter w;
   w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
   w.key("task_id").begin_object().key("value").value(task_id).end_object();
@@ -380,9 +379,12 @@ std::string PodScheduler::launch_message(const std::string& key, const std::stri
   w.begin_object().key("name").value("cpus").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.cpus).end_object().end_object();
   w.begin_object().key("name").value("mem").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.mem_mib).end_object().end_object();
   w.end_array().key("pod");
-  pod.write(w);
-  w.end_object().end_object();
   return w.take();
+}
+
+// The pod travels as it was stored, binding and all: no second encoding.
+std::string PodScheduler::launch_message(const std::string& head, const std::string& stored_pod) {
+  return head + stored_pod + "}}";
 }
 
 void PodScheduler::kill(const std::string& key, const PodTask& task) {
@@ -463,7 +465,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
         if (extra && extra->is_object()) st.merge_patch(*extra);
         st.set("phase", JsonValue::string("Running"));
         return true;
-      }, 5, [this, key](bool) { cache_.erase(key); });
+      }, 5, [this, key](bool, const std::string&) { cache_.erase(key); });
       return;
     }
     case TaskAction::kMarkSucceeded:
@@ -616,9 +618,9 @@ void PodScheduler::agent_lost(const std::string& agent) {
 }
 
 void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts,
-                              std::function<void(bool written)> done) {
-  auto finish = [done](bool written) {
-    if (done) done(written);
+                              Written done) {
+  auto finish = [done](bool written, const std::string& stored = {}) {
+    if (done) done(written, stored);
   };
   // Write over a known revision; a conflict means the copy was stale: re-read.
   auto write = [this, key, mutate, attempts, done, finish](int64_t rev, const std::string& json) {
@@ -633,7 +635,7 @@ void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonVal
       if (tr.status.ok() && tr.succeeded) {
         auto it = cache_.find(key);
         if (it != cache_.end() && tr.revision > it->second.first) it->second = {tr.revision, next};
-        return finish(true);
+        return finish(true, next);
       }
       if (tr.status.ok() && attempts > 1) {
         cache_.erase(key);

@@ -21,6 +21,7 @@
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
 #include "policy/delay_queue.h"
+#include "policy/placement.h"
 #include "policy/pod_task.h"
 #include "policy/pod_task_registry.h"
 #include "policy/reconciler.h"
@@ -82,7 +83,7 @@ class PodScheduler final : public AgentEvents {
   void launch(const std::string& key, const JsonValue& pod, const Offer& offer);
   struct PreparedLaunch {
     uint64_t serial;
-    std::string message;                  // the LAUNCH event, sent once the binding is stored
+    std::string launch_head;               // the LAUNCH event but its pod (launch_message)
     std::function<bool(JsonValue&)> bind;  // writes the binding into the pod
   };
   // The task is added and the offer consumed; the binding is not yet written.
@@ -91,13 +92,16 @@ class PodScheduler final : public AgentEvents {
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const JsonValue* status);
   void requeue_or_fail(const std::string& pod, const std::string& why);
-  // Read-modify-write of a pod, retried on a concurrent change.
-  // done(written), when given, says whether the change reached the store.
+  // Read-modify-write of a pod, retried on a concurrent change. done, when
+  // given, says whether the change reached the store, and what was stored.
+  using Written = std::function<void(bool written, const std::string& stored)>;
   void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5,
-                  std::function<void(bool written)> done = nullptr);
+                  Written done = nullptr);
   void bound(const std::string& pod, uint64_t serial, bool written, const std::string& launch);
-  static std::string launch_message(const std::string& pod, const std::string& task_id, const std::string& agent_id,
-                                    const JsonValue& pod_object);
+  // The LAUNCH event up to its pod (`..."pod":`); the stored pod completes it.
+  static std::string launch_head(const std::string& pod, const std::string& task_id, const std::string& agent_id,
+                                 const PodNeeds& needs);
+  static std::string launch_message(const std::string& head, const std::string& stored_pod);
   void request_reconciliation();  // for the agents in to_reconcile_
   void reconcile_due();
   void arm_reconcile();
