@@ -12,3 +12,5 @@ echo "== bench/pods.sh: pod creates/s and the list of 100k pods"
 bench/pods.sh build
 echo "== bench/placement.sh: 5k agents x 10k pods, embedded and etcd"
 bench/placement.sh build
+echo "== bench/memory.sh: RSS at 5k agents x 100k pods, embedded and etcd"
+bench/memory.sh build

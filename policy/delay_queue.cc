@@ -16,6 +16,8 @@ uint64_t PodBackoff::next_delay(const std::string& pod, uint64_t now) {
 }
 
 void PodBackoff::gc(uint64_t now) {
+  if (now < next_gc_) return;
+  next_gc_ = now + 1'000;
   std::erase_if(entries_, [&](const auto& e) { return now - e.second.last > s_.forget_after_ms; });
 }
 

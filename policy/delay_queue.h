@@ -28,7 +28,8 @@ class PodBackoff {
   // The delay before the pod's next attempt, and counts this failure.
   uint64_t next_delay(const std::string& pod, uint64_t now);
   void reset(const std::string& pod) { entries_.erase(pod); }
-  // Drops entries idle for forget_after_ms (gc).
+  // Drops entries idle for forget_after_ms (gc). A pass walks every entry,
+  // so it runs at most once a second however often it is called.
   void gc(uint64_t now);
   size_t size() const { return entries_.size(); }
 
@@ -39,6 +40,7 @@ class PodBackoff {
   };
   Settings s_;
   std::map<std::string, Entry> entries_;
+  uint64_t next_gc_ = 0;
 };
 
 class DelayQueue {

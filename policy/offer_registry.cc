@@ -215,11 +215,16 @@ std::optional<uint64_t> OfferRegistry::next_deadline() const {
 
 void OfferRegistry::listen(const std::string& waiter, Filter filter) {
   unlisten(waiter);
-  listeners_.emplace_back(waiter, std::move(filter));
+  uint64_t seq = listen_seq_++;
+  listeners_.emplace(seq, std::make_pair(waiter, std::move(filter)));
+  listener_seq_[waiter] = seq;
 }
 
 void OfferRegistry::unlisten(const std::string& waiter) {
-  std::erase_if(listeners_, [&](const auto& l) { return l.first == waiter; });
+  auto it = listener_seq_.find(waiter);
+  if (it == listener_seq_.end()) return;
+  listeners_.erase(it->second);
+  listener_seq_.erase(it);
 }
 
 std::vector<std::string> OfferRegistry::wake(const std::string& id) {
@@ -228,8 +233,9 @@ std::vector<std::string> OfferRegistry::wake(const std::string& id) {
   if (it == entries_.end() || it->second.state != State::kLive) return woken;
   const Offer& offer = it->second.offer;
   for (auto l = listeners_.begin(); l != listeners_.end(); ++l) {
-    if (l->second(offer)) {
-      woken.push_back(l->first);
+    if (l->second.second(offer)) {
+      woken.push_back(l->second.first);
+      listener_seq_.erase(l->second.first);
       listeners_.erase(l);
       break;
     }

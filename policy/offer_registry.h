@@ -117,7 +117,12 @@ class OfferRegistry {
   std::map<std::string, Entry> entries_;
   std::list<std::string> live_;  // live and unclaimed, arrival order
   std::map<std::string, std::string> claims_;  // claimant -> offer id
-  std::vector<std::pair<std::string, Filter>> listeners_;
+  // Waiting pods in the order they started to wait (an offer wakes the
+  // longest-waiting one it fits), found by pod too: with 100k pods waiting,
+  // a linear search on every listen made a pod storm quadratic.
+  std::map<uint64_t, std::pair<std::string, Filter>> listeners_;  // by sequence
+  std::unordered_map<std::string, uint64_t> listener_seq_;
+  uint64_t listen_seq_ = 0;
   // Every entry's next deadline, so tick() touches only what is due (offers
   // linger for minutes: a registry holds far more entries than live offers).
   // Stale items are skipped when popped.

@@ -162,6 +162,17 @@ void PodScheduler::start() {
 // leave the queue (releasing an offer they held) or have their task killed.
 void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   std::string key = kv.key.substr(std::string_view(PodRegistry::kPodPrefix).size());
+  if (auto own = own_writes_.find(kv.key); own != own_writes_.end()) {
+    // Our own update of a waiting pod (its PodScheduled condition) comes back:
+    // the spec placement reads is unchanged, so the pod is not parsed again.
+    bool ours = !deleted && own->second == kv.value;
+    own_writes_.erase(own);
+    if (ours && pending_.count(key)) {
+      if (auto it = cache_.find(kv.key); it != cache_.end() && kv.mod_revision >= it->second.first)
+        it->second = {kv.mod_revision, kv.value};
+      return;
+    }
+  }
   if (deleted) {
     cache_.erase(kv.key);
   } else if (auto it = cache_.find(kv.key); it != cache_.end()) {
@@ -631,7 +642,11 @@ void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonVal
     TxnRequest t;
     t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, rev, {}});
     t.success.push_back({TxnOp::Type::kPut, key, next, 0, false});
+    own_writes_[key] = next;
     store_.txn(std::move(t), [this, key, mutate, attempts, next, done, finish](TxnResult&& tr) {
+      if (!(tr.status.ok() && tr.succeeded)) {
+        if (auto own = own_writes_.find(key); own != own_writes_.end() && own->second == next) own_writes_.erase(own);
+      }
       if (tr.status.ok() && tr.succeeded) {
         auto it = cache_.find(key);
         if (it != cache_.end() && tr.revision > it->second.first) it->second = {tr.revision, next};

@@ -127,6 +127,10 @@ class PodScheduler final : public AgentEvents {
   // informer keeps them): an update is then one compare-and-swap, not a read
   // and a compare-and-swap.
   std::unordered_map<std::string, std::pair<int64_t, std::string>> cache_;
+  // The last value this scheduler wrote to each pod key, until the watch
+  // brings it back: a waiting pod's own condition update is then not parsed
+  // again (a storm of unschedulable pods would parse every pod three times).
+  std::unordered_map<std::string, std::string> own_writes_;
   Settings settings_;
   Reconciler reconciler_;
   std::unique_ptr<Timer> reconcile_timer_;
