@@ -24,6 +24,16 @@ std::string annotation(const JsonValue& pod, const char* key) {
   return a ? a->str(key) : "";
 }
 
+// Made once: a pod storm counts a placement attempt per pod.
+const std::string& placed_label() {
+  static const std::string l = labels({{"result", "placed"}});
+  return l;
+}
+const std::string& unschedulable_label() {
+  static const std::string l = labels({{"result", "unschedulable"}});
+  return l;
+}
+
 uint64_t new_task_serial() {
   static std::mt19937_64 rng{std::random_device{}()};
   return rng() >> 16;  // the 48 bits an id holds
@@ -235,7 +245,7 @@ void PodScheduler::schedule_due() {
 void PodScheduler::try_place(const std::string& key) {
   auto it = pending_.find(key);
   if (it == pending_.end()) return;
-  const JsonValue pod = it->second.pod;
+  const JsonValue& pod = it->second.pod;  // launch() leaves pending_ alone until the binding is stored
   PodNeeds needs = pod_needs(pod);
   auto& offers = hub_.offers();
   uint64_t now = clock_.now_ms();
@@ -263,12 +273,12 @@ void PodScheduler::try_place(const std::string& key) {
         key, now);
   }
   if (offer) {
-    placements_.add(labels({{"result", "placed"}}));
+    placements_.add(placed_label());
     Offer chosen = *offer;
     launch(key, pod, chosen);
     return;
   }
-  placements_.add(labels({{"result", "unschedulable"}}));
+  placements_.add(unschedulable_label());
   std::string reason = seen == 0 ? "no offers" : std::to_string(seen) + " offers, none fit: " + why;
   uint64_t delay = backoff_.next_delay(key, now);
   queue_.add(key, now + delay, DelayQueue::Mode::kReplaceExisting);
@@ -314,7 +324,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
       },
       key, clock_.now_ms());
   if (!offer) return nullptr;
-  placements_.add(labels({{"result", "placed"}}));
+  placements_.add(placed_label());
   Offer chosen = *offer;
   PreparedLaunch p = prepare_launch(key, pod, chosen);
   p.bind(pod);
