@@ -12,7 +12,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$wo
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
-"$build/uvsched" --listen "127.0.0.1:$port" --store "embedded:$work/data" --metrics-poll-interval 0 --log-level warn &
+"$build/uvsched" --listen "127.0.0.1:$port" --store "embedded:$work/data" --metrics-poll-interval 0 --log-level warn 2>"${STATS_FILE:-/dev/stderr}" &
 upid=$!
 for _ in $(seq 200); do curl -sf -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.05; done
 url="http://127.0.0.1:$port"
@@ -33,3 +33,4 @@ done
 t=$(curl -s -o /dev/null -w '%{time_total}' -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io' "$url/api/v1/pods")
 echo "the same as a kubectl Table: ${t}s"
 echo "uvsched RSS: $(awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/$upid/status), peak $(awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' /proc/$upid/status)"
+if [ -n "${TRIM:-}" ]; then gdb -p $upid -batch -ex "call (int)malloc_trim(0)" -ex "call (void)malloc_stats()" >/dev/null 2>&1; echo "after malloc_trim: $(awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/$upid/status)"; fi

@@ -417,7 +417,9 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   store_.get(prefix, all, [res, q, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     ListWriter items("PodList");
-    std::vector<JsonValue> objects;  // parsed, for tables
+    std::optional<PodTableWriter> table;
+    if (q->table) table.emplace(std::to_string(r.revision), now);
+    size_t rows = 0;
     std::string last_key;
     bool cut = false;
     for (const auto& kv : r.kvs) {
@@ -427,19 +429,20 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
         pod = parse_stored(kv);
         if (!pod || !q->selects(*pod)) continue;
       }
-      if (q->limit > 0 && static_cast<int64_t>(items.size() + objects.size()) >= q->limit) {
+      if (q->limit > 0 && static_cast<int64_t>(items.size() + rows) >= q->limit) {
         cut = true;  // another match exists: hand out a continue token
         break;
       }
-      if (q->table) {
-        objects.push_back(std::move(*pod));
+      if (table) {
+        table->add(*pod);
+        ++rows;
       } else {
         items.add(kv.value, kv.mod_revision);
       }
       last_key = kv.key;
     }
     std::string token = cut ? base64_encode(last_key) : "";
-    if (q->table) return res.send(k8s_object(200, pod_table(objects, std::to_string(r.revision), now)));
+    if (table) return res.send(k8s_object(200, table->finish()));
     res.send(k8s_object(200, items.finish(r.revision, token)));
   });
 }

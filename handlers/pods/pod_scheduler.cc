@@ -191,9 +191,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     cache_[kv.key] = {kv.mod_revision, kv.value};  // a pod to place: its binding will be one CAS
   }
   if (deleted) {
-    pending_.erase(key);
-    queue_.remove(key);
-    hub_.offers().unlisten(key);
+    drop_pending(key);
     if (const Offer* held = hub_.offers().held_by(key)) hub_.offers().release(held->id, clock_.now_ms());
     if (PodTask* task = tasks_.by_pod(key); task && !task->deleted) {
       task->deleted = true;
@@ -211,14 +209,20 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   bool unscheduled = !tasks_.has_pod(key) && annotation(*pod, kTaskAnnotation).empty() &&
                      phase_of(*pod) == "Pending" && !pod->find({"metadata", "deletionTimestamp"});
   if (!unscheduled) {
-    pending_.erase(key);
-    queue_.remove(key);
+    drop_pending(key);
     return;
   }
-  auto& p = pending_[key];
-  p.pod = std::move(*pod);
+  // What placement needs is kept, not the pod: 100k waiting pods as parsed
+  // trees took over a gigabyte. The binding reads the stored pod.
+  pending_[key].needs = pod_needs(*pod);
   queue_.add(key, clock_.now_ms());  // an update keeps its place
   pass_.schedule();
+}
+
+void PodScheduler::drop_pending(const std::string& key) {
+  hub_.offers().unlisten(key);  // before the entry its filter points into goes
+  pending_.erase(key);
+  queue_.remove(key);
 }
 
 void PodScheduler::arm_queue_timer() {
@@ -245,13 +249,14 @@ void PodScheduler::schedule_due() {
 void PodScheduler::try_place(const std::string& key) {
   auto it = pending_.find(key);
   if (it == pending_.end()) return;
-  const JsonValue& pod = it->second.pod;  // launch() leaves pending_ alone until the binding is stored
-  PodNeeds needs = pod_needs(pod);
+  const PodNeeds& needs = it->second.needs;
   auto& offers = hub_.offers();
   uint64_t now = clock_.now_ms();
-  auto fits = [this, needs](const Offer& o) {
+  // Two pointers: small enough for std::function to keep without allocating.
+  // The filter goes (unlisten) before the pending entry does (drop_pending).
+  auto fits = [this, n = &needs](const Offer& o) {
     const AgentHub::Agent* agent = hub_.agent(o.agent);
-    return agent && agent->connected && !misfit(needs, o, agent->labels);
+    return agent && agent->connected && !misfit(*n, o, agent->labels);
   };
   const Offer* offer = offers.held_by(key);  // a pod that holds a valid offer keeps it
   if (offer && !fits(*offer)) {
@@ -275,7 +280,7 @@ void PodScheduler::try_place(const std::string& key) {
   if (offer) {
     placements_.add(placed_label());
     Offer chosen = *offer;
-    launch(key, pod, chosen);
+    launch(key, needs, chosen);
     return;
   }
   placements_.add(unschedulable_label());
@@ -283,21 +288,26 @@ void PodScheduler::try_place(const std::string& key) {
   uint64_t delay = backoff_.next_delay(key, now);
   queue_.add(key, now + delay, DelayQueue::Mode::kReplaceExisting);
   offers.listen(key, fits);
-  if (it->second.last_reason != reason) {
-    it->second.last_reason = reason;
-    std::string stamp = rfc3339(clock_.unix_ms());
-    update_pod(PodRegistry::kPodPrefix + key, [reason, stamp](JsonValue& p) {
-      if (phase_of(p) != "Pending") return false;
-      set_condition(p, "PodScheduled", "False", "Unschedulable", reason, stamp);
-      return true;
-    });
+  // A pod that waits gives its cached copy up (a backlog of waiting pods
+  // would hold them all); its binding, when an offer comes, reads it first.
+  std::string cache_key = PodRegistry::kPodPrefix + key;
+  if (it->second.last_reason == reason) {
+    cache_.erase(cache_key);
+    return;
   }
+  it->second.last_reason = reason;
+  std::string stamp = rfc3339(clock_.unix_ms());
+  update_pod(cache_key, [reason, stamp](JsonValue& p) {
+    if (phase_of(p) != "Pending") return false;
+    set_condition(p, "PodScheduled", "False", "Unschedulable", reason, stamp);
+    return true;
+  }, 5, [this, cache_key](bool, const std::string&) { cache_.erase(cache_key); });
 }
 
 // The binding is made durable before the agent hears of the task, so after a
 // crash the pods' annotations name every task an agent may be running.
-void PodScheduler::launch(const std::string& key, const JsonValue& pod, const Offer& offer) {
-  PreparedLaunch p = prepare_launch(key, pod, offer);
+void PodScheduler::launch(const std::string& key, const PodNeeds& needs, const Offer& offer) {
+  PreparedLaunch p = prepare_launch(key, needs, offer);
   update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind), 5,
              [this, key, serial = p.serial, head = std::move(p.launch_head)](bool written, const std::string& stored) {
                bound(key, serial, written, launch_message(head, stored));
@@ -326,7 +336,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   if (!offer) return nullptr;
   placements_.add(placed_label());
   Offer chosen = *offer;
-  PreparedLaunch p = prepare_launch(key, pod, chosen);
+  PreparedLaunch p = prepare_launch(key, needs, chosen);
   p.bind(pod);
   return [this, key, serial = p.serial, head = std::move(p.launch_head)](bool written, int64_t revision,
                                                                         const std::string& json) {
@@ -336,7 +346,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   };
 }
 
-PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key, const JsonValue& pod,
+PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key, const PodNeeds& needs,
                                                           const Offer& offer) {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
   std::string agent_id = agent ? agent->agent_id : "";
@@ -344,7 +354,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   task.serial = new_task_serial();
   task.agent = tasks_.intern_agent(offer.agent);
   std::string id = PodTaskRegistry::id_of(key, task);
-  std::string head = launch_head(key, id, agent_id, pod_needs(pod));
+  std::string head = launch_head(key, id, agent_id, needs);
   hub_.offers().consume(offer.id);
   hub_.offers().unlisten(key);
   std::string stamp = rfc3339(clock_.unix_ms());
@@ -378,7 +388,7 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, bool written, 
     arm_queue_timer();
     return;
   }
-  pending_.erase(key);
+  drop_pending(key);
   backoff_.reset(key);
   if (!hub_.send(tasks_.agent_of(task), launch)) {
     // The agent left after the offer: the task is lost like the agent's others.

@@ -72,7 +72,7 @@ class PodScheduler final : public AgentEvents {
 
  private:
   struct Pending {
-    JsonValue pod;
+    PodNeeds needs;  // what placement reads of the pod
     std::string last_reason;
   };
 
@@ -80,14 +80,16 @@ class PodScheduler final : public AgentEvents {
   void schedule_due();
   void arm_queue_timer();
   void try_place(const std::string& key);
-  void launch(const std::string& key, const JsonValue& pod, const Offer& offer);
+  void launch(const std::string& key, const PodNeeds& needs, const Offer& offer);
+  // Forgets a waiting pod: its queue place, its offer listener, its entry.
+  void drop_pending(const std::string& key);
   struct PreparedLaunch {
     uint64_t serial;
     std::string launch_head;               // the LAUNCH event but its pod (launch_message)
     std::function<bool(JsonValue&)> bind;  // writes the binding into the pod
   };
   // The task is added and the offer consumed; the binding is not yet written.
-  PreparedLaunch prepare_launch(const std::string& key, const JsonValue& pod, const Offer& offer);
+  PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer);
   void kill(const std::string& pod, const PodTask& task);
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const JsonValue* status);

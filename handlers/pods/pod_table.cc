@@ -66,42 +66,52 @@ std::string human_age(int64_t s) {
   return std::to_string(s / 86400) + "d";
 }
 
-std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv, int64_t now_ms) {
-  JsonWriter w;
-  write_table(w, {{"Name", "string", "name", 0}, {"Ready", "string", "", 0}, {"Status", "string", "", 0},
-                  {"Restarts", "string", "", 0}, {"Age", "string", "", 0}, {"IP", "string", "", 1},
-                  {"Node", "string", "", 1}, {"Nominated Node", "string", "", 1},
-                  {"Readiness Gates", "string", "", 1}},
+PodTableWriter::PodTableWriter(const std::string& rv, int64_t now_ms) : now_ms_(now_ms) {
+  write_table(w_, {{"Name", "string", "name", 0}, {"Ready", "string", "", 0}, {"Status", "string", "", 0},
+                   {"Restarts", "string", "", 0}, {"Age", "string", "", 0}, {"IP", "string", "", 1},
+                   {"Node", "string", "", 1}, {"Nominated Node", "string", "", 1},
+                   {"Readiness Gates", "string", "", 1}},
               rv);
-  for (const auto& pod : pods) {
-    const JsonValue* containers = pod.find({"spec", "containers"});
-    size_t total = containers && containers->is_array() ? containers->items().size() : 0;
-    size_t ready = 0, restarts = 0;
-    if (const JsonValue* statuses = pod.find({"status", "containerStatuses"}); statuses && statuses->is_array()) {
-      for (const auto& cs : statuses->items()) {
-        if (const JsonValue* r = cs.get("ready"); r && r->as_bool()) ++ready;
-        if (const JsonValue* n = cs.get("restartCount")) restarts += static_cast<size_t>(n->as_integer().value_or(0));
-      }
+}
+
+void PodTableWriter::add(const JsonValue& pod) {
+  JsonWriter& w = w_;
+  const JsonValue* containers = pod.find({"spec", "containers"});
+  size_t total = containers && containers->is_array() ? containers->items().size() : 0;
+  size_t ready = 0, restarts = 0;
+  if (const JsonValue* statuses = pod.find({"status", "containerStatuses"}); statuses && statuses->is_array()) {
+    for (const auto& cs : statuses->items()) {
+      if (const JsonValue* r = cs.get("ready"); r && r->as_bool()) ++ready;
+      if (const JsonValue* n = cs.get("restartCount")) restarts += static_cast<size_t>(n->as_integer().value_or(0));
     }
-    const JsonValue* status = pod.get("status");
-    std::string phase = status ? status->str("phase") : "";
-    if (pod.find({"metadata", "deletionTimestamp"})) phase = "Terminating";
-    const JsonValue* spec = pod.get("spec");
-    w.begin_object().key("cells").begin_array();
-    w.value(pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "");
-    w.value(std::to_string(ready) + "/" + std::to_string(total));
-    w.value(phase.empty() ? "Unknown" : phase);
-    w.value(std::to_string(restarts));
-    w.value(age_of(pod, now_ms));
-    w.value(or_none(status ? status->str("podIP") : ""));
-    w.value(or_none(spec ? spec->str("nodeName") : ""));
-    w.value("<none>").value("<none>");
-    w.end_array();
-    write_row_object(w, pod);
-    w.end_object();
   }
-  w.end_array().end_object();
-  return w.take();
+  const JsonValue* status = pod.get("status");
+  std::string phase = status ? status->str("phase") : "";
+  if (pod.find({"metadata", "deletionTimestamp"})) phase = "Terminating";
+  const JsonValue* spec = pod.get("spec");
+  w.begin_object().key("cells").begin_array();
+  w.value(pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "");
+  w.value(std::to_string(ready) + "/" + std::to_string(total));
+  w.value(phase.empty() ? "Unknown" : phase);
+  w.value(std::to_string(restarts));
+  w.value(age_of(pod, now_ms_));
+  w.value(or_none(status ? status->str("podIP") : ""));
+  w.value(or_none(spec ? spec->str("nodeName") : ""));
+  w.value("<none>").value("<none>");
+  w.end_array();
+  write_row_object(w, pod);
+  w.end_object();
+}
+
+std::string PodTableWriter::finish() {
+  w_.end_array().end_object();
+  return w_.take();
+}
+
+std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv, int64_t now_ms) {
+  PodTableWriter t(rv, now_ms);
+  for (const auto& pod : pods) t.add(pod);
+  return t.finish();
 }
 
 std::string node_table(const std::vector<JsonValue>& nodes, const std::string& rv, int64_t now_ms) {

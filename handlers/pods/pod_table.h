@@ -7,10 +7,25 @@
 #include <vector>
 
 #include "handlers/json_value.h"
+#include "reactor/json_writer.h"
 
 namespace uvsched {
 
 bool wants_table(const std::string* accept);
+
+// A pod Table written a row at a time, so a list of 100k pods never holds
+// more than one of them parsed (all at once they took ~6 KB each).
+class PodTableWriter {
+ public:
+  PodTableWriter(const std::string& resource_version, int64_t now_unix_ms);
+  void add(const JsonValue& pod);
+  std::string finish();
+
+ private:
+  JsonWriter w_;
+  int64_t now_ms_;
+};
+
 std::string pod_table(const std::vector<JsonValue>& pods, const std::string& resource_version, int64_t now_unix_ms);
 std::string node_table(const std::vector<JsonValue>& nodes, const std::string& resource_version, int64_t now_unix_ms);
 std::string namespace_table(const std::vector<JsonValue>& namespaces, const std::string& resource_version,
