@@ -12,8 +12,7 @@ pods=${3:-100000}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 400); do curl -sf -o /dev/null "$1" && return 0; sleep 0.05; done; return 1; }
+source "$(dirname "$0")/lib.sh"
 kib() { awk -v k="$1" '$1 == k":" {print $2}' "/proc/$2/status"; }
 
 run_one() {
@@ -22,7 +21,7 @@ run_one() {
   "$build/uvsched" --listen "127.0.0.1:$port" --store "$store" --metrics-poll-interval 0 --log-level error \
     --max-connections 20000 2>"$work/$name.log" &
   local upid=$!
-  wait_up "http://127.0.0.1:$port/health"
+  wait_url "http://127.0.0.1:$port/health"
   local idle; idle=$(kib VmRSS "$upid")
   "$build/agent_sim" --server "http://127.0.0.1:$port" --agents "$agents" --cpus 8 --mem 16384 --pods "$pods" \
     --concurrency 64 >"$work/$name.out" 2>"$work/$name.sim.log" &
@@ -38,11 +37,6 @@ run_one() {
 
 run_one embedded "embedded:$work/data"
 
-cport=$(free_port); pport=$(free_port)
-etcd --name bench --data-dir "$work/etcd" --log-level error --quota-backend-bytes 8589934592 \
-  --listen-client-urls "http://127.0.0.1:$cport" --advertise-client-urls "http://127.0.0.1:$cport" \
-  --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
-  --initial-cluster "bench=http://127.0.0.1:$pport" >/dev/null 2>&1 &
-wait_up "http://127.0.0.1:$cport/health"
-run_one etcd "etcd:http://127.0.0.1:$cport"
+start_etcd "$work/etcd"
+run_one etcd "etcd:$ETCD_URL"
 echo "goal: rss <= 64 MiB at 5k agents / 100k pods; idle <= 8 MiB"

@@ -13,8 +13,8 @@ jobs=${4:-1000}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 200); do curl -sf -o /dev/null "http://127.0.0.1:$1/$2" && return 0; sleep 0.05; done; return 1; }
+source "$(dirname "$0")/lib.sh"
+wait_up() { wait_url "http://127.0.0.1:$1/$2"; }
 
 pport=$(free_port); uport=$(free_port)
 "$build/ps_stub" --listen "127.0.0.1:$pport" 2>/dev/null &

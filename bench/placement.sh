@@ -13,8 +13,7 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 ulimit -n 65536 2>/dev/null || true
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 400); do curl -sf -o /dev/null "$1" && return 0; sleep 0.05; done; return 1; }
+source "$(dirname "$0")/lib.sh"
 
 run_one() {
   local name=$1 store=$2
@@ -22,7 +21,7 @@ run_one() {
   "$build/uvsched" --listen "127.0.0.1:$port" --store "$store" --metrics-poll-interval 0 --log-level error \
     --max-connections 20000 2>"$work/$name.log" &
   local upid=$!
-  wait_up "http://127.0.0.1:$port/health"
+  wait_url "http://127.0.0.1:$port/health"
   local result
   result=$(AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 300 "$build/agent_sim" --server "http://127.0.0.1:$port" \
     --agents "$agents" --pods "$pods" --concurrency 64 2>"$work/$name.sim.log" | tail -1)
@@ -33,11 +32,6 @@ run_one() {
 
 run_one embedded "embedded:$work/data"
 
-cport=$(free_port); pport=$(free_port)
-etcd --name bench --data-dir "$work/etcd" --log-level error \
-  --listen-client-urls "http://127.0.0.1:$cport" --advertise-client-urls "http://127.0.0.1:$cport" \
-  --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
-  --initial-cluster "bench=http://127.0.0.1:$pport" >/dev/null 2>&1 &
-wait_up "http://127.0.0.1:$cport/health"
-run_one etcd "etcd:http://127.0.0.1:$cport"
+start_etcd "$work/etcd"
+run_one etcd "etcd:$ETCD_URL"
 echo "anchors: kube-scheduler ~100-300 pods/s at 5k nodes; Nomad C1M ~3,750/s on 5 servers"

@@ -10,11 +10,11 @@ target=${3:-100000}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$(dirname "$0")/lib.sh"
 port=$(free_port)
-"$build/uvsched" --listen "127.0.0.1:$port" --store "embedded:$work/data" --metrics-poll-interval 0 --log-level warn 2>"${STATS_FILE:-/dev/stderr}" &
+"$build/uvsched" --listen "127.0.0.1:$port" --store "embedded:$work/data" --metrics-poll-interval 0 --log-level warn &
 upid=$!
-for _ in $(seq 200); do curl -sf -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.05; done
+wait_url "http://127.0.0.1:$port/health"
 url="http://127.0.0.1:$port"
 
 out=$(wrk -t1 -c64 -d"${secs}s" -s bench/pod_create.lua "$url/api/v1/namespaces/default/pods")
@@ -33,4 +33,3 @@ done
 t=$(curl -s -o /dev/null -w '%{time_total}' -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io' "$url/api/v1/pods")
 echo "the same as a kubectl Table: ${t}s"
 echo "uvsched RSS: $(awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/$upid/status), peak $(awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' /proc/$upid/status)"
-if [ -n "${TRIM:-}" ]; then gdb -p $upid -batch -ex "call (int)malloc_trim(0)" -ex "call (void)malloc_stats()" >/dev/null 2>&1; echo "after malloc_trim: $(awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/$upid/status)"; fi

@@ -9,13 +9,8 @@ count=${2:-20000}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-cport=$(free_port); pport=$(free_port)
-etcd --name bench --data-dir "$work/etcd" --log-level error \
-  --listen-client-urls "http://127.0.0.1:$cport" --advertise-client-urls "http://127.0.0.1:$cport" \
-  --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
-  --initial-cluster "bench=http://127.0.0.1:$pport" >/dev/null 2>&1 &
-for _ in $(seq 200); do curl -sf "http://127.0.0.1:$cport/health" >/dev/null && break; sleep 0.05; done
+source "$(dirname "$0")/lib.sh"
+start_etcd "$work/etcd"
 
 rate() { "$build/store_writer" --store "$1" --count "$count" --inflight "$2" --value-bytes 256 --prefix "/bench/$2/" |
   awk '/^done/ { for (i = 1; i <= NF; i++) if ($i ~ /^puts_per_second=/) { sub("puts_per_second=", "", $i); print $i } }'; }
@@ -23,6 +18,6 @@ rate() { "$build/store_writer" --store "$1" --count "$count" --inflight "$2" --v
 printf "%-10s %12s %12s %8s\n" inflight embedded/s etcd/s ratio
 for n in 1 16 128; do
   e=$(rate "embedded:$work/embedded-$n" "$n")
-  c=$(rate "etcd:http://127.0.0.1:$cport" "$n")
+  c=$(rate "etcd:$ETCD_URL" "$n")
   printf "%-10s %12s %12s %8s\n" "$n" "$e" "$c" "$(python3 -c "print(f'{$e/$c:.1f}x')")"
 done

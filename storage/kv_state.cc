@@ -94,7 +94,10 @@ void KvState::apply_put(const std::string& key, const std::string& value, int64_
     to_pack_.emplace_back(key, rev);
     pack_settled(kRawBacklog);
   }
-  if (lease != 0) leases_[lease].keys.insert(key);  // put() checked it exists; a replay trusts the log
+  if (lease != 0) {
+    // put() checked the lease exists; a log naming one that does not is damaged: the key stays, unleased.
+    if (auto l = leases_.find(lease); l != leases_.end()) l->second.keys.insert(key);
+  }
   if (!out) return;
   ev.kv.key = key;
   ev.kv.value = value;
