@@ -62,7 +62,8 @@ class PodRegistryTest : public ::testing::Test {
   }
   std::string kubectl(const std::string& args, int* code = nullptr) {
     std::string out;
-    int rc = run_shell("kubectl --server " + base_ + " " + args, &out);
+    // Its own discovery cache: kubectl keys it by host:port, and ports get reused.
+    int rc = run_shell("kubectl --cache-dir " + kube_cache_.path() + " --server " + base_ + " " + args, &out);
     if (code) *code = rc;
     return out;
   }
@@ -79,6 +80,7 @@ class PodRegistryTest : public ::testing::Test {
 
   std::unique_ptr<DaemonProcess> daemon_;
   std::string base_;
+  TempDir kube_cache_;
 };
 
 TEST_F(PodRegistryTest, CreateFillsDefaultsAndGetReturnsIt) {
@@ -274,7 +276,7 @@ TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
   std::string log = daemon_->data_dir() + "/watch.out";
   std::string out;
   // kubectl -w runs until `timeout` ends it; meanwhile another client changes pods.
-  ASSERT_EQ(run_shell("(timeout 4 kubectl --server " + base_ + " get pods -w > " + log + " 2>&1 &)", &out), 0);
+  ASSERT_EQ(run_shell("(timeout 4 kubectl --cache-dir " + kube_cache_.path() + " --server " + base_ + " get pods -w > " + log + " 2>&1 &)", &out), 0);
   auto until = std::chrono::steady_clock::now() + 10s;
   std::string seen;
   while (seen.find("first") == std::string::npos && std::chrono::steady_clock::now() < until) {
