@@ -6,6 +6,17 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # Waits (up to 20 s) for URL to answer 2xx.
 wait_url() { for _ in $(seq 400); do curl -sf -o /dev/null "$1" && return 0; sleep 0.05; done; return 1; }
 
+# Starts build/uvsched (BUILD) on a free port with the store STORE, its log in
+# LOG, in the background; sets UVSCHED_PORT and UVSCHED_PID once it answers.
+start_uvsched() {
+  local build=$1 store=$2 log=$3
+  UVSCHED_PORT=$(free_port)
+  "$build/uvsched" --listen "127.0.0.1:$UVSCHED_PORT" --store "$store" --metrics-poll-interval 0 --log-level error \
+    --max-connections 20000 2>"$log" &
+  UVSCHED_PID=$!
+  wait_url "http://127.0.0.1:$UVSCHED_PORT/health"
+}
+
 # Starts a single-member etcd with its data in DIR, in the background (the
 # caller's EXIT trap kills its jobs), and sets ETCD_URL once it is healthy.
 start_etcd() {

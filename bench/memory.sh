@@ -17,11 +17,8 @@ kib() { awk -v k="$1" '$1 == k":" {print $2}' "/proc/$2/status"; }
 
 run_one() {
   local name=$1 store=$2
-  local port; port=$(free_port)
-  "$build/uvsched" --listen "127.0.0.1:$port" --store "$store" --metrics-poll-interval 0 --log-level error \
-    --max-connections 20000 2>"$work/$name.log" &
-  local upid=$!
-  wait_url "http://127.0.0.1:$port/health"
+  start_uvsched "$build" "$store" "$work/$name.log"
+  local port=$UVSCHED_PORT upid=$UVSCHED_PID
   local idle; idle=$(kib VmRSS "$upid")
   "$build/agent_sim" --server "http://127.0.0.1:$port" --agents "$agents" --cpus 8 --mem 16384 --pods "$pods" \
     --concurrency 64 >"$work/$name.out" 2>"$work/$name.sim.log" &

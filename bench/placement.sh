@@ -17,11 +17,8 @@ source "$(dirname "$0")/lib.sh"
 
 run_one() {
   local name=$1 store=$2
-  local port; port=$(free_port)
-  "$build/uvsched" --listen "127.0.0.1:$port" --store "$store" --metrics-poll-interval 0 --log-level error \
-    --max-connections 20000 2>"$work/$name.log" &
-  local upid=$!
-  wait_url "http://127.0.0.1:$port/health"
+  start_uvsched "$build" "$store" "$work/$name.log"
+  local port=$UVSCHED_PORT upid=$UVSCHED_PID
   local result
   result=$(AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 300 "$build/agent_sim" --server "http://127.0.0.1:$port" \
     --agents "$agents" --pods "$pods" --concurrency 64 2>"$work/$name.sim.log" | tail -1)

@@ -48,8 +48,7 @@ std::string ValueCodec::pack(std::string_view value) {
     if (zstd_->cdict) ZSTD_CCtx_refCDict(zstd_->cctx, zstd_->cdict);
     size_t n = ZSTD_compress2(zstd_->cctx, out.data() + 1, out.size() - 1, value.data(), value.size());
     if (!ZSTD_isError(n) && n < value.size()) {
-      out.resize(1 + n);
-      out.shrink_to_fit();  // the bound is well above the packed size
+      out.resize(1 + n);  // callers copy it into the store's block: no need to shrink it
       return out;
     }
   }
@@ -64,14 +63,6 @@ std::string ValueCodec::raw(std::string_view value) {
   out.push_back(kRaw);
   out.append(value);
   return out;
-}
-
-size_t ValueCodec::unpacked_size(std::string_view packed) {
-  if (packed.empty()) return 0;
-  if (packed[0] == kRaw) return packed.size() - 1;
-  if (packed[0] != kZstd) return 0;
-  unsigned long long n = ZSTD_getFrameContentSize(packed.data() + 1, packed.size() - 1);
-  return n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN ? 0 : static_cast<size_t>(n);
 }
 
 bool ValueCodec::unpack(std::string_view packed, std::string* value) {

@@ -34,8 +34,6 @@ class ValueCodec {
   static constexpr size_t kMinPackedSize = 64;
   // False when `packed` is not a value this codec packed (corrupt input).
   bool unpack(std::string_view packed, std::string* value);
-  // The unpacked size without unpacking; 0 for corrupt input.
-  static size_t unpacked_size(std::string_view packed);
 
  private:
   struct Zstd;
