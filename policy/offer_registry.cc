@@ -21,7 +21,7 @@ bool OfferRegistry::add(Offer offer, uint64_t now) {
   e.offer = std::move(offer);
   e.expires_at = now + settings_.ttl_ms;
   e.seq = seq_++;
-  e.live_it = live_.insert(live_.end(), id);
+  e.live_it = live_.insert(live_.end(), &e);
   e.in_live = true;
   index(id);
   return true;
@@ -41,12 +41,13 @@ uint64_t OfferRegistry::next_for(const Entry& e) const {
 void OfferRegistry::index(const std::string& id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
-  const Entry& e = it->second;
+  Entry& e = it->second;
   if (e.state == State::kExpired && e.decline_at == 0) {
     // Nothing left to do but remember the id until it is purged: keep only
     // that (agents re-offer every few seconds, so thousands linger at a time).
     lingering_[id_hash(id)] = e.purge_at;
     purges_.emplace_back(e.purge_at, id_hash(id));
+    unlink_live(e);
     entries_.erase(it);
     return;
   }
@@ -59,9 +60,16 @@ void OfferRegistry::unlink_live(Entry& e) {
   e.in_live = false;
 }
 
+const Offer* OfferRegistry::find_first(const Filter& fits, uint64_t now) const {
+  for (const Entry* e : live_) {
+    if (e->expires_at > now && fits(e->offer)) return &e->offer;  // (an expired one: tick() is behind)
+  }
+  return nullptr;
+}
+
 const Offer* OfferRegistry::acquire_first(const Filter& fits, const std::string& claimant, uint64_t now) {
-  for (const std::string& id : live_) {
-    Entry& e = entries_.at(id);
+  for (Entry* found : live_) {
+    Entry& e = *found;
     if (e.expires_at <= now) continue;  // tick() has not caught up with it yet
     if (!fits(e.offer)) continue;
     unlink_live(e);
@@ -93,8 +101,8 @@ void OfferRegistry::release(const std::string& id, uint64_t now) {
     // Still good: others may have it until the deferred decline.
     e.state = State::kLive;
     // Back in arrival order, so FCFS stays first-come.
-    auto pos = std::find_if(live_.begin(), live_.end(), [&](const std::string& other) { return entries_.at(other).seq > e.seq; });
-    e.live_it = live_.insert(pos, id);
+    auto pos = std::find_if(live_.begin(), live_.end(), [&](const Entry* other) { return other->seq > e.seq; });
+    e.live_it = live_.insert(pos, &e);
     e.in_live = true;
   } else {
     e.state = State::kExpired;  // rescinded or out of time while held: linger
@@ -179,6 +187,7 @@ bool OfferRegistry::step(std::map<std::string, Entry>::iterator it, uint64_t now
     }
   }
   if (e.state == State::kExpired && e.decline_at == 0 && e.purge_at <= now) {
+    unlink_live(e);
     entries_.erase(it);
     return false;
   }
@@ -252,8 +261,8 @@ std::optional<OfferRegistry::State> OfferRegistry::state(const std::string& id) 
 
 Resources OfferRegistry::free_total() const {
   Resources total;
-  for (const std::string& id : live_) {
-    const Offer& o = entries_.at(id).offer;
+  for (const Entry* e : live_) {
+    const Offer& o = e->offer;
     total.cpus += o.resources.cpus;
     total.mem_mib += o.resources.mem_mib;
   }

@@ -44,6 +44,17 @@ std::string phase_of(const JsonValue& pod) {
   return p ? p->text() : "";
 }
 
+// The message of the pod's PodScheduled=False condition, if it has one: the
+// reason it was last said to wait, so an unchanged reason is not written again.
+std::string unschedulable_message(const JsonValue& pod) {
+  const JsonValue* conds = pod.find({"status", "conditions"});
+  if (!conds || !conds->is_array()) return "";
+  for (const auto& c : conds->items()) {
+    if (c.str("type") == "PodScheduled" && c.str("status") == "False") return c.str("message");
+  }
+  return "";
+}
+
 void set_condition(JsonValue& pod, const std::string& type, const std::string& status, const std::string& reason,
                    const std::string& message, const std::string& now) {
   JsonValue& conds = pod.ensure({"status"}).at("conditions");
@@ -172,6 +183,12 @@ void PodScheduler::start() {
 // leave the queue (releasing an offer they held) or have their task killed.
 void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   std::string key = kv.key.substr(std::string_view(PodRegistry::kPodPrefix).size());
+  if (auto p = pending_.find(key); p != pending_.end() && p->second.from_create) {
+    p->second.from_create = false;
+    // The create that queued it (a key's first version): what placement
+    // needs was read from it then. Anything else is news, read below.
+    if (!deleted && kv.version == 1) return;
+  }
   if (auto own = own_writes_.find(kv.key); own != own_writes_.end()) {
     // Our own update of a waiting pod (its PodScheduled condition) comes back:
     // the spec placement reads is unchanged, so the pod is not parsed again.
@@ -214,7 +231,9 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   }
   // What placement needs is kept, not the pod: 100k waiting pods as parsed
   // trees took over a gigabyte. The binding reads the stored pod.
-  pending_[key].needs = pod_needs(*pod);
+  Pending& entry = pending_[key];
+  entry.needs = pod_needs(*pod);
+  if (entry.last_reason.empty()) entry.last_reason = unschedulable_message(*pod);  // (after a restart)
   queue_.add(key, clock_.now_ms());  // an update keeps its place
   pass_.schedule();
 }
@@ -249,59 +268,79 @@ void PodScheduler::schedule_due() {
 void PodScheduler::try_place(const std::string& key) {
   auto it = pending_.find(key);
   if (it == pending_.end()) return;
-  const PodNeeds& needs = it->second.needs;
+  Pending& entry = it->second;
   auto& offers = hub_.offers();
   uint64_t now = clock_.now_ms();
-  // Two pointers: small enough for std::function to keep without allocating.
-  // The filter goes (unlisten) before the pending entry does (drop_pending).
-  auto fits = [this, n = &needs](const Offer& o) {
-    const AgentHub::Agent* agent = hub_.agent(o.agent);
-    return agent && agent->connected && !misfit(*n, o, agent->labels);
-  };
   const Offer* offer = offers.held_by(key);  // a pod that holds a valid offer keeps it
-  if (offer && !fits(*offer)) {
+  if (offer && !fits(entry.needs, *offer)) {
     offers.release(offer->id, now);
     offer = nullptr;
   }
-  std::string why;
-  size_t seen = 0;
-  if (!offer) {
-    offer = offers.acquire_first(
-        [&](const Offer& o) {
-          ++seen;
-          const AgentHub::Agent* agent = hub_.agent(o.agent);
-          if (!agent || !agent->connected) return false;
-          auto m = misfit(needs, o, agent->labels);
-          if (m && why.empty()) why = *m;
-          return !m;
-        },
-        key, now);
-  }
+  Search search;
+  if (!offer) offer = (search = search_offers(entry.needs, &key, now)).offer;
   if (offer) {
     placements_.add(placed_label());
     Offer chosen = *offer;
-    launch(key, needs, chosen);
+    launch(key, entry.needs, chosen);
     return;
   }
-  placements_.add(unschedulable_label());
-  std::string reason = seen == 0 ? "no offers" : std::to_string(seen) + " offers, none fit: " + why;
-  uint64_t delay = backoff_.next_delay(key, now);
-  queue_.add(key, now + delay, DelayQueue::Mode::kReplaceExisting);
-  offers.listen(key, fits);
+  std::string reason = search.reason();
+  bool news = wait_for_offer(key, entry, reason, now);
   // A pod that waits gives its cached copy up (a backlog of waiting pods
   // would hold them all); its binding, when an offer comes, reads it first.
   std::string cache_key = PodRegistry::kPodPrefix + key;
-  if (it->second.last_reason == reason) {
+  if (!news) {
     cache_.erase(cache_key);
     return;
   }
-  it->second.last_reason = reason;
   std::string stamp = rfc3339(clock_.unix_ms());
   update_pod(cache_key, [reason, stamp](JsonValue& p) {
     if (phase_of(p) != "Pending") return false;
     set_condition(p, "PodScheduled", "False", "Unschedulable", reason, stamp);
     return true;
   }, 5, [this, cache_key](bool, const std::string&) { cache_.erase(cache_key); });
+}
+
+bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
+  const AgentHub::Agent* agent = hub_.agent(offer.agent);
+  return agent && agent->connected && !misfit(needs, offer, agent->labels);
+}
+
+PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const std::string* claimant, uint64_t now) {
+  Search s;
+  auto look = [&](const Offer& o) {
+    ++s.seen;
+    const AgentHub::Agent* agent = hub_.agent(o.agent);
+    if (!agent || !agent->connected) return false;
+    auto m = misfit(needs, o, agent->labels);
+    if (m && s.why.empty()) s.why = *m;
+    return !m;
+  };
+  auto& offers = hub_.offers();
+  s.offer = claimant ? offers.acquire_first(look, *claimant, now) : offers.find_first(look, now);
+  return s;
+}
+
+std::string PodScheduler::Search::reason() const {
+  if (seen == 0) return "no offers";
+  return std::to_string(seen) + " offers, none fit: " + (why.empty() ? "their agents are not connected" : why);
+}
+
+bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now) {
+  placements_.add(unschedulable_label());
+  queue_.add(key, now + backoff_.next_delay(key, now), DelayQueue::Mode::kReplaceExisting);
+  // Two pointers: small enough for std::function to keep without allocating.
+  // The filter goes (unlisten) before the pending entry does (drop_pending).
+  hub_.offers().listen(key, [this, n = &entry.needs](const Offer& o) { return fits(*n, o); });
+  if (entry.last_reason == reason) return false;
+  entry.last_reason = reason;
+  return true;
+}
+
+void PodScheduler::resync(const std::string& key) {
+  store_.get(PodRegistry::kPodPrefix + key, {}, [this](RangeResult&& r) {
+    if (r.status.ok() && !r.kvs.empty()) on_pod(r.kvs[0], false);
+  });
 }
 
 // The binding is made durable before the agent hears of the task, so after a
@@ -314,35 +353,50 @@ void PodScheduler::launch(const std::string& key, const PodNeeds& needs, const O
              });
 }
 
-// A pod just created through the API is bound in the create itself — one
-// write instead of two — when it would be placed at once anyway: the
-// scheduler leads and is watching, no pod is waiting (so none is passed
-// over: first come, first served) and an offer fits. Otherwise it takes the
-// usual way: stored unbound, seen by the watch, queued.
+// A pod just created through the API is placed by its create when the
+// scheduler leads and is watching:
+//  - it fits an offer and no pod is waiting (so none is passed over: first
+//    come, first served): the create carries the binding, one write not two;
+//  - it fits no offer: that was its first try, and the create carries its
+//    PodScheduled=False condition saying why, again one write not two;
+//  - it fits but pods are waiting: it is stored as it is and takes its turn.
 PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns, const std::string& name,
                                                           JsonValue& pod) {
   std::string key = ns + "/" + name;
-  if (!is_leader_() || !watching_ || !pending_.empty() || tasks_.has_pod(key)) return nullptr;
+  if (!is_leader_() || !watching_ || pending_.count(key) || tasks_.has_pod(key)) return nullptr;
   if (phase_of(pod) != "Pending" || !annotation(pod, kTaskAnnotation).empty() ||
       pod.find({"metadata", "deletionTimestamp"}))
     return nullptr;
   PodNeeds needs = pod_needs(pod);
-  const Offer* offer = hub_.offers().acquire_first(
-      [&](const Offer& o) {
-        const AgentHub::Agent* agent = hub_.agent(o.agent);
-        return agent && agent->connected && !misfit(needs, o, agent->labels);
-      },
-      key, clock_.now_ms());
-  if (!offer) return nullptr;
-  placements_.add(placed_label());
-  Offer chosen = *offer;
-  PreparedLaunch p = prepare_launch(key, needs, chosen);
-  p.bind(pod);
-  return [this, key, serial = p.serial, head = std::move(p.launch_head)](bool written, int64_t revision,
-                                                                        const std::string& json) {
-    // Known now, the stored pod makes its next update (TASK_RUNNING) one compare-and-swap.
-    if (written) cache_[PodRegistry::kPodPrefix + key] = {revision, json};
-    bound(key, serial, written, launch_message(head, json));
+  uint64_t now = clock_.now_ms();
+  bool first_in_line = pending_.empty();
+  Search search = search_offers(needs, first_in_line ? &key : nullptr, now);
+  if (search.offer && !first_in_line) return nullptr;
+  if (search.offer) {
+    placements_.add(placed_label());
+    Offer chosen = *search.offer;
+    PreparedLaunch p = prepare_launch(key, needs, chosen);
+    p.bind(pod);
+    return [this, key, serial = p.serial, head = std::move(p.launch_head)](bool written, int64_t revision,
+                                                                          const std::string& json) {
+      // Known now, the stored pod makes its next update (TASK_RUNNING) one compare-and-swap.
+      if (written) cache_[PodRegistry::kPodPrefix + key] = {revision, json};
+      bound(key, serial, written, launch_message(head, json));
+    };
+  }
+  Pending& entry = pending_[key];
+  entry.needs = std::move(needs);
+  entry.from_create = true;
+  std::string reason = search.reason();
+  wait_for_offer(key, entry, reason, now);
+  arm_queue_timer();
+  set_condition(pod, "PodScheduled", "False", "Unschedulable", reason, rfc3339(clock_.unix_ms()));
+  return [this, key](bool written, int64_t, const std::string&) {
+    if (written) return;
+    // Not stored (the name is taken, or the store failed): it was never ours to queue.
+    drop_pending(key);
+    backoff_.reset(key);
+    resync(key);
   };
 }
 

@@ -56,8 +56,8 @@ class PodScheduler final : public AgentEvents {
   bool handle_delete(const std::string& ns, const std::string& name, Responder res);
 
   // The registry asks before storing a new pod. A non-null answer means the
-  // pod was bound in place (`pod` now carries the binding) and is to be
-  // called with the create's outcome (and the stored revision and JSON).
+  // pod was changed in place — bound, or marked unschedulable with why — and
+  // is to be called with the create's outcome (and the stored revision and JSON).
   using CreateOutcome = std::function<void(bool written, int64_t revision, const std::string& json)>;
   CreateOutcome place_on_create(const std::string& ns, const std::string& name, JsonValue& pod);
 
@@ -74,12 +74,29 @@ class PodScheduler final : public AgentEvents {
   struct Pending {
     PodNeeds needs;  // what placement reads of the pod
     std::string last_reason;
+    bool from_create = false;  // queued by its create: the watch's copy of the create is nothing new
+  };
+  // One walk over the live offers for a pod: the first that fits (claimed
+  // for `claimant` when given), or else what was seen and why it failed.
+  struct Search {
+    const Offer* offer = nullptr;
+    size_t seen = 0;
+    std::string why;
+    std::string reason() const;
   };
 
   void on_pod(const KeyValue& kv, bool deleted);
   void schedule_due();
   void arm_queue_timer();
   void try_place(const std::string& key);
+  bool fits(const PodNeeds& needs, const Offer& offer) const;
+  Search search_offers(const PodNeeds& needs, const std::string* claimant, uint64_t now);
+  // A pod no offer fits: counted, backed off, queued for its next try and
+  // listening for an offer that fits. True when `reason` is news to the pod.
+  bool wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now);
+  // Reads the pod back and handles it as the watch would (after a create
+  // that queued it failed, whatever holds the name now is what counts).
+  void resync(const std::string& key);
   void launch(const std::string& key, const PodNeeds& needs, const Offer& offer);
   // Forgets a waiting pod: its queue place, its offer listener, its entry.
   void drop_pending(const std::string& key);

@@ -32,8 +32,8 @@ class PodSchedulingTest : public DaemonFixture {
   }
   double metric(const std::string& series) {
     auto r = http_request(port(), "GET", "/metrics");
-    size_t at = r ? r->body.find(series + " ") : std::string::npos;
-    return at == std::string::npos ? 0 : std::stod(r->body.substr(at + series.size() + 1));
+    size_t at = r ? r->body.find("\n" + series + " ") : std::string::npos;  // not its # HELP line
+    return at == std::string::npos ? 0 : std::stod(r->body.substr(at + series.size() + 2));
   }
   void create(const std::string& body) {
     auto r = http_request(port(), "POST", "/api/v1/namespaces/default/pods", body);
@@ -128,6 +128,55 @@ TEST_F(PodSchedulingTest, ACreateThatFailsLaunchesNothing) {
   agent.status(task, "TASK_RUNNING");  // the first web's task is still the pod's
   EXPECT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
   EXPECT_NE(get_pod("web").find(task), std::string::npos);
+}
+
+// A pod that fits no offer when created has had its first try: the create
+// carries why (one write, not a create and then a condition), and the
+// queue's next try, failing for the same reason, does not write it again.
+TEST_F(PodSchedulingTest, APodThatFitsNowhereWhenCreatedSaysWhyInItsCreate) {
+  start();
+  ScriptedAgent agent(port(), "small");
+  ASSERT_TRUE(agent.subscribe());
+  std::string offer = agent.offer(1, 1024);
+  ASSERT_FALSE(offer.empty());
+  auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("big", "4"));
+  ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "");
+  EXPECT_NE(created->body.find(R"("reason":"Unschedulable")"), std::string::npos) << created->body;
+  EXPECT_NE(created->body.find("1 offers, none fit: insufficient cpus"), std::string::npos) << created->body;
+  std::string rv = created->body.substr(created->body.find("\"resourceVersion\""), 30);
+  const std::string failed = "uvsched_pod_placements_total{result=\"unschedulable\"}";
+  EXPECT_EQ(metric(failed), 1);  // the create was its first try
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (metric(failed) < 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+  ASSERT_GE(metric(failed), 2) << "never tried again";
+  EXPECT_NE(get_pod("big").find(rv), std::string::npos) << "written again: " << rv << " vs " << get_pod("big");
+  EXPECT_EQ(metric("uvsched_pods_pending"), 1);
+  // A reason that changes is written.
+  auto rescinded = http_request(port(), "DELETE", "/v1/agents/small/offers/" + offer);
+  ASSERT_TRUE(rescinded && rescinded->status == 200);
+  EXPECT_TRUE(pod_shows("big", "no offers", 15s)) << get_pod("big");
+}
+
+// A create that would have queued its pod but is refused (the name belongs
+// to a finished pod) leaves nothing queued.
+TEST_F(PodSchedulingTest, ARefusedCreateLeavesNothingWaiting) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  create(pod_json("job", "500m", "", "Never"));
+  std::string task = task_id_of(agent.next("LAUNCH"));
+  ASSERT_FALSE(task.empty());
+  agent.status(task, "TASK_RUNNING");
+  agent.status(task, "TASK_FINISHED");
+  ASSERT_TRUE(pod_shows("job", "\"phase\":\"Succeeded\"")) << get_pod("job");
+  auto again = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("job", "64"));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409) << again->body;
+  auto until = std::chrono::steady_clock::now() + 5s;
+  while (metric("uvsched_pods_pending") != 0 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(metric("uvsched_pods_pending"), 0);
+  EXPECT_NE(get_pod("job").find("\"phase\":\"Succeeded\""), std::string::npos) << get_pod("job");
 }
 
 TEST_F(PodSchedulingTest, APodThatFitsNowhereWaitsAndSaysWhy) {

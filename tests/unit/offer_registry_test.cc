@@ -32,6 +32,22 @@ TEST_F(OfferRegistryTest, WalksInArrivalOrderAndOneClaimantAtATime) {
   EXPECT_EQ(reg.acquire_first(kAny, "pod-3", 30)->id, "o1");
 }
 
+// find_first answers what acquire_first would claim, and claims nothing.
+TEST_F(OfferRegistryTest, FindFirstLooksWithoutClaiming) {
+  const auto big = [](const Offer& o) { return o.resources.cpus >= 4; };
+  reg.add(offer("o1", "a", 1, 512), 0);
+  reg.add(offer("o2", "b", 4, 4096), 0);
+  reg.add(offer("o3", "c", 8, 4096), 0);
+  ASSERT_NE(reg.find_first(big, 10), nullptr);
+  EXPECT_EQ(reg.find_first(big, 10)->id, "o2");
+  EXPECT_EQ(reg.held_by("anyone"), nullptr);
+  EXPECT_EQ(reg.state("o2"), OfferRegistry::State::kLive);
+  EXPECT_EQ(reg.acquire_first(big, "p", 10)->id, "o2");  // still there to claim
+  EXPECT_EQ(reg.find_first(big, 10)->id, "o3");           // a claimed one is passed over
+  EXPECT_EQ(reg.find_first(big, 5'000), nullptr);         // as is an expired one, before tick()
+  EXPECT_EQ(reg.find_first([](const Offer&) { return false; }, 10), nullptr);
+}
+
 TEST_F(OfferRegistryTest, UnclaimedOffersAreDeclinedAtExpiryThenPurged) {
   reg.add(offer("o1", "a", 1, 512), 0);
   EXPECT_TRUE(reg.tick(4'999).empty());
