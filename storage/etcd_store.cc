@@ -251,18 +251,18 @@ void EtcdStore::send_txn(std::string body, std::function<void(const StoreStatus&
 namespace {
 
 // A compare-and-write that can share a txn with others of its turn: it only
-// writes single keys on success and reads nothing.
+// writes single keys on success and reads nothing. Its failure branch may
+// read: a shared txn that fails is sent again one by one, each with its own.
 bool combinable(const TxnRequest& t) {
-  if (t.compares.empty() || !t.failure.empty() || t.success.size() > 8) return false;
+  if (t.compares.empty() || t.success.size() > 8) return false;
   for (const auto& op : t.success) {
     if (op.type == TxnOp::Type::kRange || op.prefix) return false;
   }
   return true;
 }
 
-std::vector<std::string> keys_of(const TxnRequest& t) {
+std::vector<std::string> written_keys(const TxnRequest& t) {
   std::vector<std::string> keys;
-  for (const auto& c : t.compares) keys.push_back(c.key);
   for (const auto& op : t.success) keys.push_back(op.key);
   return keys;
 }
@@ -286,20 +286,26 @@ void EtcdStore::flush_txns() {
   std::vector<PendingTxn> all = std::move(pending_txns_);
   pending_txns_.clear();
   std::vector<PendingTxn> group;
-  std::set<std::string> keys;
+  // A key one member writes is not touched by another (two creates of one
+  // name must not both succeed); keys only compared are shared freely (the
+  // namespace every create of a pod storm checks).
+  std::set<std::string> written, compared;
   size_t compares = 0, ops = 0;
   for (auto& t : all) {
-    auto mine = keys_of(t.request);
+    auto writes = written_keys(t.request);
     bool clash = false;
-    for (const auto& k : mine) clash = clash || keys.count(k) != 0;
+    for (const auto& k : writes) clash = clash || written.count(k) != 0 || compared.count(k) != 0;
+    for (const auto& c : t.request.compares) clash = clash || written.count(c.key) != 0;
     if (!group.empty() && (clash || compares + t.request.compares.size() > kMaxOpsPerTxn ||
                            ops + t.request.success.size() > kMaxOpsPerTxn)) {
       send_txn_group(std::move(group));
       group.clear();
-      keys.clear();
+      written.clear();
+      compared.clear();
       compares = ops = 0;
     }
-    keys.insert(mine.begin(), mine.end());
+    written.insert(writes.begin(), writes.end());
+    for (const auto& c : t.request.compares) compared.insert(c.key);
     compares += t.request.compares.size();
     ops += t.request.success.size();
     group.push_back(std::move(t));

@@ -174,15 +174,6 @@ bool PodRegistry::refuse_unless_leader(RequestContext& ctx) {
   return true;
 }
 
-void PodRegistry::require_namespace(RequestContext& ctx, const std::string& ns, std::function<void()> then) {
-  Responder res = ctx.responder;
-  store_.get(kNamespacePrefix + ns, {}, [res, ns, then = std::move(then)](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + ns + "\" not found", "namespaces", ns));
-    then();
-  });
-}
-
 // ---- pods: write paths ------------------------------------------------------------
 
 void PodRegistry::create_pod(RequestContext& ctx) {
@@ -208,10 +199,9 @@ void PodRegistry::create_pod(RequestContext& ctx) {
     return ctx.reply(k8s_object(422, invalid_status_json("Pod", name, issues)));
   }
   default_pod(*pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
-  require_namespace(ctx, ns, [this, res = ctx.responder, ns, name, pod = std::move(*pod)]() mutable {
-    CreateOutcome created = create_hook_ ? create_hook_(ns, name, pod) : nullptr;
-    store_pod(res, ns, name, std::move(pod), 0, 201, std::move(created));
-  });
+  // The namespace is checked by the create's own txn (no read before it).
+  CreateOutcome created = create_hook_ ? create_hook_(ns, name, *pod) : nullptr;
+  store_pod(ctx.responder, ns, name, std::move(*pod), 0, 201, std::move(created));
 }
 
 void PodRegistry::store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
@@ -223,10 +213,20 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
   t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
                         Compare::Op::kEqual, expect, {}});
   t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
-  store_.txn(std::move(t), [res, json, name, expect, ok_status, created](TxnResult&& r) mutable {
+  std::string ns_key = kNamespacePrefix + ns;
+  if (expect == 0) {
+    // A create needs its namespace: one txn checks both, and on failure
+    // reads the namespace to tell "no such namespace" from "name taken".
+    t.compares.push_back({ns_key, Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
+    t.failure.push_back({TxnOp::Type::kRange, ns_key, {}, 0, false});
+  }
+  store_.txn(std::move(t), [res, json, ns, name, expect, ok_status, created](TxnResult&& r) mutable {
     if (created) created(r.status.ok() && r.succeeded, r.revision, json);
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (!r.succeeded) {
+      if (expect == 0 && (r.ranges.empty() || r.ranges[0].kvs.empty())) {
+        return res.send(k8s_error(404, "NotFound", "namespaces \"" + ns + "\" not found", "namespaces", ns));
+      }
       if (expect == 0) {
         return res.send(k8s_error(409, "AlreadyExists", "pods \"" + name + "\" already exists", "pods", name));
       }

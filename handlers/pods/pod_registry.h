@@ -62,8 +62,6 @@ class PodRegistry {
   void list_nodes(RequestContext& ctx);
   void get_node(RequestContext& ctx);
 
-  // Runs `then` when namespace `ns` exists; answers 404 otherwise.
-  void require_namespace(RequestContext& ctx, const std::string& ns, std::function<void()> then);
   // Stores `pod` over the revision `expect` (0: create only) and answers with it.
   // `created`, when given, hears whether the write happened (a create only).
   void store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod, int64_t expect,

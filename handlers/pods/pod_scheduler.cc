@@ -348,9 +348,8 @@ void PodScheduler::resync(const std::string& key) {
 void PodScheduler::launch(const std::string& key, const PodNeeds& needs, const Offer& offer) {
   PreparedLaunch p = prepare_launch(key, needs, offer);
   update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind), 5,
-             [this, key, serial = p.serial, head = std::move(p.launch_head)](bool written, const std::string& stored) {
-               bound(key, serial, written, launch_message(head, stored));
-             });
+             [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
+                 bool written, const std::string& stored) { bound(key, serial, offer, written, launch_message(head, stored)); });
 }
 
 // A pod just created through the API is placed by its create when the
@@ -377,11 +376,11 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
     Offer chosen = *search.offer;
     PreparedLaunch p = prepare_launch(key, needs, chosen);
     p.bind(pod);
-    return [this, key, serial = p.serial, head = std::move(p.launch_head)](bool written, int64_t revision,
-                                                                          const std::string& json) {
+    return [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
+               bool written, int64_t revision, const std::string& json) {
       // Known now, the stored pod makes its next update (TASK_RUNNING) one compare-and-swap.
       if (written) cache_[PodRegistry::kPodPrefix + key] = {revision, json};
-      bound(key, serial, written, launch_message(head, json));
+      bound(key, serial, offer, written, launch_message(head, json));
     };
   }
   Pending& entry = pending_[key];
@@ -409,7 +408,6 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   task.agent = tasks_.intern_agent(offer.agent);
   std::string id = PodTaskRegistry::id_of(key, task);
   std::string head = launch_head(key, id, agent_id, needs);
-  hub_.offers().consume(offer.id);
   hub_.offers().unlisten(key);
   std::string stamp = rfc3339(clock_.unix_ms());
   auto bind = [host = offer.agent, id, agent_id, offer_id = offer.id, stamp](JsonValue& p) {
@@ -423,10 +421,18 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
     return true;
   };
   tasks_.add(key, task);
-  return PreparedLaunch{tasks_.by_pod(key)->serial, std::move(head), std::move(bind)};
+  return PreparedLaunch{tasks_.by_pod(key)->serial, offer.id, std::move(head), std::move(bind)};
 }
 
-void PodScheduler::bound(const std::string& key, uint64_t serial, bool written, const std::string& launch) {
+void PodScheduler::bound(const std::string& key, uint64_t serial, const std::string& offer_id, bool written,
+                         const std::string& launch) {
+  // A binding that was not stored (a create refused, a conflict) used
+  // nothing: the offer goes back for others instead of being lost with it.
+  if (written) {
+    hub_.offers().consume(offer_id);
+  } else {
+    hub_.offers().release(offer_id, clock_.now_ms());
+  }
   PodTask* found = tasks_.by_pod(key);
   if (!found || found->serial != serial) return;  // its agent was lost meanwhile
   PodTask& task = *found;

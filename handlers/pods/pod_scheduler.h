@@ -102,10 +102,11 @@ class PodScheduler final : public AgentEvents {
   void drop_pending(const std::string& key);
   struct PreparedLaunch {
     uint64_t serial;
+    std::string offer_id;                  // claimed: used once the binding is stored, released if not
     std::string launch_head;               // the LAUNCH event but its pod (launch_message)
     std::function<bool(JsonValue&)> bind;  // writes the binding into the pod
   };
-  // The task is added and the offer consumed; the binding is not yet written.
+  // The task is added; the binding is not yet written, and the offer stays claimed until it is.
   PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer);
   void kill(const std::string& pod, const PodTask& task);
   // `pod` by value: the task (and its key in the registry) may go here.
@@ -116,7 +117,8 @@ class PodScheduler final : public AgentEvents {
   using Written = std::function<void(bool written, const std::string& stored)>;
   void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5,
                   Written done = nullptr);
-  void bound(const std::string& pod, uint64_t serial, bool written, const std::string& launch);
+  void bound(const std::string& pod, uint64_t serial, const std::string& offer_id, bool written,
+             const std::string& launch);
   // The LAUNCH event up to its pod (`..."pod":`); the stored pod completes it.
   static std::string launch_head(const std::string& pod, const std::string& task_id, const std::string& agent_id,
                                  const PodNeeds& needs);

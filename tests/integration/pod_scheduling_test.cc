@@ -157,6 +157,25 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWhenCreatedSaysWhyInItsCreate) {
   EXPECT_TRUE(pod_shows("big", "no offers", 15s)) << get_pod("big");
 }
 
+// A create bound in place but refused by the store (its namespace does not
+// exist) used nothing: the offer it had claimed goes to the next pod.
+TEST_F(PodSchedulingTest, ARefusedCreateGivesItsOfferBack) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  std::string offer = agent.offer(1, 512);
+  ASSERT_FALSE(offer.empty());
+  auto refused = http_request(port(), "POST", "/api/v1/namespaces/nowhere/pods", pod_json("lost", "500m"));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 404) << refused->body;
+  EXPECT_NE(refused->body.find(R"(namespaces \"nowhere\" not found)"), std::string::npos) << refused->body;
+  create(pod_json("next", "500m"));  // no new offer: the first one must still be there
+  std::string launch = agent.next("LAUNCH", 5s);
+  ASSERT_FALSE(launch.empty()) << "the refused create used the offer up";
+  EXPECT_NE(launch.find("\"name\":\"next\""), std::string::npos) << launch;
+  EXPECT_NE(launch.find("\"uvsched.io/offerId\":\"" + offer + "\""), std::string::npos) << launch;
+}
+
 // A create that would have queued its pod but is refused (the name belongs
 // to a finished pod) leaves nothing queued.
 TEST_F(PodSchedulingTest, ARefusedCreateLeavesNothingWaiting) {

@@ -311,6 +311,43 @@ TEST_P(StoreConformance, CompareAndWritesOfOneTurnEachGetTheirOwnAnswer) {
   EXPECT_EQ(get("/cas/", all).kvs.size(), 200u);
 }
 
+// Creates of one turn that each also check a shared key (a pod storm's
+// namespace): those whose shared key exists all succeed, the others all fail
+// and read the shared key in their failure branch; a txn that writes a key
+// others compare still gets its own answer.
+TEST_P(StoreConformance, CompareAndWritesSharingAComparedKeyEachGetTheirOwnAnswer) {
+  ASSERT_TRUE(put("/shared/ns/here", "ns").status.ok());
+  std::map<int, TxnResult> results;
+  for (int i = 0; i < 120; ++i) {
+    std::string ns = i % 2 == 0 ? "/shared/ns/here" : "/shared/ns/gone";
+    std::string key = "/shared/pods/" + std::to_string(i);
+    TxnRequest t;
+    t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+    t.compares.push_back({ns, Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
+    t.success.push_back({TxnOp::Type::kPut, key, "pod", 0, false});
+    t.failure.push_back({TxnOp::Type::kRange, ns, {}, 0, false});
+    if (i == 60) {  // and one that rewrites the namespace the others check
+      t = TxnRequest{};
+      t.compares.push_back({"/shared/ns/here", Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
+      t.success.push_back({TxnOp::Type::kPut, "/shared/ns/here", "ns2", 0, false});
+    }
+    store_->txn(std::move(t), [&results, i](TxnResult&& r) { results[i] = std::move(r); });
+  }
+  ASSERT_TRUE(run_until(&loop_, [&] { return results.size() == 120; }, 30'000));
+  for (const auto& [i, r] : results) {
+    ASSERT_TRUE(r.status.ok()) << i << ": " << r.status.message;
+    EXPECT_EQ(r.succeeded, i % 2 == 0) << i;
+    if (i % 2 == 1) {
+      ASSERT_EQ(r.ranges.size(), 1u) << i;
+      EXPECT_TRUE(r.ranges[0].kvs.empty()) << i;  // the failure branch read the (absent) key
+    }
+  }
+  RangeOptions all;
+  all.prefix = true;
+  EXPECT_EQ(get("/shared/pods/", all).kvs.size(), 59u);  // the even ones but 60
+  EXPECT_EQ(get("/shared/ns/here").kvs[0].value, "ns2");
+}
+
 TEST_P(StoreConformance, AWatchThatSkipsDeletedValuesStillNamesDeletedKeys) {
   ASSERT_TRUE(get("/nd/").status.ok());
   std::vector<WatchEvent> seen;
