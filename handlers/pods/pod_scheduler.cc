@@ -710,41 +710,52 @@ void PodScheduler::agent_lost(const std::string& agent) {
 
 void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts,
                               Written done) {
-  auto finish = [done](bool written, const std::string& stored = {}) {
-    if (done) done(written, stored);
+  // One shared record, not a copy of the key, the change and the callback in every step.
+  struct Update {
+    std::string key;
+    std::function<bool(JsonValue&)> mutate;
+    int attempts;
+    Written done;
+    void finish(bool written, const std::string& stored = {}) const {
+      if (done) done(written, stored);
+    }
   };
+  auto u = std::make_shared<Update>(Update{key, std::move(mutate), attempts, std::move(done)});
   // Write over a known revision; a conflict means the copy was stale: re-read.
-  auto write = [this, key, mutate, attempts, done, finish](int64_t rev, const std::string& json) {
+  auto write = [this, u](int64_t rev, const std::string& json) {
     std::string error;
     auto pod = JsonValue::parse(json, &error);
-    if (!pod || !mutate(*pod)) return finish(false);
-    std::string next = pod->dump();
+    if (!pod || !u->mutate(*pod)) return u->finish(false);
+    auto next = std::make_shared<const std::string>(pod->dump());
     TxnRequest t;
-    t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, rev, {}});
-    t.success.push_back({TxnOp::Type::kPut, key, next, 0, false});
-    own_writes_[key] = next;
-    store_.txn(std::move(t), [this, key, mutate, attempts, next, done, finish](TxnResult&& tr) {
-      if (!(tr.status.ok() && tr.succeeded)) {
-        if (auto own = own_writes_.find(key); own != own_writes_.end() && own->second == next) own_writes_.erase(own);
+    t.compares.push_back({u->key, Compare::Target::kModRevision, Compare::Op::kEqual, rev, {}});
+    t.success.push_back({TxnOp::Type::kPut, u->key, *next, 0, false});
+    // Only a waiting pod's own write is looked for when the watch brings it back.
+    bool waiting = pending_.count(u->key.substr(std::string_view(PodRegistry::kPodPrefix).size())) != 0;
+    if (waiting) own_writes_[u->key] = *next;
+    store_.txn(std::move(t), [this, u, next, waiting](TxnResult&& tr) {
+      bool written = tr.status.ok() && tr.succeeded;
+      if (!written && waiting) {
+        if (auto own = own_writes_.find(u->key); own != own_writes_.end() && own->second == *next) own_writes_.erase(own);
       }
-      if (tr.status.ok() && tr.succeeded) {
-        auto it = cache_.find(key);
-        if (it != cache_.end() && tr.revision > it->second.first) it->second = {tr.revision, next};
-        return finish(true, next);
+      if (written) {
+        auto it = cache_.find(u->key);
+        if (it != cache_.end() && tr.revision > it->second.first) it->second = {tr.revision, *next};
+        return u->finish(true, *next);
       }
-      if (tr.status.ok() && attempts > 1) {
-        cache_.erase(key);
-        return update_pod(key, mutate, attempts - 1, done);
+      if (tr.status.ok() && u->attempts > 1) {
+        cache_.erase(u->key);
+        return update_pod(u->key, u->mutate, u->attempts - 1, u->done);
       }
-      finish(false);
+      u->finish(false);
     });
   };
-  if (auto it = cache_.find(key); it != cache_.end()) {
+  if (auto it = cache_.find(u->key); it != cache_.end()) {
     write(it->second.first, it->second.second);
     return;
   }
-  store_.get(key, {}, [write, finish](RangeResult&& r) {
-    if (!r.status.ok() || r.kvs.empty()) return finish(false);
+  store_.get(u->key, {}, [u, write](RangeResult&& r) {
+    if (!r.status.ok() || r.kvs.empty()) return u->finish(false);
     write(r.kvs[0].mod_revision, r.kvs[0].value);
   });
 }

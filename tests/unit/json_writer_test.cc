@@ -27,6 +27,10 @@ TEST(JsonWriter, EscapesEverythingJsonRequires) {
       {std::string("nul\0x", 5), R"("nul\u0000x")"},
       {"\x1f\x7f", R"("\u001f\u007f")"},
       {"ünï", "\"ünï\""},
+      {"", R"("")"},
+      {"\"", R"("\"")"},
+      {"\b\f", R"("\b\f")"},
+      {"a\\b\\c", R"("a\\b\\c")"},
   };
   for (const auto& c : cases) {
     std::string out;
