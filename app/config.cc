@@ -160,6 +160,14 @@ const std::vector<Flag>& flags() {
        path(&Config::tls_client_ca)},
       {"etcd-ca", "PATH", "verify https:// etcd endpoints against these CAs (default: the system's)",
        path(&Config::etcd_ca)},
+      {"etcd-values", "packed|plain", "how values go into etcd: packed with zstd (default, ~5x smaller) or "
+                                      "plain JSON for etcdctl; either form is always read",
+       [](Config& c, const std::string& v) -> std::string {
+         if (v == "packed") c.pack_etcd_values = true;
+         else if (v == "plain") c.pack_etcd_values = false;
+         else return "expects packed or plain";
+         return "";
+       }},
       {"log-level", "debug|info|warn|error|off", "log threshold (default info)",
        [](Config& c, const std::string& v) -> std::string {
          return parse_log_level(v, &c.log_level) ? "" : "expects debug, info, warn, error or off";

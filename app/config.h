@@ -40,6 +40,7 @@ struct Config {
   std::string tls_key;
   std::string tls_client_ca;  // verifies client certificates (agents) when they send one
   std::string etcd_ca;        // verifies https etcd endpoints; empty: the system's CAs
+  bool pack_etcd_values = true;  // values into etcd packed (zstd); false: plain
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kText;
   ServerLimits limits;

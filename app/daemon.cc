@@ -60,7 +60,7 @@ int Daemon::start() {
     server_->use_tls(server_tls_.get());
     if (!config_.tls_client_ca.empty()) gate_.accept_client_certificates();
   }
-  store_ = open_store(loop_, clock_, config_.store, {.etcd_ca = config_.etcd_ca, .value_dictionary = pod_value_dictionary()}, &error);
+  store_ = open_store(loop_, clock_, config_.store, {.etcd_ca = config_.etcd_ca, .value_dictionary = pod_value_dictionary(), .pack_etcd_values = config_.pack_etcd_values}, &error);
   if (!store_) {
     log_error("store_open_failed").kv("store", config_.store).kv("error", error);
     return UV_EINVAL;
@@ -132,6 +132,12 @@ int Daemon::start() {
     });
     election_->start();
   }
+  // Until then pods wait unseen (with 100k pods, loading takes a while).
+  // After the leader probe: a standby says so first.
+  readiness_.add("scheduler", [this]() -> std::optional<std::string> {
+    if (scheduler_->watching()) return std::nullopt;
+    return std::string("loading pods");
+  });
   return 0;
 }
 
@@ -149,12 +155,19 @@ void Daemon::stop(std::function<void()> done) {
   if (stopping_) return;
   stopping_ = true;
   log_info("stopping").kv("connections", static_cast<uint64_t>(server_->connection_count()));
-  if (election_) election_->stop();  // hand over at once rather than after the TTL
+  // The store closes once the requests in flight are answered (they may
+  // still write to it) and the leader's lease is revoked (so a standby takes
+  // over at once rather than after the TTL).
+  auto ready = std::make_shared<int>(election_ ? 2 : 1);
+  auto after = std::make_shared<std::function<void()>>();
+  auto one_done = [ready, after] {
+    if (--*ready == 0 && *after) (*after)();
+  };
+  if (election_) election_->stop(one_done);
   if (ml_) ml_->stop();
   if (scheduler_) scheduler_->stop();
   if (hub_) hub_->stop();
-  // Requests in flight may still write to the store: close it after them.
-  server_->shutdown([this, done = std::move(done)]() mutable {
+  *after = [this, done = std::move(done)]() mutable {
     auto finish = [done = std::move(done)] {
       log_info("stopped");
       if (done) done();
@@ -180,7 +193,8 @@ void Daemon::stop(std::function<void()> done) {
     } else {
       close_store();
     }
-  });
+  };
+  server_->shutdown(one_done);
 }
 
 }  // namespace uvsched

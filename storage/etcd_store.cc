@@ -52,6 +52,7 @@ EtcdStore::EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, 
     : clock_(clock),
       endpoints_(std::move(endpoints)),
       options_(options),
+      values_(options_.value_dictionary, options_.pack_values),
       // etcd batches concurrent requests into one raft round: let many be in flight.
       client_(loop, clock, ClientOptions{.max_connections_per_origin = 256}),
       stream_client_(loop, clock, ClientOptions{.max_connections_per_origin = 4096}),
@@ -153,15 +154,16 @@ void EtcdStore::get(std::string key, RangeOptions options, RangeCallback cb) {
   if (options.limit > 0) w.key("limit").value(std::to_string(options.limit));
   if (options.keys_only) w.key("keys_only").value(true);
   w.end_object();
-  call("/v3/kv/range", w.take(), [cb = std::move(cb)](const StoreStatus& st, element doc) {
+  call("/v3/kv/range", w.take(), [this, cb = std::move(cb)](const StoreStatus& st, element doc) {
     RangeResult r = st.ok() ? decode_range(doc) : RangeResult{};
+    for (auto& kv : r.kvs) decode_value(kv);
     r.status = st;
     cb(std::move(r));
   }, endpoints_.size());
 }
 
 void EtcdStore::put(std::string key, std::string value, int64_t lease, WriteCallback cb) {
-  queue_write({TxnOp::Type::kPut, std::move(key), std::move(value), lease, false}, std::move(cb));
+  queue_write({TxnOp::Type::kPut, std::move(key), values_.encode(std::move(value)), lease, false}, std::move(cb));
 }
 
 void EtcdStore::del(std::string key, bool prefix, WriteCallback cb) {
@@ -230,6 +232,7 @@ void EtcdStore::send_write_batch(std::vector<PendingWrite> batch) {
     std::vector<WriteResult> results = st.ok() ? decode_txn_writes(doc, ws.size()) : std::vector<WriteResult>(ws.size());
     for (size_t i = 0; i < ws.size(); ++i) {
       WriteResult r = std::move(results[i]);
+      for (auto& kv : r.prev_kvs) decode_value(kv);
       r.status = st;
       r.revision = tr.revision;
       ws[i].cb(std::move(r));
@@ -242,6 +245,9 @@ void EtcdStore::send_txn(std::string body, std::function<void(const StoreStatus&
   call("/v3/kv/txn", std::move(body), [this, cb = std::move(cb)](const StoreStatus& st, element doc) {
     --txns_in_flight_;
     TxnResult r = st.ok() ? decode_txn(doc) : TxnResult{};
+    for (auto& range : r.ranges) {
+      for (auto& kv : range.kvs) decode_value(kv);
+    }
     r.status = st;
     cb(st, std::move(r), doc);
     arm_flush();  // what waited for a free slot goes now, as one txn
@@ -274,6 +280,12 @@ std::vector<std::string> written_keys(const TxnRequest& t) {
 // case — one raft round serves them all; when any fails, each is sent again
 // on its own, so each still gets its own answer.
 void EtcdStore::txn(TxnRequest request, TxnCallback cb) {
+  for (auto& op : request.success) op.value = values_.encode(std::move(op.value));
+  for (auto& op : request.failure) op.value = values_.encode(std::move(op.value));
+  // A value compare sees the stored form (packing is deterministic: the same value packs the same).
+  for (auto& c : request.compares) {
+    if (c.target == Compare::Target::kValue) c.value = values_.encode(std::move(c.value));
+  }
   if (!combinable(request)) {
     send_txn(txn_body(request, false), [cb = std::move(cb)](const StoreStatus&, TxnResult&& r, element) { cb(std::move(r)); });
     return;
@@ -423,9 +435,19 @@ void EtcdStore::on_watch_line(Watch* w, std::string_view line) {
   }
   if (got.created && w->next_revision == 0) w->next_revision = got.revision + 1;
   if (got.events.empty()) return;
+  for (auto& e : got.events) {
+    decode_value(e.kv);
+    if (e.prev_kv) decode_value(*e.prev_kv);
+  }
   w->next_revision = got.events.back().kv.mod_revision + 1;
   WatchCallback cb = w->cb;  // the callback may cancel this watch
   cb(StoreStatus{}, got.events);
+}
+
+void EtcdStore::decode_value(KeyValue& kv) {
+  if (values_.decode(&kv.value) || told_unreadable_) return;
+  told_unreadable_ = true;
+  log_warn("etcd_value_unreadable").kv("key", kv.key).kv("why", "packed against another dictionary, or damaged; passed on as stored");
 }
 
 void EtcdStore::restart_watch(Watch* w) {

@@ -20,6 +20,7 @@
 #include "reactor/clock.h"
 #include "reactor/http_client.h"
 #include "reactor/url.h"
+#include "storage/etcd_values.h"
 #include "storage/store.h"
 
 namespace uvsched {
@@ -32,6 +33,8 @@ class EtcdStore final : public Store {
     uint64_t reconnect_max_ms = 5'000;
     uint64_t health_interval_ms = 1'000;  // readiness follows etcd even when nothing else talks to it
     std::shared_ptr<const TlsContext> tls;  // https endpoints: verify etcd with it (null: the system's CAs)
+    std::string value_dictionary;  // typical values, to pack against (see EtcdValues)
+    bool pack_values = true;       // false: write values plainly (both forms are always read)
   };
 
   EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, Options options);
@@ -75,6 +78,8 @@ class EtcdStore final : public Store {
   void start_watch(Watch* w);
   void on_watch_line(Watch* w, std::string_view line);
   void restart_watch(Watch* w);
+  // A value as it is in etcd, back to what was put (see EtcdValues).
+  void decode_value(KeyValue& kv);
   void mark_down(const std::string& why);
   void mark_up();
   void probe();
@@ -85,6 +90,8 @@ class EtcdStore final : public Store {
   Clock& clock_;
   std::vector<Url> endpoints_;
   Options options_;
+  EtcdValues values_;
+  bool told_unreadable_ = false;  // logged once: every read of such values would say it again
   size_t current_ = 0;
   HttpClient client_;
   HttpClient stream_client_;  // watches and keep-alives hold a connection each

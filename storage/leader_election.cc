@@ -15,10 +15,16 @@ uint64_t LeaderElection::retry_ms() const {
 
 void LeaderElection::start() { campaign(); }
 
-void LeaderElection::stop() {
+void LeaderElection::stop(std::function<void()> revoked) {
   stopped_ = true;
   timer_->stop();
-  if (lease_ != 0) store_.lease_revoke(lease_, [](LeaseResult&&) {});
+  if (lease_ != 0) {
+    store_.lease_revoke(lease_, [revoked](LeaseResult&&) {
+      if (revoked) revoked();
+    });
+  } else if (revoked) {
+    revoked();
+  }
   lease_ = 0;
   set_leader(false);
 }

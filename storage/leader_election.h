@@ -22,8 +22,10 @@ class LeaderElection {
 
   LeaderElection(Store& store, Clock& clock, std::string identity, int64_t ttl_seconds);
   void start();
-  // Gives up leadership (revoking the lease, so a standby need not wait).
-  void stop();
+  // Gives up leadership (revoking the lease, so a standby need not wait);
+  // `revoked` runs once the store has answered the revoke (the store must
+  // stay open until then, or the revoke is lost and standbys wait the TTL).
+  void stop(std::function<void()> revoked = nullptr);
   bool is_leader() const { return leader_; }
   void on_change(std::function<void(bool leader)> cb) { on_change_ = std::move(cb); }
 

@@ -20,6 +20,8 @@ std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::stri
       return nullptr;
     }
     EtcdStore::Options options;
+    options.value_dictionary = store_options.value_dictionary;
+    options.pack_values = store_options.pack_etcd_values;
     bool https = false;
     for (const Url& u : endpoints) https = https || u.scheme == "https";
     if (https) {

@@ -13,7 +13,8 @@ namespace uvsched {
 
 struct StoreOptions {
   std::string etcd_ca;           // verifies https:// etcd endpoints (empty: the system's CAs)
-  std::string value_dictionary;  // typical values: the embedded store packs values against it
+  std::string value_dictionary;  // typical values: both stores pack values against it
+  bool pack_etcd_values = true;  // false: values go into etcd plainly (readable with etcdctl)
 };
 
 std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec,

@@ -67,6 +67,8 @@ class PodScheduler final : public AgentEvents {
   void agent_lost(const std::string& agent) override;
 
   size_t pending() const { return pending_.size(); }
+  // The pods are loaded and their changes followed.
+  bool watching() const { return watching_; }
   size_t tasks() const { return tasks_.size(); }
   const std::string& framework_id() const { return framework_id_; }
 

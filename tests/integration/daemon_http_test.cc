@@ -34,6 +34,7 @@ TEST_F(DaemonHttpTest, HealthProbesAnswer) {
   auto healthz = http_request(port(), "GET", "/healthz");
   ASSERT_TRUE(healthz);
   EXPECT_EQ(healthz->status, 200);
+  ASSERT_TRUE(daemon_->wait_ready()) << daemon_->log();  // once the scheduler has loaded the pods
   auto readyz = http_request(port(), "GET", "/readyz");
   ASSERT_TRUE(readyz);
   EXPECT_EQ(readyz->status, 200);

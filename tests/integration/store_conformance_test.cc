@@ -106,6 +106,45 @@ TEST_P(StoreConformance, BinaryValuesSurvive) {
   EXPECT_EQ(g.kvs[0].value, v);
 }
 
+// Large values (which the etcd backend stores packed) come back as they were
+// put through every path that returns values: get, a put's and a delete's
+// old value, a txn's range and watch events.
+TEST_P(StoreConformance, LargeValuesComeBackWhole) {
+  auto big = [](char c) { return R"({"kind":"Pod","spec":{"containers":[{"name":")" + std::string(400, c) + R"("}]}})"; };
+  std::string marked = std::string("\0uvz", 4) + big('m');  // looks like the packed form, and is not
+  ASSERT_TRUE(get("/big/").status.ok());
+  std::vector<WatchEvent> seen;
+  store_->watch("/big/", 0, [&](const StoreStatus& st, const std::vector<WatchEvent>& evs) {
+    EXPECT_TRUE(st.ok()) << st.message;
+    seen.insert(seen.end(), evs.begin(), evs.end());
+  });
+  ASSERT_TRUE(put("/big/a", big('a')).status.ok());
+  auto second = put("/big/a", big('b'));
+  ASSERT_EQ(second.prev_kvs.size(), 1u);
+  EXPECT_EQ(second.prev_kvs[0].value, big('a'));
+  ASSERT_TRUE(put("/big/m", marked).status.ok());
+  EXPECT_EQ(get("/big/m").kvs.at(0).value, marked);
+  TxnRequest t;
+  t.compares.push_back({"/big/a", Compare::Target::kVersion, Compare::Op::kEqual, 2, {}});
+  t.success.push_back({TxnOp::Type::kPut, "/big/c", big('c'), 0, false});
+  t.success.push_back({TxnOp::Type::kRange, "/big/a", {}, 0, false});
+  auto r = txn(std::move(t));
+  ASSERT_TRUE(r.succeeded);
+  ASSERT_EQ(r.ranges.size(), 1u);
+  ASSERT_EQ(r.ranges[0].kvs.size(), 1u);
+  EXPECT_EQ(r.ranges[0].kvs[0].value, big('b'));
+  auto gone = del("/big/c");
+  ASSERT_EQ(gone.prev_kvs.size(), 1u);
+  EXPECT_EQ(gone.prev_kvs[0].value, big('c'));
+  ASSERT_TRUE(run_until(&loop_, [&] { return seen.size() >= 5; }));
+  EXPECT_EQ(seen[0].kv.value, big('a'));
+  EXPECT_EQ(seen[1].kv.value, big('b'));
+  EXPECT_EQ(seen[2].kv.value, marked);
+  EXPECT_EQ(seen[3].kv.value, big('c'));
+  ASSERT_TRUE(seen[4].prev_kv);
+  EXPECT_EQ(seen[4].prev_kv->value, big('c'));
+}
+
 TEST_P(StoreConformance, PrefixRangeWithLimit) {
   for (std::string k : {"/r/a", "/r/b", "/r/c", "/r0", "/q"}) ASSERT_TRUE(put(k, k).status.ok());
   RangeOptions all;

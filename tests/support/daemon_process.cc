@@ -1,5 +1,7 @@
 #include "tests/support/daemon_process.h"
 
+#include "tests/support/raw_http.h"
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -116,6 +118,16 @@ int DaemonProcess::stop(int sig, std::chrono::milliseconds deadline) {
   pid_ = -1;
   if (reader_.joinable()) reader_.join();
   return code;
+}
+
+bool DaemonProcess::wait_ready(std::chrono::milliseconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = http_request(port_, "GET", "/readyz");
+    if (r && r->status == 200) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
 }
 
 bool DaemonProcess::wait_for_log(const std::string& needle, std::chrono::milliseconds deadline) {

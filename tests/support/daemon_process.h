@@ -38,6 +38,9 @@ class DaemonProcess {
   bool running() const { return pid_ > 0; }
   // The daemon's peak resident set (VmHWM) in KiB; 0 when it is not running.
   long peak_rss_kib() const;
+  // Waits until /readyz answers 200 (the store is up, this daemon leads and
+  // its scheduler follows the pods).
+  bool wait_ready(std::chrono::milliseconds deadline = 10s);
   // Waits until the captured stderr holds `needle`.
   bool wait_for_log(const std::string& needle, std::chrono::milliseconds deadline = 10s);
   std::string log() const;

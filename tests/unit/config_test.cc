@@ -37,6 +37,7 @@ TEST(Config, DefaultsFollowTheSpec) {
   EXPECT_EQ(c.reconcile_interval_ms, 300'000u);
   EXPECT_EQ(c.agent_timeout_ms, 30'000u);
   EXPECT_EQ(c.limits.max_body_bytes, 1024u * 1024u);
+  EXPECT_TRUE(c.pack_etcd_values);
 }
 
 TEST(Config, FlagsInBothFormsAndEnvironment) {
@@ -53,6 +54,8 @@ TEST(Config, FlagsInBothFormsAndEnvironment) {
   EXPECT_EQ(r.config.function_size->mem_mib, 512);
   EXPECT_EQ(r.config.metrics_poll_interval_ms, 0u);
   EXPECT_EQ(r.config.offer_ttl_ms, 250u);
+  EXPECT_FALSE(parse({"--etcd-values", "plain"}).config.pack_etcd_values);
+  EXPECT_TRUE(parse({"--etcd-values=packed"}).config.pack_etcd_values);
 }
 
 TEST(Config, BadInputNamesTheFlag) {
@@ -69,6 +72,7 @@ TEST(Config, BadInputNamesTheFlag) {
       {{"--offer-ttl", "-1"}, "--offer-ttl"},
       {{"--function-size", "1"}, "--function-size"},
       {{"--log-format", "xml"}, "--log-format"},
+      {{"--etcd-values", "zip"}, "expects packed or plain"},
       {{"--whatever"}, "unknown flag --whatever"},
       {{"positional"}, "unexpected argument"},
   };
