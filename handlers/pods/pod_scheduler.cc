@@ -89,7 +89,8 @@ PodScheduler::PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub
       settings_(settings),
       reconciler_({.implicit_interval_ms = settings.reconcile_interval_ms}),
       reconcile_timer_(clock.new_timer()),
-      framework_timer_(clock.new_timer()) {
+      framework_timer_(clock.new_timer()),
+      load_timer_(clock.new_timer()) {
   metrics.gauge("uvsched_pods_pending", "Pods waiting for a place.",
                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(pending_.size())); });
   metrics.gauge("uvsched_pod_tasks", "Pod tasks launched on agents by state.", [this](const GaugeEmit& emit) {
@@ -110,6 +111,7 @@ void PodScheduler::stop() {
   queue_timer_->stop();
   reconcile_timer_->stop();
   framework_timer_->stop();
+  load_timer_->stop();
   if (watching_) store_.cancel_watch(watch_);
   watching_ = false;
 }
@@ -118,42 +120,35 @@ void PodScheduler::start() {
   register_framework();
   reconciler_.start(clock_.now_ms());
   arm_reconcile();
+  load();
+}
+
+// Reads every pod, then follows their changes from there. Runs at start, and
+// again when the watch is lost (etcd compacted the history it was to resume
+// from): what changed unseen meanwhile is learnt from the new listing.
+void PodScheduler::load() {
   RangeOptions all;
   all.prefix = true;
   store_.get(PodRegistry::kPodPrefix, all, [this](RangeResult&& r) {
     if (!r.status.ok()) {
       log_warn("scheduler_load_failed").kv("error", r.status.message);
-      queue_timer_->start(1000, [this] { start(); });
+      load_timer_->start(1000, [this] { load(); });
       return;
     }
     size_t recovered = 0;
+    std::set<std::string> listed;
     for (const auto& kv : r.kvs) {
-      std::string error;
-      auto pod = JsonValue::parse(kv.value, &error);
-      if (!pod) continue;
-      std::string task_id = annotation(*pod, kTaskAnnotation);
-      if (!task_id.empty()) {
-        // Failover: the task is known from the pod it belongs to.
-        if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") continue;
-        std::string key = key_of(*pod);
-        auto serial = PodTaskRegistry::serial_of(task_id);
-        if (!serial || PodTaskRegistry::pod_of(task_id) != key) {
-          // Not an id made for this pod: no status could ever name it.
-          log_warn("task_not_recovered").kv("pod", key).kv("task", task_id);
-          continue;
-        }
-        PodTask t;
-        t.serial = *serial;
-        t.agent = tasks_.intern_agent(annotation(*pod, kHostAnnotation));
-        t.launched = t.bound = true;
-        t.state = phase_of(*pod) == "Running" ? TaskState::kRunning : TaskState::kPending;
-        t.deleted = pod->find({"metadata", "deletionTimestamp"}) != nullptr;
-        tasks_.add(key, t);
+      std::string key = kv.key.substr(std::string_view(PodRegistry::kPodPrefix).size());
+      listed.insert(key);
+      if (tasks_.has_pod(key)) continue;  // (a reload) followed already: its statuses tell the rest
+      if (std::optional<PodTask> t = recover_task(kv)) {
+        tasks_.add(key, *t);
         ++recovered;
         continue;
       }
       on_pod(kv, false);
     }
+    forget_unlisted(listed);
     log_info("scheduler_started").kv("tasks_recovered", static_cast<uint64_t>(recovered))
         .kv("pending", static_cast<uint64_t>(pending_.size()));
     // Agents that re-subscribed while the pods were loading asked before their
@@ -165,8 +160,9 @@ void PodScheduler::start() {
     watch_ = store_.watch(PodRegistry::kPodPrefix, r.revision + 1,
                           [this](const StoreStatus& st, const std::vector<WatchEvent>& events) {
                             if (!st.ok()) {
-                              log_warn("scheduler_watch_ended").kv("error", st.message);
+                              log_warn("scheduler_watch_ended").kv("error", st.message).kv("then", "reload");
                               watching_ = false;
+                              load_timer_->start(0, [this] { load(); });
                               return;
                             }
                             for (const auto& e : events) {
@@ -177,6 +173,45 @@ void PodScheduler::start() {
                           /*deleted_values=*/false);  // a deleted pod's key is all it needs
     watching_ = true;
   });
+}
+
+// Failover: a bound pod names its task; the task is known again from it.
+std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
+  std::string error;
+  auto pod = JsonValue::parse(kv.value, &error);
+  if (!pod) return std::nullopt;
+  std::string task_id = annotation(*pod, kTaskAnnotation);
+  if (task_id.empty() || phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") return std::nullopt;
+  std::string key = key_of(*pod);
+  auto serial = PodTaskRegistry::serial_of(task_id);
+  if (!serial || PodTaskRegistry::pod_of(task_id) != key) {
+    // Not an id made for this pod: no status could ever name it.
+    log_warn("task_not_recovered").kv("pod", key).kv("task", task_id);
+    return std::nullopt;
+  }
+  PodTask t;
+  t.serial = *serial;
+  t.agent = tasks_.intern_agent(annotation(*pod, kHostAnnotation));
+  t.launched = t.bound = true;
+  t.state = phase_of(*pod) == "Running" ? TaskState::kRunning : TaskState::kPending;
+  t.deleted = pod->find({"metadata", "deletionTimestamp"}) != nullptr;
+  return t;
+}
+
+// Pods followed before a reload and gone from its listing were deleted unseen.
+void PodScheduler::forget_unlisted(const std::set<std::string>& listed) {
+  std::vector<std::string> gone;
+  for (const auto& [key, p] : pending_) {
+    if (!listed.count(key)) gone.push_back(key);
+  }
+  for (const auto& [key, t] : tasks_) {
+    if (!listed.count(std::string(key))) gone.emplace_back(key);
+  }
+  for (const auto& key : gone) {
+    KeyValue kv;
+    kv.key = PodRegistry::kPodPrefix + key;
+    on_pod(kv, /*deleted=*/true);
+  }
 }
 
 // Every pod change goes through here: pending ones are queued, deleted ones

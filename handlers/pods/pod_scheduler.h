@@ -13,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <string>
@@ -87,6 +88,9 @@ class PodScheduler final : public AgentEvents {
     std::string reason() const;
   };
 
+  void load();
+  std::optional<PodTask> recover_task(const KeyValue& kv);
+  void forget_unlisted(const std::set<std::string>& listed);
   void on_pod(const KeyValue& kv, bool deleted);
   void schedule_due();
   void arm_queue_timer();
@@ -160,6 +164,7 @@ class PodScheduler final : public AgentEvents {
   std::string framework_id_;
   int64_t framework_lease_ = 0;
   std::unique_ptr<Timer> framework_timer_;
+  std::unique_ptr<Timer> load_timer_;  // a failed load, or a lost watch, tries again
 };
 
 }  // namespace uvsched
