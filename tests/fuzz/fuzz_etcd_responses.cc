@@ -1,10 +1,12 @@
 // etcd gateway answers on arbitrary bytes: the body of a range, txn (reads
-// and writes) and lease answer, and the lines of a watch stream. Decoding
-// never fails hard; what decodes must be self-consistent.
+// and writes) and lease answer, and the lines of a watch stream; and the
+// bytes as a value stored in etcd (packed or not). Decoding never fails
+// hard; what decodes must be self-consistent.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "storage/etcd_values.h"
 #include "storage/etcd_wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,6 +22,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (writes.size() != 3) __builtin_trap();
     i64_field(doc, "ID");
     i64_field(doc, "TTL");
+  }
+  // The same bytes as a stored value: read as is, and as if behind this
+  // dictionary's marker (what a damaged packed value would look like).
+  // Whatever reads back, written again, reads back the same.
+  static uvsched::EtcdValues values(R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"x"}})", true);
+  static const std::string marker = values.encode(std::string(200, 'x')).substr(0, uvsched::EtcdValues::kMarkerSize);
+  for (std::string value : {text, marker + text}) {
+    if (!values.decode(&value)) continue;
+    std::string again = values.encode(value);
+    if (!values.decode(&again) || again != value) __builtin_trap();
   }
   // The same bytes as a watch stream: one line at a time, as the store reads it.
   static simdjson::dom::parser line_parser;
