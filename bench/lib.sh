@@ -17,6 +17,9 @@ start_uvsched() {
   wait_url "http://127.0.0.1:$UVSCHED_PORT/health"
 }
 
+# CPU time (user + system, all threads) of process PID so far, in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
 # Starts a single-member etcd with its data in DIR, in the background (the
 # caller's EXIT trap kills its jobs), and sets ETCD_URL once it is healthy.
 start_etcd() {
@@ -27,5 +30,6 @@ start_etcd() {
     --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
     --initial-cluster "bench=http://127.0.0.1:$pport" >/dev/null 2>&1 &
   ETCD_URL="http://127.0.0.1:$cport"
+  ETCD_PID=$!
   wait_url "$ETCD_URL/health"
 }

@@ -15,20 +15,30 @@ ulimit -n 65536 2>/dev/null || true
 
 source "$(dirname "$0")/lib.sh"
 
+# CPU per placed pod over the pod phase (from "all agents offering" to the
+# report), in microseconds: on a 2-core machine the three must share it.
+per_pod() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$pods" 'BEGIN {printf "%.0f", t * 1e6 / hz / n}'; }
+
 run_one() {
-  local name=$1 store=$2
+  local name=$1 store=$2 etcd_pid=${3:-}
   start_uvsched "$build" "$store" "$work/$name.log"
   local port=$UVSCHED_PORT upid=$UVSCHED_PID
-  local result
-  result=$(AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 300 "$build/agent_sim" --server "http://127.0.0.1:$port" \
-    --agents "$agents" --pods "$pods" --concurrency 64 2>"$work/$name.sim.log" | tail -1)
+  AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 300 "$build/agent_sim" --server "http://127.0.0.1:$port" \
+    --agents "$agents" --pods "$pods" --concurrency 64 >"$work/$name.out" 2>"$work/$name.sim.log" &
+  local spid=$!
+  for _ in $(seq 3000); do grep -q "agents subscribed" "$work/$name.sim.log" && break; sleep 0.05; done
+  local d0 e0=0; d0=$(cpu_ticks "$upid"); [ -n "$etcd_pid" ] && e0=$(cpu_ticks "$etcd_pid")
+  wait "$spid" || true
+  local d1 e1=0; d1=$(cpu_ticks "$upid"); [ -n "$etcd_pid" ] && e1=$(cpu_ticks "$etcd_pid")
   local rss; rss=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$upid/status")
-  echo "$name: $result daemon_peak_rss_mib=$rss"
+  local cpu="daemon_cpu_us_per_pod=$(per_pod $((d1 - d0)))"
+  [ -n "$etcd_pid" ] && cpu="$cpu etcd_cpu_us_per_pod=$(per_pod $((e1 - e0)))"
+  echo "$name: $(tail -1 "$work/$name.out") $cpu daemon_peak_rss_mib=$rss"
   kill "$upid"; wait "$upid" 2>/dev/null || true
 }
 
 run_one embedded "embedded:$work/data"
 
 start_etcd "$work/etcd"
-run_one etcd "etcd:$ETCD_URL"
+run_one etcd "etcd:$ETCD_URL" "$ETCD_PID"
 echo "anchors: kube-scheduler ~100-300 pods/s at 5k nodes; Nomad C1M ~3,750/s on 5 servers"
