@@ -136,10 +136,12 @@ void PodScheduler::load() {
       return;
     }
     size_t recovered = 0;
+    // Only a reload has pods to forget (and 100k keys are worth not copying at start).
+    bool reload = !pending_.empty() || tasks_.size() != 0;
     std::set<std::string> listed;
     for (const auto& kv : r.kvs) {
       std::string key = kv.key.substr(std::string_view(PodRegistry::kPodPrefix).size());
-      listed.insert(key);
+      if (reload) listed.insert(key);
       if (tasks_.has_pod(key)) continue;  // (a reload) followed already: its statuses tell the rest
       if (std::optional<PodTask> t = recover_task(kv)) {
         tasks_.add(key, *t);
@@ -148,7 +150,7 @@ void PodScheduler::load() {
       }
       on_pod(kv, false);
     }
-    forget_unlisted(listed);
+    if (reload) forget_unlisted(listed);
     log_info("scheduler_started").kv("tasks_recovered", static_cast<uint64_t>(recovered))
         .kv("pending", static_cast<uint64_t>(pending_.size()));
     // Agents that re-subscribed while the pods were loading asked before their
