@@ -182,15 +182,20 @@ bool one_ready(const DaemonProcess& a, const DaemonProcess& b, std::chrono::seco
   return false;
 }
 
+// Starts both on one etcd; which of them leads (0: a, 1: b), or -1.
+int start_two(DaemonProcess& a, DaemonProcess& b) {
+  if (!a.start() || !b.start()) return -1;
+  int leader = -1;
+  return one_ready(a, b, 20s, &leader) ? leader : -1;
+}
+
 TEST(LeaderElection, OneOfTwoDaemonsLeadsAndTheOtherTakesOverWhenItDies) {
   EtcdProcess etcd;
   ASSERT_TRUE(etcd.start());
   std::vector<std::string> args = {"--store", "etcd:" + etcd.url(), "--leader-ttl", "2"};
   DaemonProcess a(args), b(args);
-  ASSERT_TRUE(a.start()) << a.log();
-  ASSERT_TRUE(b.start()) << b.log();
-  int leader = -1;
-  ASSERT_TRUE(one_ready(a, b, 20s, &leader)) << a.log() << b.log();
+  int leader = start_two(a, b);
+  ASSERT_NE(leader, -1) << a.log() << b.log();
   DaemonProcess& dead = leader == 0 ? a : b;
   DaemonProcess& standby = leader == 0 ? b : a;
   auto r = http_request(standby.port(), "GET", "/readyz");
@@ -214,10 +219,8 @@ TEST(LeaderElection, AStandbyTakesOverAtOnceWhenTheLeaderStopsCleanly) {
   std::vector<std::string> args = {"--store", "etcd:" + etcd.url(), "--leader-ttl", "60"};
   for (int round = 0; round < 3; ++round) {
     DaemonProcess a(args), b(args);
-    ASSERT_TRUE(a.start()) << a.log();
-    ASSERT_TRUE(b.start()) << b.log();
-    int leader = -1;
-    ASSERT_TRUE(one_ready(a, b, 20s, &leader)) << a.log() << b.log();
+    int leader = start_two(a, b);
+    ASSERT_NE(leader, -1) << a.log() << b.log();
     DaemonProcess& stopped = leader == 0 ? a : b;
     DaemonProcess& standby = leader == 0 ? b : a;
     EXPECT_EQ(stopped.stop(SIGTERM), 0);
