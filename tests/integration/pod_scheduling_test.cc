@@ -163,6 +163,36 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWhenCreatedSaysWhyInItsCreate) {
   EXPECT_TRUE(pod_shows("big", "no offers", 15s)) << get_pod("big");
 }
 
+// After a restart a waiting pod's condition already says why: the new
+// process's first try, failing for the same reason, does not write it again.
+TEST_F(PodSchedulingTest, AnUnchangedReasonIsNotWrittenAgainAfterARestart) {
+  start();
+  auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("waits", "4"));
+  ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "");
+  EXPECT_NE(created->body.find("no offers"), std::string::npos) << created->body;
+  std::string rv = created->body.substr(created->body.find("\"resourceVersion\""), 30);
+  std::string data = daemon_->data_dir();
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+
+  DaemonProcess again({"--store", "embedded:" + data + "/data"});
+  ASSERT_TRUE(again.start()) << again.log();
+  ASSERT_TRUE(again.wait_ready()) << again.log();
+  const std::string failed = "\nuvsched_pod_placements_total{result=\"unschedulable\"} ";
+  auto tries = [&] {
+    auto r = http_request(again.port(), "GET", "/metrics");
+    size_t at = r ? r->body.find(failed) : std::string::npos;
+    return at == std::string::npos ? 0.0 : std::stod(r->body.substr(at + failed.size()));
+  };
+  // Two tries: a write the first one made would have landed by the second.
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (tries() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
+  ASSERT_GE(tries(), 2) << "the restarted scheduler did not try the pod twice";
+  auto pod = http_request(again.port(), "GET", "/api/v1/namespaces/default/pods/waits");
+  ASSERT_TRUE(pod);
+  EXPECT_NE(pod->body.find(rv), std::string::npos) << "written again: " << rv << " vs " << pod->body;
+  EXPECT_EQ(again.stop(SIGTERM), 0);
+}
+
 // A create bound in place but refused by the store (its namespace does not
 // exist) used nothing: the offer it had claimed goes to the next pod.
 TEST_F(PodSchedulingTest, ARefusedCreateGivesItsOfferBack) {
