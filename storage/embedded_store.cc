@@ -43,10 +43,21 @@ bool read_file(const std::string& path, std::string* out) {
 }
 
 // Worker-thread helpers: plain blocking syscalls, never on the loop thread.
-int write_all(int fd, const std::string& bytes) {
+int write_all(int fd, std::string_view bytes) {
   size_t off = 0;
   while (off < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    off += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+int pwrite_all(int fd, std::string_view bytes, off_t at) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::pwrite(fd, bytes.data() + off, bytes.size() - off, at + static_cast<off_t>(off));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno;
     off += static_cast<size_t>(n);
@@ -167,7 +178,7 @@ void EmbeddedStore::enqueue(const LogRecord* record, std::function<void()> ack) 
 
 void EmbeddedStore::on_idle(uv_idle_t* h) {
   auto* self = static_cast<EmbeddedStore*>(h->data);
-  if (self->open_.acks.empty() && self->open_.bytes.empty() && self->open_.snapshot.empty()) {
+  if (self->open_.acks.empty() && self->open_.bytes.empty() && !self->open_.snapshot) {
     // Nothing arrived since the last turn: let the loop block again.
     uv_idle_stop(h);
     self->idle_active_ = false;
@@ -181,11 +192,11 @@ void EmbeddedStore::on_idle(uv_idle_t* h) {
 
 void EmbeddedStore::start_commit() {
   if (inflight_) return;  // commit_done starts the next batch
-  if (open_.acks.empty() && open_.bytes.empty() && open_.snapshot.empty()) {
+  if (open_.acks.empty() && open_.bytes.empty() && !open_.snapshot) {
     maybe_finish_close();
     return;
   }
-  if (open_.bytes.empty() && open_.snapshot.empty()) {
+  if (open_.bytes.empty() && !open_.snapshot) {
     // Only reads and failures: nothing to make durable, answer now.
     auto acks = std::move(open_.acks);
     open_.acks.clear();
@@ -204,17 +215,27 @@ void EmbeddedStore::start_commit() {
 void EmbeddedStore::commit_work(uv_work_t* req) {
   auto* self = static_cast<EmbeddedStore*>(req->data);
   Batch& b = *self->inflight_;  // the loop thread does not touch it while in flight
-  if (!b.snapshot.empty()) {
+  if (b.snapshot) {
     std::string tmp = b.dir + "/snapshot.tmp";
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
       b.error = errno;
       return;
     }
-    // Off the loop: a CRC over the whole state is not cheap. The header goes
-    // first and the payload after it, so the state is never copied again.
-    b.error = write_all(fd, frame_header(b.snapshot));
-    if (b.error == 0) b.error = write_all(fd, b.snapshot);
+    // Off the loop: the state is encoded from its pinned blocks a piece at a
+    // time, so it is never whole in memory a second time; the frame's header,
+    // which needs the CRC of it all, goes in its place at the start last.
+    const SnapshotView& view = *b.snapshot;
+    uint32_t crc = 0;
+    b.error = write_all(fd, std::string(frame_header(0, 0).size(), '\0'));
+    if (b.error == 0) {
+      view.encode(1 << 20, [&](std::string_view piece) {
+        crc = crc_extend(crc, piece);
+        b.error = write_all(fd, piece);
+        return b.error == 0;
+      });
+    }
+    if (b.error == 0) b.error = pwrite_all(fd, frame_header(view.size(), crc), 0);
     if (b.error == 0 && ::fsync(fd) != 0) b.error = errno;
     ::close(fd);
     if (b.error == 0 && ::rename(tmp.c_str(), (b.dir + "/snapshot").c_str()) != 0) b.error = errno;
@@ -243,26 +264,27 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
     self->broken_ = std::string("disk write failed: ") + strerror(b->error);
     log_error("store_write_failed").kv("dir", self->dir_).kv("error", strerror(b->error));
   } else {
-    if (!b->snapshot.empty()) {
+    if (b->snapshot) {
       ::close(self->log_fd_);
       self->log_fd_ = b->log_fd;
       self->epoch_ = b->epoch;
       self->log_bytes_ = 0;
-      log_info("store_snapshot").kv("epoch", b->epoch).kv("bytes", static_cast<uint64_t>(b->snapshot.size()));
+      log_info("store_snapshot").kv("epoch", b->epoch).kv("bytes", static_cast<uint64_t>(b->snapshot->size()));
     }
     self->log_bytes_ += b->bytes.size();
     ++self->commits_;
   }
+  if (b->snapshot) self->state_.release_snapshot();  // written or not, its blocks are free to go
   for (auto& ack : b->acks) ack();  // acks check broken_ to tell success from failure
   b.reset();
 
   if (self->broken_.empty() && self->log_bytes_ > self->options_.compact_bytes) {
     // The snapshot holds every applied write, so the open batch's records are
     // not needed in the log: its acks ride on the snapshot's durability.
-    // Only the encoding runs on the loop; the CRC and framing run in commit_work.
+    // The loop only freezes the state (pins its blocks); commit_work encodes it.
     WalWriter w;
     w.i64(self->epoch_ + 1);
-    self->open_.snapshot = self->state_.encode_snapshot(w.take());
+    self->open_.snapshot = self->state_.freeze_snapshot(w.take());
     self->open_.bytes.clear();
     self->open_.epoch = self->epoch_ + 1;
   }

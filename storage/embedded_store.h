@@ -7,7 +7,9 @@
 // Files in DIR: LOCK (flock: one process per directory), snapshot (one framed
 // record: log epoch + state), wal-<epoch>.log (records since that snapshot).
 // A snapshot is taken when the log outgrows Options::compact_bytes; it starts
-// a new epoch, so recovery never replays a record twice.
+// a new epoch, so recovery never replays a record twice. The loop only
+// freezes the state (pins its blocks, see KvTable::pin); the threadpool
+// encodes and writes it a piece at a time, so it is never in memory twice.
 #pragma once
 
 #include <uv.h>
@@ -68,7 +70,7 @@ class EmbeddedStore final : public Store {
   struct Batch {
     std::string bytes;                          // log records to append
     std::vector<std::function<void()>> acks;    // run once the bytes are durable
-    std::string snapshot;                       // non-empty: a compaction job (unframed: commit_work frames it)
+    std::unique_ptr<SnapshotView> snapshot;     // a compaction job: commit_work encodes, frames and writes it
     int log_fd = -1;                            // the fd to write (the new one after a snapshot)
     std::string dir;
     int64_t epoch = 0;

@@ -1,5 +1,7 @@
 #include "storage/kv_state.h"
 
+#include <algorithm>
+
 #include "storage/wal_codec.h"
 
 namespace uvsched {
@@ -343,11 +345,9 @@ namespace {
 constexpr int64_t kPackedSnapshot = -2;
 }  // namespace
 
-std::string KvState::encode_snapshot(std::string prefix) const {
-  // Sized exactly up front: a doubling buffer would briefly need twice the state.
-  size_t bytes = 8 + 4 + codec_->dictionary().size() + 8 + 8 + 4 + leases_.size() * 16 + 4;
-  for (const auto& e : kvs_) bytes += 4 + e.key().size() + 4 + e.packed().size() + 4 * 8;
-  WalWriter w(std::move(prefix), bytes);
+std::unique_ptr<SnapshotView> KvState::freeze_snapshot(std::string prefix) {
+  auto v = std::make_unique<SnapshotView>();
+  WalWriter w(std::move(prefix), 64 + codec_->dictionary().size() + leases_.size() * 16);
   w.i64(kPackedSnapshot);
   w.str(codec_->dictionary());
   w.i64(revision_);
@@ -358,15 +358,64 @@ std::string KvState::encode_snapshot(std::string prefix) const {
     w.i64(l.ttl);
   }
   w.u32(static_cast<uint32_t>(kvs_.size()));
+  v->head_ = w.take();
+  v->size_ = v->head_.size();
+  v->entries_.reserve(kvs_.size());
   for (const auto& e : kvs_) {
+    v->size_ += 4 + e.key().size() + 4 + e.packed().size() + 4 * 8;
+    v->entries_.push_back(&e);
+  }
+  for (const auto& [id, l] : leases_) {
+    for (const auto& key : l.keys) {
+      auto at = std::lower_bound(v->entries_.begin(), v->entries_.end(), std::string_view(key),
+                                 [](const KvTable::Entry* e, std::string_view k) { return e->key() < k; });
+      if (at != v->entries_.end() && (*at)->key() == key) v->leases_.emplace_back(at - v->entries_.begin(), id);
+    }
+  }
+  // A key is in one lease; were it in two, the lower id counts (as lease_of has it).
+  std::sort(v->leases_.begin(), v->leases_.end());
+  v->leases_.erase(std::unique(v->leases_.begin(), v->leases_.end(),
+                               [](const auto& a, const auto& b) { return a.first == b.first; }),
+                   v->leases_.end());
+  kvs_.pin();
+  return v;
+}
+
+void SnapshotView::encode(size_t piece, const std::function<bool(std::string_view)>& emit) const {
+  if (!emit(head_)) return;
+  std::string out;
+  out.reserve(piece + 1024);
+  auto lease = leases_.begin();
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const KvTable::Entry& e = *entries_[i];
+    WalWriter w(std::move(out), 0);
     w.str(e.key());
     w.str(e.packed());
     w.i64(e.meta.create_revision);
     w.i64(e.meta.mod_revision);
     w.i64(e.meta.version);
-    w.i64(lease_of(e.key()));
+    bool leased = lease != leases_.end() && lease->first == i;
+    w.i64(leased ? lease->second : 0);
+    if (leased) ++lease;
+    out = w.take();
+    if (out.size() >= piece) {
+      if (!emit(out)) return;
+      out.clear();
+    }
   }
-  return w.take();
+  if (!out.empty()) emit(out);
+}
+
+std::string KvState::encode_snapshot(std::string prefix) {
+  auto view = freeze_snapshot(std::move(prefix));
+  std::string out;
+  out.reserve(view->size());
+  view->encode(1 << 16, [&](std::string_view piece) {
+    out.append(piece);
+    return true;
+  });
+  release_snapshot();
+  return out;
 }
 
 bool KvState::load_snapshot(std::string_view payload) {

@@ -39,7 +39,7 @@ const KvTable::Entry& KvTable::put(std::string_view key, std::string_view packed
   if (it == set_.end()) return *set_.insert(Slot{make(key, packed, meta)}).first->entry;
   Entry* old = it->entry;
   it->entry = make(old->key(), packed, meta);  // the same key: the order holds
-  destroy(old);
+  retire(old);
   return *it->entry;
 }
 
@@ -48,12 +48,27 @@ void KvTable::erase(std::string_view key) {
   if (it == set_.end()) return;
   Entry* e = it->entry;
   set_.erase(it);
-  destroy(e);
+  retire(e);
 }
 
 void KvTable::clear() {
-  for (const Slot& s : set_) destroy(s.entry);
+  for (const Slot& s : set_) retire(s.entry);
   set_.clear();
+}
+
+void KvTable::retire(Entry* e) {
+  if (pinned_) {
+    retired_.push_back(e);
+  } else {
+    destroy(e);
+  }
+}
+
+void KvTable::unpin() {
+  pinned_ = false;
+  for (Entry* e : retired_) destroy(e);
+  retired_.clear();
+  retired_.shrink_to_fit();
 }
 
 }  // namespace uvsched

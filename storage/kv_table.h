@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace uvsched {
 
@@ -74,7 +75,10 @@ class KvTable {
   KvTable& operator=(const KvTable&) = delete;
   KvTable(KvTable&& o) noexcept : set_(std::move(o.set_)) { o.set_.clear(); }
   KvTable& operator=(KvTable&& o) noexcept;
-  ~KvTable() { clear(); }
+  ~KvTable() {
+    clear();
+    unpin();
+  }
 
   size_t size() const { return set_.size(); }
   Iterator begin() const { return Iterator(set_.begin()); }
@@ -87,11 +91,21 @@ class KvTable {
   void erase(std::string_view key);
   void clear();
 
+  // While pinned, no block is freed: the blocks that puts replace and erases
+  // drop are kept until unpin(). Blocks never change once made, so a
+  // snapshot can read the pinned ones on another thread while the table goes
+  // on changing, without a copy of the state.
+  void pin() { pinned_ = true; }
+  void unpin();
+
  private:
   static Entry* make(std::string_view key, std::string_view packed, const Meta& meta);
   static void destroy(Entry* e);
+  void retire(Entry* e);  // destroy, or keep until unpin()
 
   Set set_;
+  bool pinned_ = false;
+  std::vector<Entry*> retired_;
 };
 
 }  // namespace uvsched

@@ -53,17 +53,21 @@ bool WalReader::str(std::string* s) {
   return true;
 }
 
-static uint32_t crc_of(std::string_view payload) {
+uint32_t crc_extend(uint32_t crc, std::string_view piece) {
   return static_cast<uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
+      crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), static_cast<z_size_t>(piece.size())));
 }
 
-std::string frame_header(std::string_view payload) {
+static uint32_t crc_of(std::string_view payload) { return crc_extend(0, payload); }
+
+std::string frame_header(size_t size, uint32_t crc) {
   WalWriter head;
-  head.u32(static_cast<uint32_t>(payload.size()));
-  head.u32(crc_of(payload));
+  head.u32(static_cast<uint32_t>(size));
+  head.u32(crc);
   return head.take();
 }
+
+std::string frame_header(std::string_view payload) { return frame_header(payload.size(), crc_of(payload)); }
 
 void append_frame(std::string& out, std::string_view payload) {
   out += frame_header(payload);
