@@ -229,7 +229,7 @@ void EmbeddedStore::commit_work(uv_work_t* req) {
     uint32_t crc = 0;
     b.error = write_all(fd, std::string(frame_header(0, 0).size(), '\0'));
     if (b.error == 0) {
-      view.encode(1 << 20, [&](std::string_view piece) {
+      view.encode(64 << 10, [&](std::string_view piece) {  // small: a thread arena keeps what it held
         crc = crc_extend(crc, piece);
         b.error = write_all(fd, piece);
         return b.error == 0;
