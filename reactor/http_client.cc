@@ -18,6 +18,8 @@ struct HttpClient::Pending {
   ClientCallback callback;
   std::string wire;
   bool retried = false;
+  // Pipelined behind this one, on its connection.
+  std::vector<std::unique_ptr<Pending>> followers;
 };
 
 // One TCP connection of a pool. Lives until its close callback.
@@ -65,17 +67,10 @@ class HttpClient::Connection {
   }
 
   void start(std::unique_ptr<Pending> p) {
-    current_ = std::move(p);
-    response_ = ClientResponse{};
+    for (auto& f : p->followers) queued_.push_back(std::move(f));
+    p->followers.clear();
     got_bytes_ = false;
-    header_value_next_ = false;
-    llhttp_init(&parser_, HTTP_RESPONSE, settings_);
-    parser_.data = this;
-    if (current_->request.timeout_ms > 0) {
-      timer_->start(current_->request.timeout_ms, [this] { fail(UV_ETIMEDOUT, "request timed out"); });
-    } else {
-      timer_->stop();
-    }
+    begin(std::move(p));
     if (connected_) send();
   }
 
@@ -87,25 +82,35 @@ class HttpClient::Connection {
   // kept until the close callback: abandon() may run inside its on_body.
   void abandon() {
     abandoned_ = true;
+    for (auto& q : queued_) {  // pipelined behind the cancelled one: they may have been served
+      ClientResponse r;
+      r.error = UV_ECANCELED;
+      r.error_text = "a request pipelined before it was cancelled";
+      client_->defer(std::move(q->callback), std::move(r));
+    }
+    queued_.clear();
     close();
   }
 
   void fail(int error, std::string text) {
     close();
-    if (abandoned_) return;
-    auto p = std::move(current_);
-    if (!p) return;
-    // A pooled connection the server had already closed: the request never
-    // reached it, so it is safe to send once more on a fresh connection.
-    if (reused_ && !got_bytes_ && !p->retried && error != UV_ETIMEDOUT && !client_->closing_) {
-      p->retried = true;
-      client_->dispatch(std::move(p));
-      return;
+    std::vector<std::unique_ptr<Pending>> failed;
+    if (!abandoned_ && current_) failed.push_back(std::move(current_));
+    for (auto& q : queued_) failed.push_back(std::move(q));
+    queued_.clear();
+    for (auto& p : failed) {
+      // A pooled connection the server had already closed: the request never
+      // reached it, so it is safe to send once more on a fresh connection.
+      if (reused_ && !got_bytes_ && !p->retried && error != UV_ETIMEDOUT && !client_->closing_) {
+        p->retried = true;
+        client_->dispatch(std::move(p));
+        continue;
+      }
+      ClientResponse r;
+      r.error = error;
+      r.error_text = text;
+      client_->defer(std::move(p->callback), std::move(r));
     }
-    ClientResponse r;
-    r.error = error;
-    r.error_text = std::move(text);
-    client_->defer(std::move(p->callback), std::move(r));
   }
 
   void close() {
@@ -126,11 +131,13 @@ class HttpClient::Connection {
 
   void send() {
     uv_tcp_nodelay(&tcp_, 1);
+    std::string wire = current_->wire;
+    for (const auto& q : queued_) wire += q->wire;  // pipelined: one write for all
     if (!tls_) {
-      write_raw(current_->wire);
+      write_raw(std::move(wire));
     } else {
       std::string cipher;
-      if (!tls_->send(current_->wire, &cipher)) {
+      if (!tls_->send(wire, &cipher)) {
         fail(UV_EPROTO, "tls: " + tls_->error());
         return;
       }
@@ -183,6 +190,20 @@ class HttpClient::Connection {
     return !closing_;
   }
 
+  // Readies the connection for `p`'s answer (the next one, when pipelined).
+  void begin(std::unique_ptr<Pending> p) {
+    current_ = std::move(p);
+    response_ = ClientResponse{};
+    header_value_next_ = false;
+    llhttp_init(&parser_, HTTP_RESPONSE, settings_);
+    parser_.data = this;
+    if (current_->request.timeout_ms > 0) {
+      timer_->start(current_->request.timeout_ms, [this] { fail(UV_ETIMEDOUT, "request timed out"); });
+    } else {
+      timer_->stop();
+    }
+  }
+
   void complete() {
     if (abandoned_) return;
     auto p = std::move(current_);
@@ -190,7 +211,13 @@ class HttpClient::Connection {
     ClientResponse r = std::move(response_);
     timer_->stop();
     reused_ = true;
-    if (keep && !closing_) {
+    if (!queued_.empty() && keep && !closing_) {
+      auto next = std::move(queued_.front());
+      queued_.pop_front();
+      begin(std::move(next));  // the next answer is on its way on this connection
+    } else if (!queued_.empty()) {
+      fail(UV_ECONNRESET, "the server closed the connection before answering pipelined requests");
+    } else if (keep && !closing_) {
       client_->connection_idle(this);
     } else {
       close();
@@ -263,12 +290,21 @@ class HttpClient::Connection {
       return;
     }
     got_bytes_ = true;
-    llhttp_errno_t err = llhttp_execute(&parser_, data, len);
-    if (err == HPE_PAUSED) {
+    for (;;) {
+      llhttp_errno_t err = llhttp_execute(&parser_, data, len);
+      if (err == HPE_OK) return;
+      if (err != HPE_PAUSED) {
+        const char* reason = llhttp_get_error_reason(&parser_);
+        fail(UV_EPROTO, std::string("bad response: ") + (reason ? reason : llhttp_errno_name(err)));
+        return;
+      }
+      // An answer is whole; what follows it belongs to the next pipelined request.
+      const char* end = llhttp_get_error_pos(&parser_);
+      bool next = !queued_.empty();
       complete();
-    } else if (err != HPE_OK) {
-      const char* reason = llhttp_get_error_reason(&parser_);
-      fail(UV_EPROTO, std::string("bad response: ") + (reason ? reason : llhttp_errno_name(err)));
+      if (!next || !current_ || closing_ || abandoned_ || end >= data + len) return;
+      len -= static_cast<size_t>(end - data);
+      data = end;
     }
   }
 
@@ -329,6 +365,7 @@ class HttpClient::Connection {
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<TlsSession> tls_;  // https only
   std::unique_ptr<Pending> current_;
+  std::deque<std::unique_ptr<Pending>> queued_;  // pipelined behind current_, answered in order
   ClientResponse response_;
   bool header_value_next_ = false;
   bool got_bytes_ = false;
@@ -364,25 +401,45 @@ size_t HttpClient::open_connections() const {
   return n;
 }
 
-HttpClient::RequestId HttpClient::request(ClientRequest request, ClientCallback callback) {
+std::unique_ptr<HttpClient::Pending> HttpClient::make_pending(ClientRequest request, ClientCallback callback) {
   auto p = std::make_unique<Pending>();
   p->id = next_id_++;
   p->callback = std::move(callback);
-  RequestId id = p->id;
   auto url = parse_url(request.url);
   if (closing_ || !url) {
     ClientResponse r;
     r.error = closing_ ? UV_ECANCELED : UV_EINVAL;
     r.error_text = closing_ ? "client is closing" : "bad URL: " + request.url;
     defer(std::move(p->callback), std::move(r));
-    return id;
+    return nullptr;
   }
   p->url = std::move(*url);
   append_request(p->wire, request.method, p->url.target, p->url.origin(), request.headers, request.body);
   p->request = std::move(request);
   p->request.body.clear();  // it is in the wire bytes now
-  dispatch(std::move(p));
+  return p;
+}
+
+HttpClient::RequestId HttpClient::request(ClientRequest request, ClientCallback callback) {
+  RequestId id = next_id_;
+  if (auto p = make_pending(std::move(request), std::move(callback))) dispatch(std::move(p));
   return id;
+}
+
+void HttpClient::pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> requests) {
+  std::unique_ptr<Pending> head;
+  for (auto& [request, callback] : requests) {
+    auto p = make_pending(std::move(request), std::move(callback));
+    if (!p) continue;
+    if (!head) {
+      head = std::move(p);
+    } else if (p->url.base() == head->url.base() && !p->request.on_body && !head->request.on_body) {
+      head->followers.push_back(std::move(p));
+    } else {
+      dispatch(std::move(p));  // another origin, or a stream: on its own
+    }
+  }
+  if (head) dispatch(std::move(head));
 }
 
 void HttpClient::dispatch(std::unique_ptr<Pending> p) {

@@ -61,6 +61,13 @@ class HttpClient {
 
   using RequestId = uint64_t;
   RequestId request(ClientRequest request, ClientCallback callback);
+  // Sends the requests back to back on one connection (HTTP/1.1 pipelining):
+  // one write for all, answers read in order, callbacks in order. For
+  // requests to one origin that are ready together (an agent's status and
+  // its new offer); others go out one by one. When the connection fails
+  // after bytes came back, the requests not answered fail too: they may
+  // have been served, so they are not sent again.
+  void pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> requests);
   // The callback of a cancelled request is never called.
   void cancel(RequestId id);
   // Fails what is pending with UV_ECANCELED, closes every connection, then done().
@@ -82,6 +89,8 @@ class HttpClient {
     std::deque<std::unique_ptr<Pending>> waiting;
   };
 
+  // The request ready to dispatch, or null when it failed at once (its callback is deferred).
+  std::unique_ptr<Pending> make_pending(ClientRequest request, ClientCallback callback);
   void dispatch(std::unique_ptr<Pending> p);
   void connection_idle(Connection* conn);
   void connection_closed(Connection* conn);

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,13 +120,17 @@ class Sim {
       a.free_mem -= mem;
       launched(name);
       a.current_offer.clear();  // a LAUNCH consumes the whole offer: nothing to rescind
-      statuses(a, id, {"TASK_STARTING", "TASK_RUNNING"});
       if (o_.finish_after_s > 0) {
         auto t = std::shared_ptr<uvsched::Timer>(clock_.new_timer());
         Agent* ap = &a;
         t->start(static_cast<uint64_t>(o_.finish_after_s * 1000), [this, ap, id, t] { finish(*ap, id, "TASK_FINISHED"); });
       }
-      offer(a);  // what is left is free again
+      // The task's statuses and an offer of what is left, back to back on one
+      // connection (HTTP/1.1 pipelining), as an agent that has both ready would.
+      std::vector<std::pair<uvsched::ClientRequest, uvsched::ClientCallback>> both;
+      both.push_back(status_request(a, id, {"TASK_STARTING", "TASK_RUNNING"}));
+      if (auto o = offer_request(a)) both.push_back(std::move(*o));
+      client_.pipeline(std::move(both));
     } else if (line.find("\"type\":\"KILL\"") != std::string::npos) {
       finish(a, field_after(line, "value"), "TASK_KILLED");
     } else if (line.find("\"type\":\"RECONCILE\"") != std::string::npos) {
@@ -145,8 +150,14 @@ class Sim {
   }
 
   void offer(Agent& a) {
+    if (auto o = offer_request(a)) client_.request(std::move(o->first), std::move(o->second));
+  }
+
+  // An offer of the agent's free resources (after rescinding its current
+  // one), unless one is on its way already.
+  std::optional<std::pair<uvsched::ClientRequest, uvsched::ClientCallback>> offer_request(Agent& a) {
     Agent* ap = &a;
-    if (a.offering) return;
+    if (a.offering) return std::nullopt;
     a.offering = true;
     if (!a.current_offer.empty()) {
       uvsched::ClientRequest rescind;
@@ -159,7 +170,7 @@ class Sim {
     req.method = "POST";
     req.url = o_.server + "/v1/agents/" + a.host + "/offers";
     req.body = R"({"offers":[{"resources":)" + resources(std::max(a.free_cpus, 0.0), std::max(a.free_mem, 0.0)) + "}]}";
-    client_.request(std::move(req), [this, ap](uvsched::ClientResponse&& r) {
+    uvsched::ClientCallback done = [this, ap](uvsched::ClientResponse&& r) {
       ap->offering = false;
       if (r.ok()) {
         size_t at = r.body.find("\"value\":\"");
@@ -171,13 +182,18 @@ class Sim {
       }
       // Offers expire: keep one live.
       ap->reoffer->start(static_cast<uint64_t>(o_.reoffer_s * 1000), [this, ap] { offer(*ap); });
-    });
+    };
+    return std::make_pair(std::move(req), std::move(done));
   }
 
-  void status(Agent& a, const std::string& id, const char* state) { statuses(a, id, {state}); }
+  void status(Agent& a, const std::string& id, const char* state) {
+    auto [req, done] = status_request(a, id, {state});
+    client_.request(std::move(req), std::move(done));
+  }
 
   // Several updates of one task in one post, as the API allows.
-  void statuses(Agent& a, const std::string& id, std::initializer_list<const char*> states) {
+  std::pair<uvsched::ClientRequest, uvsched::ClientCallback> status_request(Agent& a, const std::string& id,
+                                                                             std::initializer_list<const char*> states) {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = o_.server + "/v1/agents/" + a.host + "/status";
@@ -189,7 +205,7 @@ class Sim {
       req.body += std::string(R"({"task_id":{"value":")") + id + R"("},"state":")" + state + R"("})";
     }
     req.body += "]}";
-    client_.request(std::move(req), [](uvsched::ClientResponse&&) {});
+    return {std::move(req), [](uvsched::ClientResponse&&) {}};
   }
 
   void all_offered() {

@@ -26,11 +26,8 @@ class HttpClientTest : public ::testing::Test {
     router_.add("GET", "/hello", [](RequestContext& ctx) { ctx.reply(text_response(200, "hello")); });
     router_.add("POST", "/echo", [](RequestContext& ctx) { ctx.reply(text_response(201, ctx.request.body)); });
     router_.add("GET", "/never", [this](RequestContext& ctx) { parked_.push_back(ctx.responder); });
-    router_.add("GET", "/close", [](RequestContext& ctx) {
-      HttpResponse r = text_response(200, "bye");
-      ctx.request.keep_alive = false;
-      ctx.reply(std::move(r));
-    });
+    // Asked with "Connection: close", answered so, and the server closes.
+    router_.add("GET", "/close", [](RequestContext& ctx) { ctx.reply(text_response(200, "bye")); });
     router_.add("GET", "/events", [this](RequestContext& ctx) {
       stream_ = ctx.responder.start_stream(200, "application/x-ndjson");
       stream_.write("one\n");
@@ -151,9 +148,79 @@ TEST_F(HttpClientTest, TimeoutRefusedAndBadUrlAreErrors) {
   EXPECT_EQ(refused.error, UV_ECONNREFUSED);
 }
 
+// Pipelined requests share one connection and one write; the answers,
+// which the server writes together, are told apart and handed back in order.
+TEST_F(HttpClientTest, PipelinedRequestsShareOneConnectionAndAnswerInOrder) {
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::pair<ClientRequest, ClientCallback>> batch;
+    std::vector<std::string> got;
+    for (int i = 0; i < 5; ++i) {
+      std::string body = "r" + std::to_string(round) + "-" + std::to_string(i) + std::string(i * 300, 'x');
+      batch.emplace_back(ClientRequest{.method = "POST", .url = base_ + "/echo", .body = body},
+                         [&got, body](ClientResponse&& r) {
+                           EXPECT_EQ(r.error, 0) << r.error_text;
+                           EXPECT_EQ(r.status, 201);
+                           EXPECT_EQ(r.body, body);
+                           got.push_back(r.body.substr(0, 4));
+                         });
+    }
+    client_->pipeline(std::move(batch));
+    bool done = false;
+    auto check = clock_->new_timer();
+    std::function<void()> poll = [&] {
+      done = got.size() == 5;
+      if (!done) check->start(1, poll);
+    };
+    check->start(1, poll);
+    run_until(done);
+    std::vector<std::string> want;
+    for (int i = 0; i < 5; ++i) want.push_back("r" + std::to_string(round) + "-" + std::to_string(i));
+    EXPECT_EQ(got, want);
+  }
+  EXPECT_EQ(client_->open_connections(), 1u);  // and it is kept for the next
+  EXPECT_EQ(server_->connection_count(), 1u);
+}
+
+// A server that closes after the first answer leaves the rest unanswered:
+// they fail (they may have been served, so they are not sent again), and
+// the client goes on with a new connection.
+TEST_F(HttpClientTest, PipelinedRequestsBehindAClosingAnswerFail) {
+  std::vector<std::pair<ClientRequest, ClientCallback>> batch;
+  std::vector<int> errors, statuses;
+  int done = 0;
+  for (const char* path : {"/close", "/hello", "/hello"}) {
+    HttpHeaders headers;
+    if (std::string_view(path) == "/close") headers.push_back({"Connection", "close"});
+    batch.emplace_back(ClientRequest{.method = "GET", .url = base_ + path, .headers = headers}, [&](ClientResponse&& r) {
+      errors.push_back(r.error);
+      statuses.push_back(r.status);
+      ++done;
+    });
+  }
+  client_->pipeline(std::move(batch));
+  bool all = false;
+  auto check = clock_->new_timer();
+  std::function<void()> poll = [&] {
+    all = done == 3;
+    if (!all) check->start(1, poll);
+  };
+  check->start(1, poll);
+  run_until(all);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0], 0);
+  EXPECT_EQ(statuses[0], 200);
+  EXPECT_NE(errors[1], 0);
+  EXPECT_NE(errors[2], 0);
+  auto after = fetch({.method = "GET", .url = base_ + "/hello"});
+  EXPECT_EQ(after.error, 0) << after.error_text;
+  EXPECT_EQ(after.body, "hello");
+}
+
 TEST_F(HttpClientTest, ServerClosingAfterResponseIsHandled) {
-  auto a = fetch({.method = "GET", .url = base_ + "/close"});
+  auto a = fetch({.method = "GET", .url = base_ + "/close", .headers = {{"Connection", "close"}}});
   EXPECT_EQ(a.body, "bye");
+  ASSERT_NE(a.header("Connection"), nullptr);
+  EXPECT_EQ(*a.header("Connection"), "close");
   auto b = fetch({.method = "GET", .url = base_ + "/hello"});
   EXPECT_EQ(b.error, 0) << b.error_text;
   EXPECT_EQ(b.body, "hello");
