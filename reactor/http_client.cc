@@ -491,7 +491,9 @@ void HttpClient::cancel(RequestId id) {
   for (auto& [origin, pool] : pools_) {
     for (auto it = pool.waiting.begin(); it != pool.waiting.end(); ++it) {
       if ((*it)->id == id) {
+        auto followers = std::move((*it)->followers);
         pool.waiting.erase(it);
+        for (auto& f : followers) dispatch(std::move(f));  // still wanted, on their own
         return;
       }
     }
@@ -524,6 +526,12 @@ void HttpClient::close(std::function<void()> done) {
     while (!pool.waiting.empty()) {
       auto p = std::move(pool.waiting.front());
       pool.waiting.pop_front();
+      for (auto& f : p->followers) {  // pipelined behind it: they were waiting too
+        ClientResponse r;
+        r.error = UV_ECANCELED;
+        r.error_text = "client closed";
+        defer(std::move(f->callback), std::move(r));
+      }
       ClientResponse r;
       r.error = UV_ECANCELED;
       r.error_text = "client closed";

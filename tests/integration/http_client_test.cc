@@ -216,6 +216,32 @@ TEST_F(HttpClientTest, PipelinedRequestsBehindAClosingAnswerFail) {
   EXPECT_EQ(after.body, "hello");
 }
 
+// A pipeline still waiting for a connection when the client closes: every
+// request in it is told, not just the first.
+TEST_F(HttpClientTest, AWaitingPipelineIsCancelledWholeWhenTheClientCloses) {
+  HttpClient one(&loop_, *clock_, ClientOptions{.max_connections_per_origin = 1});
+  bool parked = false;
+  one.request({.method = "GET", .url = base_ + "/never"}, [&](ClientResponse&&) { parked = true; });
+  std::vector<std::pair<ClientRequest, ClientCallback>> batch;
+  std::vector<int> errors;
+  for (int i = 0; i < 3; ++i) {
+    batch.emplace_back(ClientRequest{.method = "GET", .url = base_ + "/hello"},
+                       [&](ClientResponse&& r) { errors.push_back(r.error); });
+  }
+  one.pipeline(std::move(batch));  // waits: the one connection is busy
+  bool arrived = false;
+  auto check = clock_->new_timer();
+  std::function<void()> poll = [&] {
+    arrived = !parked_.empty();
+    if (!arrived) check->start(1, poll);
+  };
+  check->start(1, poll);
+  run_until(arrived);
+  close_client(one);
+  EXPECT_EQ(errors, (std::vector<int>{UV_ECANCELED, UV_ECANCELED, UV_ECANCELED}));
+  EXPECT_TRUE(parked);  // the busy one was failed too
+}
+
 TEST_F(HttpClientTest, ServerClosingAfterResponseIsHandled) {
   auto a = fetch({.method = "GET", .url = base_ + "/close", .headers = {{"Connection", "close"}}});
   EXPECT_EQ(a.body, "bye");
