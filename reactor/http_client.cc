@@ -426,9 +426,11 @@ HttpClient::RequestId HttpClient::request(ClientRequest request, ClientCallback 
   return id;
 }
 
-void HttpClient::pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> requests) {
+std::vector<HttpClient::RequestId> HttpClient::pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> requests) {
+  std::vector<RequestId> ids;
   std::unique_ptr<Pending> head;
   for (auto& [request, callback] : requests) {
+    ids.push_back(next_id_);
     auto p = make_pending(std::move(request), std::move(callback));
     if (!p) continue;
     if (!head) {
@@ -440,6 +442,7 @@ void HttpClient::pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> 
     }
   }
   if (head) dispatch(std::move(head));
+  return ids;
 }
 
 void HttpClient::dispatch(std::unique_ptr<Pending> p) {

@@ -67,7 +67,9 @@ class HttpClient {
   // its new offer); others go out one by one. When the connection fails
   // after bytes came back, the requests not answered fail too: they may
   // have been served, so they are not sent again.
-  void pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> requests);
+  // Their ids, in order (cancelling the first while it waits for a
+  // connection sends the rest on their own).
+  std::vector<RequestId> pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> requests);
   // The callback of a cancelled request is never called.
   void cancel(RequestId id);
   // Fails what is pending with UV_ECANCELED, closes every connection, then done().

@@ -242,6 +242,35 @@ TEST_F(HttpClientTest, AWaitingPipelineIsCancelledWholeWhenTheClientCloses) {
   EXPECT_TRUE(parked);  // the busy one was failed too
 }
 
+// Cancelling the first request of a pipeline that waits for a connection
+// leaves the others wanted: they go on their own, and are answered.
+TEST_F(HttpClientTest, CancellingAWaitingPipelinesFirstRequestSendsTheRest) {
+  HttpClient one(&loop_, *clock_, ClientOptions{.max_connections_per_origin = 1});
+  one.request({.method = "GET", .url = base_ + "/hello"}, [](ClientResponse&&) {});  // takes the connection a while
+  bool first = false;
+  std::vector<std::string> bodies;
+  std::vector<std::pair<ClientRequest, ClientCallback>> batch;
+  batch.emplace_back(ClientRequest{.method = "GET", .url = base_ + "/hello"}, [&](ClientResponse&&) { first = true; });
+  for (int i = 0; i < 2; ++i) {
+    batch.emplace_back(ClientRequest{.method = "POST", .url = base_ + "/echo", .body = "e" + std::to_string(i)},
+                       [&](ClientResponse&& r) { bodies.push_back(r.body); });
+  }
+  auto ids = one.pipeline(std::move(batch));
+  ASSERT_EQ(ids.size(), 3u);
+  one.cancel(ids[0]);
+  bool done = false;
+  auto check = clock_->new_timer();
+  std::function<void()> poll = [&] {
+    done = bodies.size() == 2;
+    if (!done) check->start(1, poll);
+  };
+  check->start(1, poll);
+  run_until(done);
+  EXPECT_EQ(bodies, (std::vector<std::string>{"e0", "e1"}));
+  EXPECT_FALSE(first);
+  close_client(one);
+}
+
 TEST_F(HttpClientTest, ServerClosingAfterResponseIsHandled) {
   auto a = fetch({.method = "GET", .url = base_ + "/close", .headers = {{"Connection", "close"}}});
   EXPECT_EQ(a.body, "bye");
