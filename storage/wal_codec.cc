@@ -67,10 +67,9 @@ std::string frame_header(size_t size, uint32_t crc) {
   return head.take();
 }
 
-std::string frame_header(std::string_view payload) { return frame_header(payload.size(), crc_of(payload)); }
 
 void append_frame(std::string& out, std::string_view payload) {
-  out += frame_header(payload);
+  out += frame_header(payload.size(), crc_of(payload));
   out.append(payload);
 }
 

@@ -45,10 +45,8 @@ class WalReader {
 
 // Frames a payload: length, CRC, bytes.
 void append_frame(std::string& out, std::string_view payload);
-// The frame's header alone (length, CRC), for writing a large payload without copying it.
-std::string frame_header(std::string_view payload);
-// The same for a payload written in pieces: its size, and the CRC of its
-// pieces in order (crc_extend from 0, piece by piece).
+// The frame's header alone (length, CRC), for a payload written in pieces:
+// its size, and the CRC of its pieces in order (crc_extend from 0, piece by piece).
 std::string frame_header(size_t size, uint32_t crc);
 uint32_t crc_extend(uint32_t crc, std::string_view piece);
 std::string encode_record(const LogRecord& record);

@@ -81,11 +81,7 @@ std::optional<RawResponse> wait_readyz(uint16_t port, int want, std::chrono::sec
   return r;
 }
 
-double pods_pending(const DaemonProcess& d) {
-  auto r = http_request(d.port(), "GET", "/metrics");
-  size_t at = r ? r->body.find("\nuvsched_pods_pending ") : std::string::npos;
-  return at == std::string::npos ? -1 : std::stod(r->body.substr(at + 22));
-}
+double pods_pending(const DaemonProcess& d) { return metric_value(d.port(), "uvsched_pods_pending"); }
 
 // etcd keeps a watch's history only until it is compacted. The scheduler's
 // watch, resuming after an outage from a compacted revision, is refused; the

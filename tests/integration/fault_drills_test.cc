@@ -273,12 +273,7 @@ int open_connection(uint16_t port) {
 }
 
 // The value of an unlabelled series in /metrics; -1 when absent.
-long metric(uint16_t port, const std::string& series) {
-  auto m = http_request(port, "GET", "/metrics");
-  std::string needle = "\n" + series + " ";
-  size_t at = m ? m->body.find(needle) : std::string::npos;
-  return at == std::string::npos ? -1 : std::stol(m->body.substr(at + needle.size()));
-}
+long metric(uint16_t port, const std::string& series) { return static_cast<long>(metric_value(port, series)); }
 
 TEST(FloodDrill, HealthAnswersThroughTenThousandIdleConnectionsAndASlowlorisPool) {
   // Each connection costs a descriptor here and one in the daemon (which inherits the limit).

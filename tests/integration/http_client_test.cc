@@ -56,10 +56,15 @@ class HttpClientTest : public ::testing::Test {
 
   // Runs the loop until `done` (bounded by a watchdog timer).
   void run_until(const bool& done) {
+    run_until([&] { return done; });
+  }
+
+  // Runs the loop until `cond` holds (checked after every event; bounded by a watchdog).
+  void run_until(const std::function<bool()>& cond) {
     auto watchdog = clock_->new_timer();
     bool expired = false;
     watchdog->start(10'000, [&] { expired = true; });
-    while (!done && !expired) uv_run(&loop_, UV_RUN_ONCE);
+    while (!cond() && !expired) uv_run(&loop_, UV_RUN_ONCE);
     ASSERT_FALSE(expired) << "timed out";
   }
 
@@ -115,14 +120,7 @@ TEST_F(HttpClientTest, ConcurrentRequestsAllComplete) {
                        ++done;
                      });
   }
-  bool all = false;
-  auto check = clock_->new_timer();
-  std::function<void()> poll = [&] {
-    all = done == 100;
-    if (!all) check->start(1, poll);
-  };
-  check->start(1, poll);
-  run_until(all);
+  run_until([&] { return done == 100; });
   EXPECT_LE(client_->open_connections(), 32u);
 }
 
@@ -165,14 +163,7 @@ TEST_F(HttpClientTest, PipelinedRequestsShareOneConnectionAndAnswerInOrder) {
                          });
     }
     client_->pipeline(std::move(batch));
-    bool done = false;
-    auto check = clock_->new_timer();
-    std::function<void()> poll = [&] {
-      done = got.size() == 5;
-      if (!done) check->start(1, poll);
-    };
-    check->start(1, poll);
-    run_until(done);
+    run_until([&] { return got.size() == 5; });
     std::vector<std::string> want;
     for (int i = 0; i < 5; ++i) want.push_back("r" + std::to_string(round) + "-" + std::to_string(i));
     EXPECT_EQ(got, want);
@@ -198,14 +189,7 @@ TEST_F(HttpClientTest, PipelinedRequestsBehindAClosingAnswerFail) {
     });
   }
   client_->pipeline(std::move(batch));
-  bool all = false;
-  auto check = clock_->new_timer();
-  std::function<void()> poll = [&] {
-    all = done == 3;
-    if (!all) check->start(1, poll);
-  };
-  check->start(1, poll);
-  run_until(all);
+  run_until([&] { return done == 3; });
   ASSERT_EQ(errors.size(), 3u);
   EXPECT_EQ(errors[0], 0);
   EXPECT_EQ(statuses[0], 200);
@@ -229,14 +213,7 @@ TEST_F(HttpClientTest, AWaitingPipelineIsCancelledWholeWhenTheClientCloses) {
                        [&](ClientResponse&& r) { errors.push_back(r.error); });
   }
   one.pipeline(std::move(batch));  // waits: the one connection is busy
-  bool arrived = false;
-  auto check = clock_->new_timer();
-  std::function<void()> poll = [&] {
-    arrived = !parked_.empty();
-    if (!arrived) check->start(1, poll);
-  };
-  check->start(1, poll);
-  run_until(arrived);
+  run_until([&] { return !parked_.empty(); });
   close_client(one);
   EXPECT_EQ(errors, (std::vector<int>{UV_ECANCELED, UV_ECANCELED, UV_ECANCELED}));
   EXPECT_TRUE(parked);  // the busy one was failed too
@@ -258,14 +235,7 @@ TEST_F(HttpClientTest, CancellingAWaitingPipelinesFirstRequestSendsTheRest) {
   auto ids = one.pipeline(std::move(batch));
   ASSERT_EQ(ids.size(), 3u);
   one.cancel(ids[0]);
-  bool done = false;
-  auto check = clock_->new_timer();
-  std::function<void()> poll = [&] {
-    done = bodies.size() == 2;
-    if (!done) check->start(1, poll);
-  };
-  check->start(1, poll);
-  run_until(done);
+  run_until([&] { return bodies.size() == 2; });
   EXPECT_EQ(bodies, (std::vector<std::string>{"e0", "e1"}));
   EXPECT_FALSE(first);
   close_client(one);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "tests/support/daemon_fixture.h"
@@ -36,11 +37,8 @@ class PodSchedulingTest : public DaemonFixture {
     }
     return false;
   }
-  double metric(const std::string& series) {
-    auto r = http_request(port(), "GET", "/metrics");
-    size_t at = r ? r->body.find("\n" + series + " ") : std::string::npos;  // not its # HELP line
-    return at == std::string::npos ? 0 : std::stod(r->body.substr(at + series.size() + 2));
-  }
+  // A series absent from /metrics counts 0.
+  double metric(const std::string& series) { return std::max(0.0, metric_value(port(), series)); }
   void create(const std::string& body) {
     auto r = http_request(port(), "POST", "/api/v1/namespaces/default/pods", body);
     ASSERT_TRUE(r && r->status == 201) << (r ? r->body : "");
@@ -177,12 +175,7 @@ TEST_F(PodSchedulingTest, AnUnchangedReasonIsNotWrittenAgainAfterARestart) {
   DaemonProcess again({"--store", "embedded:" + data + "/data"});
   ASSERT_TRUE(again.start()) << again.log();
   ASSERT_TRUE(again.wait_ready()) << again.log();
-  const std::string failed = "\nuvsched_pod_placements_total{result=\"unschedulable\"} ";
-  auto tries = [&] {
-    auto r = http_request(again.port(), "GET", "/metrics");
-    size_t at = r ? r->body.find(failed) : std::string::npos;
-    return at == std::string::npos ? 0.0 : std::stod(r->body.substr(at + failed.size()));
-  };
+  auto tries = [&] { return metric_value(again.port(), "uvsched_pod_placements_total{result=\"unschedulable\"}"); };
   // Two tries: a write the first one made would have landed by the second.
   auto until = std::chrono::steady_clock::now() + 10s;
   while (tries() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);

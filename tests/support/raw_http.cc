@@ -162,4 +162,11 @@ std::optional<RawResponse> http_request(uint16_t port, std::string_view method, 
   return c.read_response();
 }
 
+double metric_value(uint16_t port, const std::string& series) {
+  auto r = http_request(port, "GET", "/metrics");
+  std::string needle = "\n" + series + " ";  // not its # HELP line
+  size_t at = r ? r->body.find(needle) : std::string::npos;
+  return at == std::string::npos ? -1 : std::stod(r->body.substr(at + needle.size()));
+}
+
 }  // namespace uvsched::test

@@ -54,4 +54,8 @@ class RawConnection {
 std::optional<RawResponse> http_request(uint16_t port, std::string_view method, std::string_view path,
                                         std::string_view body = {}, std::string_view extra_headers = {});
 
+// The value of a series in the daemon's /metrics (name and labels, as
+// printed), or -1 when absent or unreachable.
+double metric_value(uint16_t port, const std::string& series);
+
 }  // namespace uvsched::test
