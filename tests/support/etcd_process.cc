@@ -8,6 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ctime>
+#include <filesystem>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -15,16 +18,23 @@
 
 namespace uvsched::test {
 
+// A port below the kernel's ephemeral range (32768 and up here), which no
+// outgoing connection can be handed: tests run in parallel, and a client's
+// local port landing on a port etcd is about to listen on made etcd exit.
 uint16_t free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
+  static std::minstd_rand pick(static_cast<unsigned>(getpid()) * 7919u + static_cast<unsigned>(time(nullptr)));
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    auto port = static_cast<uint16_t>(20000 + pick() % 12000);
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    if (free) return port;
+  }
+  return 0;
 }
 
 bool etcd_installed() { return access("/usr/bin/etcd", X_OK) == 0; }
@@ -35,11 +45,21 @@ EtcdProcess::~EtcdProcess() { stop(SIGKILL); }
 
 bool EtcdProcess::start(std::chrono::milliseconds deadline) {
   if (!etcd_installed()) return false;
-  if (client_port_ == 0) {
+  if (client_port_ != 0) return launch(deadline);  // a restart keeps its address
+  // A port taken between our check and etcd's bind: etcd exits at once, and
+  // a fresh set of ports is tried.
+  for (int attempt = 0; attempt < 3; ++attempt) {
     client_port_ = free_loopback_port();
     peer_port_ = free_loopback_port();
     health_port_ = free_loopback_port();
+    if (launch(deadline)) return true;
+    if (pid_ > 0) return false;  // running but never healthy: not a port clash
+    std::filesystem::remove_all(dir_.path() + "/etcd");
   }
+  return false;
+}
+
+bool EtcdProcess::launch(std::chrono::milliseconds deadline) {
   std::string client = url();
   std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
   std::vector<std::string> args = {"/usr/bin/etcd",

@@ -38,6 +38,7 @@ class EtcdProcess {
   uint16_t client_port() const { return client_port_; }
 
  private:
+  bool launch(std::chrono::milliseconds deadline);  // on the ports already chosen
   TempDir dir_;
   uint16_t client_port_ = 0;
   uint16_t peer_port_ = 0;
