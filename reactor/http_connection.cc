@@ -63,6 +63,7 @@ void HttpConnection::close() {
 
 void HttpConnection::on_closed(uv_handle_t* h) {
   auto* self = static_cast<HttpConnection*>(h->data);
+  if (self->flush_deferred_) self->server_->cancel_flush(self);
   for (auto& ex : self->exchanges_) {
     ex->conn = nullptr;
     if (auto cb = std::move(ex->on_close)) cb();
@@ -295,7 +296,14 @@ void HttpConnection::fail(int status, std::string_view message) {
 // ---- writing -------------------------------------------------------------
 
 void HttpConnection::exchange_updated() {
-  if (in_read_ || closing_) return;  // on_read flushes once when it is done
+  if (in_read_ || closing_ || flush_deferred_) return;  // on_read flushes once when it is done
+  flush_deferred_ = true;
+  server_->defer_flush(this);
+}
+
+void HttpConnection::deferred_flush() {
+  flush_deferred_ = false;
+  if (closing_) return;
   flush();
   if (closing_) return;
   if (no_more_requests_ && drained()) {
@@ -340,6 +348,7 @@ void HttpConnection::write_out(std::string&& bytes) {
 }
 
 void HttpConnection::write_raw(std::string&& bytes) {
+  ++server_->socket_writes_;
   uv_buf_t buf = uv_buf_init(bytes.data(), bytes.size());
   int n = uv_try_write(reinterpret_cast<uv_stream_t*>(&tcp_), &buf, 1);
   if (n == static_cast<int>(bytes.size())) return;

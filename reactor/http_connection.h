@@ -28,7 +28,8 @@ class HttpConnection {
   // Stop taking requests; end streams; close once the queue is written.
   void begin_shutdown();
 
-  // Called by Responder/ResponseStream when an exchange has bytes to write.
+  // Called by Responder/ResponseStream when an exchange has bytes to write:
+  // they go out at the end of the current read, or else on the next turn.
   void exchange_updated();
   // Bytes handed to libuv but not yet written to the socket.
   size_t backlog() const;
@@ -56,6 +57,7 @@ class HttpConnection {
   void dispatch();
   void fail(int status, std::string_view message);
   void flush();
+  void deferred_flush();  // the server's turn for an exchange_updated()
   void write_out(std::string&& bytes);  // plaintext: encrypted first under TLS
   void write_raw(std::string&& bytes);  // bytes for the socket as they are
   void update_reading();
@@ -80,6 +82,7 @@ class HttpConnection {
   bool parser_paused_ = false;
   bool reading_ = false;
   bool in_read_ = false;       // inside on_read: flush once at its end
+  bool flush_deferred_ = false;  // queued with the server for its next turn
   bool no_more_requests_ = false;
   bool closing_ = false;
   size_t writes_in_flight_ = 0;

@@ -94,7 +94,8 @@ void ResponseStream::on_close(std::function<void()> cb) {
 // ---- HttpServer ------------------------------------------------------------
 
 HttpServer::HttpServer(uv_loop_t* loop, Clock& clock, ServerLimits limits, RequestHandler& handler)
-    : loop_(loop), clock_(clock), limits_(limits), handler_(handler), grace_timer_(clock.new_timer()) {}
+    : loop_(loop), clock_(clock), limits_(limits), handler_(handler),
+      flush_turn_(loop, [this] { flush_deferred(); }), grace_timer_(clock.new_timer()) {}
 
 HttpServer::~HttpServer() = default;
 
@@ -165,6 +166,25 @@ void HttpServer::reject_over_limit() {
 void HttpServer::forget(HttpConnection* conn) {
   connections_.erase(conn);
   maybe_finish_shutdown();
+}
+
+void HttpServer::defer_flush(HttpConnection* conn) {
+  to_flush_.push_back(conn);
+  flush_turn_.schedule();
+}
+
+void HttpServer::cancel_flush(HttpConnection* conn) {
+  for (auto& c : to_flush_) {
+    if (c == conn) c = nullptr;
+  }
+}
+
+void HttpServer::flush_deferred() {
+  std::vector<HttpConnection*> due;
+  due.swap(to_flush_);
+  for (HttpConnection* conn : due) {
+    if (conn != nullptr) conn->deferred_flush();
+  }
 }
 
 void HttpServer::report(const detail::Exchange& ex, int status) {

@@ -15,9 +15,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "reactor/clock.h"
 #include "reactor/http_message.h"
+#include "reactor/next_turn.h"
 
 namespace uvsched {
 
@@ -139,6 +141,9 @@ class HttpServer {
   void shutdown(std::function<void()> done);
 
   size_t connection_count() const { return connections_.size(); }
+  // Writes handed to sockets so far: with the requests served, how well
+  // answers are batched.
+  uint64_t socket_writes() const { return socket_writes_; }
   const ServerLimits& limits() const { return limits_; }
 
  private:
@@ -147,6 +152,11 @@ class HttpServer {
   static void on_connection(uv_stream_t* listener, int status);
   void reject_over_limit();
   void forget(HttpConnection* conn);
+  // Responses completed outside a read are written once per loop turn, so
+  // answers that finish together (one group commit) share one write.
+  void defer_flush(HttpConnection* conn);
+  void cancel_flush(HttpConnection* conn);
+  void flush_deferred();
   void maybe_finish_shutdown();
   void report(const detail::Exchange& ex, int status);
   void note_tls_failure(const std::string& reason);
@@ -158,12 +168,15 @@ class HttpServer {
   ResponseObserver observer_;
   const TlsContext* tls_ = nullptr;
   uint64_t tls_failures_ = 0;
+  uint64_t socket_writes_ = 0;
   uv_tcp_t listener_;
   bool listening_ = false;
   bool listener_closed_ = true;
   bool shutting_down_ = false;
   uint16_t port_ = 0;
   std::unordered_set<HttpConnection*> connections_;
+  std::vector<HttpConnection*> to_flush_;  // null where a connection closed first
+  NextTurn flush_turn_;
   std::unique_ptr<Timer> grace_timer_;
   std::function<void()> shutdown_done_;
   std::array<char, 64 * 1024> read_buffer_;  // one loop thread: reads are consumed before the next

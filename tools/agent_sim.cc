@@ -3,8 +3,10 @@
 // answers LAUNCH with TASK_STARTING + TASK_RUNNING (and TASK_FINISHED after
 // --finish-after seconds, if set) and KILL with TASK_KILLED.
 // With --pods M it is also the placement benchmark's driver: once every agent
-// has offered, it creates M pods through the API (--concurrency at a time)
-// and reports pods placed per second and create-to-LAUNCH latency.
+// has offered, it creates M pods through the API (--concurrency at a time,
+// sent --pipeline at a time back to back on one connection, the way an
+// HTTP/2 client such as client-go multiplexes its requests) and reports pods
+// placed per second and create-to-LAUNCH latency.
 //   agent_sim --server http://127.0.0.1:10200 --agents 1000 [--pods 10000]
 #include <sys/resource.h>
 #include <uv.h>
@@ -33,6 +35,7 @@ struct Options {
   double finish_after_s = 0;
   int pods = 0;
   int concurrency = 64;
+  int pipeline = 1;
   double reoffer_s = 4;  // inside the daemon's default 5 s offer TTL
 };
 
@@ -213,11 +216,30 @@ class Sim {
     if (o_.pods <= 0) return;
     start_ns_ = uv_hrtime();
     start_cpu_us_ = cpu_us();
-    for (int i = 0; i < o_.concurrency && next_pod_ < o_.pods; ++i) create_next();
+    int batches = std::max(1, o_.concurrency / std::max(1, o_.pipeline));
+    for (int i = 0; i < batches && next_pod_ < o_.pods; ++i) create_batch();
   }
 
-  void create_next() {
-    int n = next_pod_++;
+  // --pipeline creates back to back on one connection; the next batch goes
+  // out when the last of them is answered.
+  void create_batch() {
+    std::vector<std::pair<uvsched::ClientRequest, uvsched::ClientCallback>> batch;
+    auto left = std::make_shared<int>(0);
+    for (int i = 0; i < std::max(1, o_.pipeline) && next_pod_ < o_.pods; ++i) {
+      batch.emplace_back(create_request(next_pod_++), [this, left](uvsched::ClientResponse&& r) {
+        if (!r.ok()) ++create_errors_;
+        if (--*left == 0 && next_pod_ < o_.pods) create_batch();
+      });
+    }
+    *left = static_cast<int>(batch.size());
+    if (batch.size() == 1) {
+      client_.request(std::move(batch[0].first), std::move(batch[0].second));
+    } else {
+      client_.pipeline(std::move(batch));
+    }
+  }
+
+  uvsched::ClientRequest create_request(int n) {
     std::string name = "perf-" + std::to_string(n);
     uvsched::ClientRequest req;
     req.method = "POST";
@@ -225,10 +247,7 @@ class Sim {
     req.body = R"({"metadata":{"name":")" + name + R"("},"spec":{"containers":[{"name":"c","image":"i",)"
                R"("resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}]}})";
     created_at_["default/" + name] = uv_hrtime();
-    client_.request(std::move(req), [this](uvsched::ClientResponse&& r) {
-      if (!r.ok()) ++create_errors_;
-      if (next_pod_ < o_.pods) create_next();
-    });
+    return req;
   }
 
   void launched(const std::string& pod) {
@@ -288,9 +307,10 @@ int main(int argc, char** argv) {
     else if (k == "--finish-after") o.finish_after_s = std::atof(v.c_str());
     else if (k == "--pods") o.pods = std::atoi(v.c_str());
     else if (k == "--concurrency") o.concurrency = std::atoi(v.c_str());
+    else if (k == "--pipeline") o.pipeline = std::atoi(v.c_str());
     else if (k == "--reoffer") o.reoffer_s = std::atof(v.c_str());
     else {
-      fprintf(stderr, "usage: agent_sim --server URL --agents N [--pods M --concurrency C] [--cpus C --mem MIB] "
+      fprintf(stderr, "usage: agent_sim --server URL --agents N [--pods M --concurrency C --pipeline P] [--cpus C --mem MIB] "
                       "[--finish-after S] [--reoffer S]\n");
       return 2;
     }

@@ -42,6 +42,8 @@ class TestHandler : public RequestHandler {
       stream_.write("{\"type\":\"SUBSCRIBED\"}\n");
     } else if (path == "/drop") {
       // The handler forgets to answer: the Responder's last copy goes here.
+    } else if (path == "/held") {
+      held_.push_back(res);  // answered when the test releases it
     } else if (path == "/never") {
       parked_.push_back(res);  // answered only at shutdown
     } else {
@@ -56,6 +58,7 @@ class TestHandler : public RequestHandler {
   std::atomic<int> stream_closed{0};
   std::vector<std::shared_ptr<Timer>> timers_;
   std::vector<Responder> parked_;
+  std::vector<Responder> held_;
 };
 
 class HttpServerTest : public ::testing::Test {
@@ -88,6 +91,7 @@ class HttpServerTest : public ::testing::Test {
     loop_.run([&] {
       handler_->stream_ = ResponseStream();
       handler_->parked_.clear();
+      handler_->held_.clear();
       handler_->timers_.clear();
       server_.reset();
       handler_.reset();
@@ -133,6 +137,29 @@ TEST_F(HttpServerTest, AsyncAnswersKeepPipelineOrder) {
   ASSERT_TRUE(first && second);
   EXPECT_EQ(first->body, "slow");
   EXPECT_EQ(second->body, "/fast");
+}
+
+TEST_F(HttpServerTest, AnswersFinishedInOneTurnShareOneWrite) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\nGET /held HTTP/1.1\r\nHost: t\r\n\r\n"
+                     "GET /held HTTP/1.1\r\nHost: t\r\n\r\n"));
+  size_t held = 0;
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (held < 3 && std::chrono::steady_clock::now() < deadline) loop_.run([&] { held = handler_->held_.size(); });
+  ASSERT_EQ(held, 3u);
+  uint64_t before = 0, after = 0;
+  loop_.run([&] {
+    before = server_->socket_writes();
+    for (auto& res : handler_->held_) res.send(HttpResponse{200, "text/plain", {}, "held"});
+  });
+  for (int i = 0; i < 3; ++i) {
+    auto r = c.read_response();
+    ASSERT_TRUE(r) << "answer " << i;
+    EXPECT_EQ(r->body, "held");
+  }
+  loop_.run([&] { after = server_->socket_writes(); });
+  EXPECT_EQ(after - before, 1u) << "three answers ready in one turn went out in separate writes";
 }
 
 TEST_F(HttpServerTest, ARequestDroppedUnansweredGets500AndThePipelineMovesOn) {
