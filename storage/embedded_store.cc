@@ -91,6 +91,10 @@ std::unique_ptr<EmbeddedStore> EmbeddedStore::open(uv_loop_t* loop, Clock& clock
   if (!s->recover(error)) return nullptr;
   uv_idle_init(loop, &s->idle_);
   s->idle_.data = s.get();
+  // Recovery packed as it replayed (nothing else was running); from now on
+  // the threadpool does it.
+  s->pack_codec_ = std::make_unique<ValueCodec>(s->state_.value_dictionary());
+  s->state_.defer_packing(true);
   for (const auto& [id, ttl] : s->state_.leases()) s->arm_lease(id, ttl);
   return s;
 }
@@ -191,6 +195,7 @@ void EmbeddedStore::on_idle(uv_idle_t* h) {
 }
 
 void EmbeddedStore::start_commit() {
+  maybe_start_packing();
   if (inflight_) return;  // commit_done starts the next batch
   if (open_.acks.empty() && open_.bytes.empty() && !open_.snapshot) {
     maybe_finish_close();
@@ -291,8 +296,35 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
   self->start_commit();
 }
 
+void EmbeddedStore::maybe_start_packing() {
+  if (packing_ || closing_ || !state_.has_settled()) return;
+  packing_ = std::make_unique<PackWork>();
+  packing_->codec = pack_codec_.get();
+  packing_->jobs = state_.take_settled();
+  packing_->store = this;
+  packing_->req.data = packing_.get();
+  uv_queue_work(loop_, &packing_->req, &EmbeddedStore::pack_work, &EmbeddedStore::pack_done);
+}
+
+void EmbeddedStore::pack_work(uv_work_t* req) {
+  auto* w = static_cast<PackWork*>(req->data);
+  for (auto& job : w->jobs) {
+    job.packed = w->codec->pack(job.value);
+    std::string().swap(job.value);
+  }
+}
+
+void EmbeddedStore::pack_done(uv_work_t* req, int) {
+  auto* self = static_cast<PackWork*>(req->data)->store;
+  std::unique_ptr<PackWork> w = std::move(self->packing_);
+  self->state_.install_packed(w->jobs);
+  w.reset();
+  self->maybe_start_packing();
+  self->maybe_finish_close();
+}
+
 void EmbeddedStore::maybe_finish_close() {
-  if (!closing_ || inflight_ || idle_closed_ || !open_.acks.empty() || !open_.bytes.empty()) return;
+  if (!closing_ || inflight_ || packing_ || idle_closed_ || !open_.acks.empty() || !open_.bytes.empty()) return;
   idle_closed_ = true;
   uv_close(reinterpret_cast<uv_handle_t*>(&idle_), [](uv_handle_t* h) {
     auto* self = static_cast<EmbeddedStore*>(h->data);

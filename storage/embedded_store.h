@@ -22,6 +22,7 @@
 #include "reactor/clock.h"
 #include "storage/kv_state.h"
 #include "storage/store.h"
+#include "storage/value_codec.h"
 
 namespace uvsched {
 
@@ -60,6 +61,7 @@ class EmbeddedStore final : public Store {
   size_t log_bytes() const { return log_bytes_; }
   int64_t epoch() const { return epoch_; }
   uint64_t commits() const { return commits_; }
+  size_t value_bytes() const { return state_.packed_value_bytes(); }  // as held in memory
 
  private:
   struct Watcher {
@@ -90,6 +92,9 @@ class EmbeddedStore final : public Store {
   void arm_lease(int64_t id, int64_t ttl_seconds);
   void expire_lease(int64_t id);
   void maybe_finish_close();
+  void maybe_start_packing();
+  static void pack_work(uv_work_t* req);
+  static void pack_done(uv_work_t* req, int status);
 
   uv_loop_t* loop_;
   Clock& clock_;
@@ -111,6 +116,18 @@ class EmbeddedStore final : public Store {
   uv_idle_t idle_;
   bool idle_active_ = false;
   std::string broken_;  // set after a disk failure: nothing more is acknowledged
+
+  // Packing values for memory (see KvState::take_settled) runs on the
+  // threadpool beside the commits, one job at a time: the loop only copies
+  // settled values out and the packed ones back in.
+  struct PackWork {
+    uv_work_t req;  // req.data: this
+    EmbeddedStore* store;
+    ValueCodec* codec;  // pack_codec_: only the job in flight uses it
+    std::vector<KvState::PackJob> jobs;
+  };
+  std::unique_ptr<ValueCodec> pack_codec_;
+  std::unique_ptr<PackWork> packing_;
 
   std::map<int64_t, std::unique_ptr<Timer>> lease_timers_;
   std::map<WatchId, Watcher> watchers_;

@@ -44,6 +44,28 @@ void KvState::pack_settled(size_t keep_raw) {
 
 void KvState::settle() { pack_settled(0); }
 
+std::vector<KvState::PackJob> KvState::take_settled(size_t keep_raw) {
+  std::vector<PackJob> jobs;
+  while (to_pack_.size() > keep_raw) {
+    auto [key, rev] = std::move(to_pack_.front());
+    to_pack_.pop_front();
+    const KvTable::Entry* e = kvs_.find(key);
+    if (!e || e->meta.mod_revision != rev || !ValueCodec::is_raw(e->packed())) continue;  // changed since
+    jobs.push_back(PackJob{std::move(key), rev, std::string(e->packed().substr(1)), {}});
+  }
+  return jobs;
+}
+
+void KvState::install_packed(std::vector<PackJob>& jobs) {
+  for (PackJob& j : jobs) {
+    if (j.packed.empty() || ValueCodec::is_raw(j.packed)) continue;  // zstd could not shrink it
+    const KvTable::Entry* e = kvs_.find(j.key);
+    if (!e || e->meta.mod_revision != j.revision || !ValueCodec::is_raw(e->packed())) continue;  // changed meanwhile
+    KvTable::Meta meta = e->meta;
+    kvs_.put(j.key, j.packed, meta);
+  }
+}
+
 int64_t KvState::lease_of(std::string_view key) const {
   for (const auto& [id, l] : leases_) {
     if (l.keys.count(key)) return id;
@@ -94,7 +116,7 @@ void KvState::apply_put(const std::string& key, const std::string& value, int64_
   const KvTable::Meta& s = kvs_.put(key, ValueCodec::raw(value), m).meta;
   if (value.size() >= ValueCodec::kMinPackedSize) {
     to_pack_.emplace_back(key, rev);
-    pack_settled(kRawBacklog);
+    if (!defer_packing_) pack_settled(kRawBacklog);
   }
   if (lease != 0) {
     // put() checked the lease exists; a log naming one that does not is damaged: the key stays, unleased.

@@ -107,6 +107,23 @@ class KvState {
   // Packs every value still kept raw (see kRawBacklog).
   void settle();
 
+  // Packing, handed to another thread: with defer_packing(true) a put no
+  // longer packs the values settled past kRawBacklog; take_settled() hands
+  // them out as jobs (their bytes copied), any thread packs them with a codec
+  // of the same dictionary, and install_packed() puts back those whose key
+  // still holds that revision, raw.
+  struct PackJob {
+    std::string key;
+    int64_t revision = 0;
+    std::string value;   // raw, in
+    std::string packed;  // out
+  };
+  void defer_packing(bool on) { defer_packing_ = on; }
+  bool has_settled(size_t keep_raw = kRawBacklog) const { return to_pack_.size() > keep_raw; }
+  std::vector<PackJob> take_settled(size_t keep_raw = kRawBacklog);
+  void install_packed(std::vector<PackJob>& jobs);
+  const std::string& value_dictionary() const { return codec_->dictionary(); }
+
   // Values are first kept raw and packed once this many later writes have
   // gone by without changing them: a pod is written three times within
   // milliseconds (created, bound, running), and packing every version would
@@ -142,6 +159,7 @@ class KvState {
   int64_t history_floor_ = 1;  // events at or after this revision are all in history_
   std::unique_ptr<ValueCodec> codec_;  // behind a pointer: reads unpack through it and stay const
   std::deque<std::pair<std::string, int64_t>> to_pack_;  // (key, revision) written raw, oldest first
+  bool defer_packing_ = false;
 };
 
 bool has_prefix(std::string_view s, std::string_view prefix);

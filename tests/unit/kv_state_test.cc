@@ -92,6 +92,35 @@ TEST(KvStateValues, PackedOnceLaterWritesHaveGoneBy) {
   EXPECT_EQ(r.kvs[0].value, pod + " ");
 }
 
+TEST(KvStateValues, PackedElsewhereAndPutBackOnlyIfUnchanged) {
+  std::string pod = R"({"kind":"Pod","metadata":{"name":"web-1","namespace":"default"},"spec":{"containers":[]}})";
+  KvState state(100, 1 << 20, pod);
+  state.defer_packing(true);
+  state.put("/a", pod, 0);
+  state.put("/c", pod + " ", 0);
+  for (size_t i = 0; i < KvState::kRawBacklog; ++i) state.put("/b", std::string(100, 'b'), 0);
+  size_t raw = state.packed_value_bytes();
+  EXPECT_EQ(raw, 2 * (1 + pod.size()) + 1 + 1 + 100) << "deferred: a put packs nothing";
+  ASSERT_TRUE(state.has_settled());
+  auto jobs = state.take_settled();
+  ASSERT_EQ(jobs.size(), 2u) << "/a and /c; the older /b versions were replaced";
+  EXPECT_EQ(jobs[0].key, "/a");
+  EXPECT_EQ(jobs[1].value, pod + " ");
+  EXPECT_FALSE(state.has_settled());
+  ValueCodec elsewhere(state.value_dictionary());
+  for (auto& j : jobs) j.packed = elsewhere.pack(j.value);
+  state.put("/c", pod + "  ", 0);  // changed while its job was out: that packing is stale
+  state.install_packed(jobs);
+  EXPECT_LT(state.packed_value_bytes(), raw - pod.size() / 2) << "/a was put back packed";
+  auto a = state.range("/a", {});
+  auto c = state.range("/c", {});
+  ASSERT_EQ(a.kvs.size(), 1u);
+  ASSERT_EQ(c.kvs.size(), 1u);
+  EXPECT_EQ(a.kvs[0].value, pod);
+  EXPECT_EQ(c.kvs[0].value, pod + "  ") << "a stale packing must not bring the old value back";
+  EXPECT_EQ(a.kvs[0].mod_revision, jobs[0].revision) << "packing is not a write";
+}
+
 TEST(KvStateSnapshot, RoundTripsAndRepacksForAnotherDictionary) {
   KvState a(100, 1 << 20, "dictionary one {\"kind\":\"Pod\"}");
   std::string big(300, 'z');
