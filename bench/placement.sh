@@ -4,6 +4,10 @@
 # PODS pods created through the API; pods placed per second, p50/p99 from
 # create to LAUNCH, and the daemon's peak RSS, for the embedded store and for
 # etcd, in one run. Loopback only.
+# Each store is measured twice, on a fresh store each time: with creates sent
+# one at a time on each of 64 connections, and with them pipelined 8 deep on
+# 8 connections, the way client-go (scheduler_perf's client) multiplexes its
+# requests over one HTTP/2 connection.
 # Usage: bench/placement.sh [BUILD_DIR] [AGENTS] [PODS]
 set -euo pipefail
 build=${1:-build}
@@ -20,11 +24,11 @@ source "$(dirname "$0")/lib.sh"
 per_pod() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$pods" 'BEGIN {printf "%.0f", t * 1e6 / hz / n}'; }
 
 run_one() {
-  local name=$1 store=$2 etcd_pid=${3:-}
+  local name=$1 pipeline=$2 store=$3 etcd_pid=${4:-}
   start_uvsched "$build" "$store" "$work/$name.log"
   local port=$UVSCHED_PORT upid=$UVSCHED_PID
   AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 300 "$build/agent_sim" --server "http://127.0.0.1:$port" \
-    --agents "$agents" --pods "$pods" --concurrency 64 >"$work/$name.out" 2>"$work/$name.sim.log" &
+    --agents "$agents" --pods "$pods" --concurrency 64 --pipeline "$pipeline" >"$work/$name.out" 2>"$work/$name.sim.log" &
   local spid=$!
   for _ in $(seq 3000); do grep -q "agents subscribed" "$work/$name.sim.log" && break; sleep 0.05; done
   local d0 e0=0; d0=$(cpu_ticks "$upid"); [ -n "$etcd_pid" ] && e0=$(cpu_ticks "$etcd_pid")
@@ -37,8 +41,12 @@ run_one() {
   kill "$upid"; wait "$upid" 2>/dev/null || true
 }
 
-run_one embedded "embedded:$work/data"
+run_one embedded 1 "embedded:$work/data"
+run_one embedded-pipelined 8 "embedded:$work/data-pipelined"
 
 start_etcd "$work/etcd"
-run_one etcd "etcd:$ETCD_URL" "$ETCD_PID"
+run_one etcd 1 "etcd:$ETCD_URL" "$ETCD_PID"
+kill "$ETCD_PID"; wait "$ETCD_PID" 2>/dev/null || true
+start_etcd "$work/etcd-pipelined"
+run_one etcd-pipelined 8 "etcd:$ETCD_URL" "$ETCD_PID"
 echo "anchors: kube-scheduler ~100-300 pods/s at 5k nodes; Nomad C1M ~3,750/s on 5 servers"
