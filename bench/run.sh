@@ -2,6 +2,8 @@
 # `make bench`: every benchmark, each comparing side by side within one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== build/bench/hot_path_bench: per-pod JSON and packing costs, side by side"
+build/bench/hot_path_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 echo "== bench/http.sh: GET /health, uvsched vs nginx"
 bench/http.sh build
 echo "== bench/store.sh: acknowledged puts/s, embedded vs etcd"

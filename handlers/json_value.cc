@@ -36,14 +36,18 @@ JsonValue JsonValue::from(simdjson::dom::element e) {
   switch (e.type()) {
     case T::OBJECT: {
       JsonValue v(Type::kObject);
-      for (auto field : simdjson::dom::object(e)) {
+      simdjson::dom::object obj(e);
+      v.members_.reserve(obj.size());
+      for (auto field : obj) {
         v.members_.emplace_back(std::string(field.key), from(field.value));
       }
       return v;
     }
     case T::ARRAY: {
       JsonValue v(Type::kArray);
-      for (auto item : simdjson::dom::array(e)) v.items_.push_back(from(item));
+      simdjson::dom::array arr(e);
+      v.items_.reserve(arr.size());
+      for (auto item : arr) v.items_.push_back(from(item));
       return v;
     }
     case T::STRING: return string(std::string(std::string_view(e)));
@@ -61,7 +65,13 @@ JsonValue JsonValue::from(simdjson::dom::element e) {
 }
 
 std::optional<JsonValue> JsonValue::parse(std::string_view text, std::string* error) {
-  simdjson::dom::parser parser;
+  // A parser allocates buffers sized to its input: one per thread serves
+  // every small document (pods, agent posts) without allocating again; a
+  // rare large one gets its own, so its capacity is not kept.
+  constexpr size_t kReusedCapacity = 64 * 1024;
+  thread_local simdjson::dom::parser reused(kReusedCapacity);
+  simdjson::dom::parser one_off;
+  simdjson::dom::parser& parser = text.size() <= kReusedCapacity ? reused : one_off;
   simdjson::dom::element doc;
   auto err = parser.parse(text.data(), text.size()).get(doc);
   if (err != simdjson::SUCCESS) {
