@@ -12,6 +12,7 @@ namespace {
 
 std::vector<std::string_view> split_path(std::string_view path) {
   std::vector<std::string_view> out;
+  out.reserve(8);  // deeper than any route
   size_t i = 0;
   while (i < path.size()) {
     if (path[i] == '/') {
@@ -59,16 +60,18 @@ void Router::set_not_found(std::string_view prefix, RouteHandler handler) {
 bool Router::match(const Route& route, const std::vector<std::string_view>& segments,
                    std::vector<std::pair<std::string_view, std::string>>* params) const {
   if (route.segments.size() != segments.size()) return false;
+  // Literal segments first: most routes are ruled out without decoding (and
+  // allocating) a parameter.
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (!is_param(route.segments[i]) && route.segments[i] != segments[i]) return false;
+  }
   params->clear();
   for (size_t i = 0; i < segments.size(); ++i) {
     const std::string& want = route.segments[i];
-    if (is_param(want)) {
-      auto decoded = percent_decode(segments[i], false);
-      if (!decoded || decoded->empty()) return false;
-      params->emplace_back(std::string_view(want).substr(1, want.size() - 2), std::move(*decoded));
-    } else if (want != segments[i]) {
-      return false;
-    }
+    if (!is_param(want)) continue;
+    auto decoded = percent_decode(segments[i], false);
+    if (!decoded || decoded->empty()) return false;
+    params->emplace_back(std::string_view(want).substr(1, want.size() - 2), std::move(*decoded));
   }
   return true;
 }

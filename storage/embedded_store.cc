@@ -297,7 +297,10 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
 }
 
 void EmbeddedStore::maybe_start_packing() {
-  if (packing_ || closing_ || !state_.has_settled()) return;
+  // At least kPackBatch values a job: each job costs the loop a hand-over to
+  // a worker and a wake-up back, which a few values would not repay.
+  constexpr size_t kPackBatch = 64;
+  if (packing_ || closing_ || !state_.has_settled(KvState::kRawBacklog + kPackBatch)) return;
   packing_ = std::make_unique<PackWork>();
   packing_->codec = pack_codec_.get();
   packing_->jobs = state_.take_settled();
