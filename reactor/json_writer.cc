@@ -51,15 +51,15 @@ void JsonWriter::separate() {
     return;
   }
   if (!first_.empty()) {
-    if (!first_.back()) out_ += ',';
-    first_.back() = false;
+    if (first_.back() == 0) out_ += ',';
+    first_.back() = 0;
   }
 }
 
 JsonWriter& JsonWriter::begin_object() {
   separate();
   out_ += '{';
-  first_.push_back(true);
+  first_.push_back(1);
   return *this;
 }
 
@@ -72,7 +72,7 @@ JsonWriter& JsonWriter::end_object() {
 JsonWriter& JsonWriter::begin_array() {
   separate();
   out_ += '[';
-  first_.push_back(true);
+  first_.push_back(1);
   return *this;
 }
 

@@ -30,12 +30,15 @@ class JsonWriter {
 
   const std::string& str() const { return out_; }
   std::string take() { return std::move(out_); }
+  void reserve(size_t bytes) { out_.reserve(bytes); }
 
  private:
   void separate();
 
   std::string out_;
-  std::vector<bool> first_;  // per open container: no element written yet
+  // Per open container, 1 while no element is written yet: a string, so the
+  // usual depth (under 16) needs no allocation.
+  std::string first_;
   bool after_key_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -439,13 +440,22 @@ void EmbeddedStore::publish(const std::vector<WatchEvent>& events) {
   for (WatchId id : ids) {
     auto it = watchers_.find(id);  // an earlier callback may have cancelled it
     if (it == watchers_.end()) continue;
+    auto wanted = [&](const WatchEvent& e) {
+      return e.kv.mod_revision >= it->second.next_revision && has_prefix(e.kv.key, it->second.prefix);
+    };
+    WatchCallback cb = it->second.cb;  // the callback may cancel its own watch
+    if (std::all_of(events.begin(), events.end(), wanted)) {
+      // The usual case (one watch on the prefix written): no copy of the values.
+      it->second.next_revision = events.back().kv.mod_revision + 1;
+      cb(StoreStatus{}, events);
+      continue;
+    }
     std::vector<WatchEvent> mine;
     for (const auto& e : events) {
-      if (e.kv.mod_revision >= it->second.next_revision && has_prefix(e.kv.key, it->second.prefix)) mine.push_back(e);
+      if (wanted(e)) mine.push_back(e);
     }
     if (mine.empty()) continue;
     it->second.next_revision = mine.back().kv.mod_revision + 1;
-    WatchCallback cb = it->second.cb;  // the callback may cancel its own watch
     cb(StoreStatus{}, mine);
   }
 }
