@@ -5,6 +5,7 @@
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_table.h"
 #include "handlers/pods/pod_validation.h"
+#include "handlers/pods/strategic_merge.h"
 #include "reactor/log.h"
 #include "reactor/url.h"
 #include "storage/base64.h"
@@ -284,9 +285,10 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   if (refuse_unless_leader(ctx)) return;
   const std::string* ct = ctx.request.header("Content-Type");
   std::string type = ct ? ct->substr(0, ct->find(';')) : "";
-  // A strategic merge patch is a merge patch for maps (labels, annotations,
-  // status); lists are replaced whole rather than merged by key.
-  if (type != "application/merge-patch+json" && type != "application/strategic-merge-patch+json") {
+  // A JSON merge patch replaces lists; a strategic one (kubectl's default)
+  // merges the pod's keyed lists (containers by name, ...) element by element.
+  bool strategic = type == "application/strategic-merge-patch+json";
+  if (type != "application/merge-patch+json" && !strategic) {
     return ctx.reply(k8s_error(415, "UnsupportedMediaType",
                                "the body of the request was in an unknown format - accepted media types include: "
                                "application/merge-patch+json, application/strategic-merge-patch+json"));
@@ -295,7 +297,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   auto patch = JsonValue::parse(ctx.request.body, &error);
   if (!patch || !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", patch ? "a patch must be an object" : error));
   Responder res = ctx.responder;
-  store_.get(pod_key(ns, name), {}, [this, res, ns, name, status_only, patch = std::move(*patch)](RangeResult&& r) mutable {
+  store_.get(pod_key(ns, name), {}, [this, res, ns, name, status_only, strategic, patch = std::move(*patch)](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
     int64_t current = r.kvs[0].mod_revision;
@@ -306,10 +308,16 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
       return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
     }
     JsonValue keep_uid = *pod->find({"metadata", "uid"});
-    if (status_only) {
-      if (const JsonValue* st = patch.get("status")) pod->ensure({"status"}).merge_patch(*st);
-    } else {
-      pod->merge_patch(patch);
+    const JsonValue* status = patch.get("status");
+    JsonValue& target = status_only ? pod->ensure({"status"}) : *pod;
+    const JsonValue* change = status_only ? status : &patch;
+    if (change && strategic) {
+      std::string why;
+      if (!strategic_merge(target, *change, status_only ? "status" : "", &why)) {
+        return res.send(k8s_error(400, "BadRequest", "invalid strategic merge patch: " + why));
+      }
+    } else if (change) {
+      target.merge_patch(*change);
     }
     JsonValue& meta = pod->ensure({"metadata"});
     meta.set("name", JsonValue::string(name));

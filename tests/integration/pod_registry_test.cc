@@ -269,6 +269,50 @@ TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
   EXPECT_NE(kubectl("get pods").find("No resources found"), std::string::npos);
 }
 
+TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
+  // kubectl apply sends only what changed in the manifest: for lists keyed by a
+  // field (containers by name, ports by containerPort) the rest must survive.
+  std::string manifest = daemon_->data_dir() + "/apply.yaml";
+  auto write = [&](const std::string& image, const std::string& env) {
+    std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n"
+                               "  - name: main\n    image: " << image << "\n    ports:\n    - containerPort: 8080\n"
+                               "    env:\n    - name: MODE\n      value: " << env << "\n"
+                               "    resources:\n      requests:\n        cpu: 250m\n"
+                               "  - name: side\n    image: busybox\n";
+  };
+  write("app:1", "a");
+  int code = 0;
+  std::string out = kubectl("apply -f " + manifest, &code);
+  ASSERT_EQ(code, 0) << out;
+  write("app:2", "b");
+  out = kubectl("apply -f " + manifest, &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("pod/app configured"), std::string::npos) << out;
+  std::string pod = req("GET", "/api/v1/namespaces/default/pods/app")->body;
+  std::string containers = field(pod, {"spec", "containers"});
+  EXPECT_NE(containers.find(R"("image":"app:2")"), std::string::npos) << containers;
+  EXPECT_NE(containers.find(R"("ports":[{"containerPort":8080}])"), std::string::npos) << containers;
+  EXPECT_NE(containers.find(R"("env":[{"name":"MODE","value":"b"}])"), std::string::npos) << containers;
+  EXPECT_NE(containers.find(R"("requests":{"cpu":"250m"})"), std::string::npos) << containers;
+  EXPECT_NE(containers.find(R"("image":"busybox","name":"side")"), std::string::npos) << containers;
+  // And kubectl patch's default type, strategic, adds a container by name.
+  out = kubectl(R"(patch pod app -p '{"spec":{"containers":[{"name":"extra","image":"x"}]}}')", &code);
+  ASSERT_EQ(code, 0) << out;
+  containers = field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"spec", "containers"});
+  EXPECT_NE(containers.find(R"("name":"main")"), std::string::npos) << containers;
+  EXPECT_NE(containers.find(R"("image":"x")"), std::string::npos) << containers;
+  EXPECT_NE(containers.find(R"("name":"extra")"), std::string::npos) << containers;
+  EXPECT_NE(containers.find(R"("name":"side")"), std::string::npos) << containers;
+  // A merge patch (RFC 7386) still replaces the list.
+  out = kubectl(R"(patch pod app --type merge -p '{"spec":{"containers":[{"name":"only","image":"y"}]}}')", &code);
+  ASSERT_EQ(code, 0) << out;
+  containers = field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"spec", "containers"});
+  EXPECT_EQ(containers, R"([{"name":"only","image":"y"}])");
+  out = kubectl(R"(patch pod app -p '{"spec":{"containers":[{"image":"z"}]}}')", &code);
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("merge key"), std::string::npos) << out;
+}
+
 TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
   // kubectl lists, then watches from the list's resourceVersion: once the
   // first pod is printed, nothing later can be missed.
