@@ -171,6 +171,30 @@ void JsonValue::write(JsonWriter& w) const {
   }
 }
 
+bool JsonValue::same_as(const JsonValue& other) const {
+  if (type_ != other.type_) return false;
+  switch (type_) {
+    case Type::kNull: return true;
+    case Type::kBool: return bool_ == other.bool_;
+    case Type::kNumber:
+    case Type::kString: return text_ == other.text_;
+    case Type::kArray:
+      if (items_.size() != other.items_.size()) return false;
+      for (size_t i = 0; i < items_.size(); ++i) {
+        if (!items_[i].same_as(other.items_[i])) return false;
+      }
+      return true;
+    case Type::kObject:
+      if (members_.size() != other.members_.size()) return false;
+      for (const auto& [k, v] : members_) {
+        const JsonValue* theirs = other.get(k);
+        if (!theirs || !v.same_as(*theirs)) return false;
+      }
+      return true;
+  }
+  return false;
+}
+
 std::string JsonValue::dump() const {
   JsonWriter w;
   // Most documents dumped are pods (~700 B): a start near it saves the

@@ -64,6 +64,9 @@ class JsonValue {
   // The string value of a member, or "" when absent or not a string.
   std::string str(std::string_view key) const;
 
+  // The same JSON value; objects compare as maps (their key order does not matter).
+  bool same_as(const JsonValue& other) const;
+
   void write(JsonWriter& w) const;
   std::string dump() const;
 

@@ -276,6 +276,9 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
       }
       const JsonValue* meta = next.get("metadata");
       default_pod(next, ns, meta->str("uid"), meta->str("creationTimestamp"));
+      if (auto issues = validate_pod_update(*old, next); !issues.empty()) {
+        return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
+      }
     }
     store_pod(res, ns, name, std::move(next), current, 200);
   });
@@ -303,6 +306,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     int64_t current = r.kvs[0].mod_revision;
     auto pod = parse_stored(r.kvs[0]);
     if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
+    const JsonValue stored = *pod;
     if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"}); rv && rv->is_string() &&
                                                                            rv->text() != std::to_string(current)) {
       return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
@@ -323,9 +327,9 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     meta.set("name", JsonValue::string(name));
     meta.set("namespace", JsonValue::string(ns));
     meta.set("uid", keep_uid);
-    if (auto issues = validate_pod(*pod); !issues.empty()) {
-      return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
-    }
+    auto issues = validate_pod(*pod);
+    if (issues.empty() && !status_only) issues = validate_pod_update(stored, *pod);
+    if (!issues.empty()) return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
     store_pod(res, ns, name, std::move(*pod), current, 200);
   });
 }

@@ -131,6 +131,57 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
   return out;
 }
 
+namespace {
+
+// Every element of `part` is in `whole`.
+bool contains_all(const JsonValue* whole, const JsonValue* part) {
+  if (!part || !part->is_array()) return true;
+  if (!whole || !whole->is_array()) return part->items().empty();
+  for (const JsonValue& p : part->items()) {
+    bool found = false;
+    for (const JsonValue& w : whole->items()) found = found || w.same_as(p);
+    if (!found) return false;
+  }
+  return true;
+}
+
+// `spec` takes `old`'s value of `key` (or loses its own when `old` has none).
+void keep_old(JsonValue& spec, const JsonValue& old, std::string_view key) {
+  if (const JsonValue* v = old.get(key)) {
+    spec.set(key, *v);
+  } else {
+    spec.erase(key);
+  }
+}
+
+}  // namespace
+
+std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const JsonValue& next) {
+  // As the API server does: copy into the new spec what may change, then the
+  // rest must equal the old spec.
+  JsonValue old = old_pod.get("spec") ? *old_pod.get("spec") : JsonValue::object();
+  JsonValue spec = next.get("spec") ? *next.get("spec") : JsonValue::object();
+  if (!old.is_object() || !spec.is_object()) return {};  // validate_pod speaks to a spec that is not an object
+  for (std::string_view kind : {"containers", "initContainers"}) {
+    const JsonValue* was = old.get(kind);
+    JsonValue* now = spec.get(kind);
+    if (!was || !now || !was->is_array() || !now->is_array() || was->items().size() != now->items().size()) continue;
+    for (size_t i = 0; i < now->items().size(); ++i) {
+      if (now->items()[i].is_object() && was->items()[i].is_object()) keep_old(now->items()[i], was->items()[i], "image");
+    }
+  }
+  keep_old(spec, old, "activeDeadlineSeconds");
+  if (contains_all(spec.get("tolerations"), old.get("tolerations"))) keep_old(spec, old, "tolerations");
+  if (old.str("nodeName").empty() && contains_all(old.get("schedulingGates"), spec.get("schedulingGates"))) {
+    keep_old(spec, old, "schedulingGates");
+  }
+  if (spec.same_as(old)) return {};
+  return {{"spec", "FieldValueForbidden",
+           "Forbidden: pod updates may not change fields other than `spec.containers[*].image`, "
+           "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to "
+           "existing tolerations) and `spec.schedulingGates` (only removals, before the pod is scheduled)"}};
+}
+
 void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, const std::string& now) {
   // kind, apiVersion and metadata lead, so stored pods have one shape.
   JsonValue out = JsonValue::object();

@@ -23,6 +23,11 @@ bool is_dns1123_subdomain(std::string_view s);
 
 std::vector<FieldIssue> validate_pod(const JsonValue& pod);
 std::vector<FieldIssue> validate_object_name(const JsonValue& obj);
+// What Kubernetes lets an update change in a stored pod's spec: its
+// containers' images, activeDeadlineSeconds, tolerations (additions only) and
+// schedulingGates (removals, before the pod is bound). The pod was placed, and
+// its task launched, by everything else. Empty when `next` keeps to that.
+std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const JsonValue& next);
 
 // Fills what a client may leave out. `now_rfc3339` becomes creationTimestamp.
 void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, const std::string& now_rfc3339);

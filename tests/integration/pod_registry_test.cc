@@ -148,7 +148,8 @@ TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {
   auto c = req("POST", "/api/v1/namespaces/default/pods", kPod);
   std::string rv = field(settled("web"), {"metadata", "resourceVersion"});
   std::string updated = R"({"metadata":{"name":"web","resourceVersion":")" + rv +
-                        R"(","labels":{"app":"v2"}},"spec":{"containers":[{"name":"c","image":"nginx:2"}]}})";
+                        R"(","labels":{"app":"v2"}},"spec":{"containers":[{"name":"c","image":"nginx:2",)"
+                        R"("resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}]}})";
   auto put = req("PUT", "/api/v1/namespaces/default/pods/web", updated);
   ASSERT_TRUE(put);
   EXPECT_EQ(put->status, 200) << put->body;
@@ -273,41 +274,53 @@ TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
   // kubectl apply sends only what changed in the manifest: for lists keyed by a
   // field (containers by name, ports by containerPort) the rest must survive.
   std::string manifest = daemon_->data_dir() + "/apply.yaml";
-  auto write = [&](const std::string& image, const std::string& env) {
-    std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n"
-                               "  - name: main\n    image: " << image << "\n    ports:\n    - containerPort: 8080\n"
-                               "    env:\n    - name: MODE\n      value: " << env << "\n"
+  auto write = [&](const std::string& image, const std::string& tier) {
+    std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\n  labels:\n    tier: " << tier
+                            << "\nspec:\n  containers:\n  - name: main\n    image: " << image
+                            << "\n    ports:\n    - containerPort: 8080\n    env:\n    - name: MODE\n      value: a\n"
                                "    resources:\n      requests:\n        cpu: 250m\n"
                                "  - name: side\n    image: busybox\n";
   };
-  write("app:1", "a");
+  auto containers = [&] { return field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"spec", "containers"}); };
+  write("app:1", "one");
   int code = 0;
   std::string out = kubectl("apply -f " + manifest, &code);
   ASSERT_EQ(code, 0) << out;
-  write("app:2", "b");
+  write("app:2", "two");
   out = kubectl("apply -f " + manifest, &code);
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find("pod/app configured"), std::string::npos) << out;
-  std::string pod = req("GET", "/api/v1/namespaces/default/pods/app")->body;
-  std::string containers = field(pod, {"spec", "containers"});
-  EXPECT_NE(containers.find(R"("image":"app:2")"), std::string::npos) << containers;
-  EXPECT_NE(containers.find(R"("ports":[{"containerPort":8080}])"), std::string::npos) << containers;
-  EXPECT_NE(containers.find(R"("env":[{"name":"MODE","value":"b"}])"), std::string::npos) << containers;
-  EXPECT_NE(containers.find(R"("requests":{"cpu":"250m"})"), std::string::npos) << containers;
-  EXPECT_NE(containers.find(R"("image":"busybox","name":"side")"), std::string::npos) << containers;
-  // And kubectl patch's default type, strategic, adds a container by name.
+  std::string now = containers();
+  EXPECT_NE(now.find(R"("image":"app:2")"), std::string::npos) << now;
+  EXPECT_NE(now.find(R"("ports":[{"containerPort":8080}])"), std::string::npos) << now;
+  EXPECT_NE(now.find(R"("env":[{"name":"MODE","value":"a"}])"), std::string::npos) << now;
+  EXPECT_NE(now.find(R"("requests":{"cpu":"250m"})"), std::string::npos) << now;
+  EXPECT_NE(now.find(R"("image":"busybox","name":"side")"), std::string::npos) << now;
+  EXPECT_NE(kubectl("get pods --show-labels").find("tier=two"), std::string::npos);
+
+  // kubectl patch's default type is strategic too: one container, by name.
+  out = kubectl(R"(patch pod app -p '{"spec":{"containers":[{"name":"side","image":"busybox:2"}]}}')", &code);
+  ASSERT_EQ(code, 0) << out;
+  now = containers();
+  EXPECT_NE(now.find(R"("image":"app:2")"), std::string::npos) << now;
+  EXPECT_NE(now.find(R"("image":"busybox:2")"), std::string::npos) << now;
+
+  // As in Kubernetes, a pod's spec is fixed but for images and a few fields:
+  // it was placed and launched by the rest.
   out = kubectl(R"(patch pod app -p '{"spec":{"containers":[{"name":"extra","image":"x"}]}}')", &code);
-  ASSERT_EQ(code, 0) << out;
-  containers = field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"spec", "containers"});
-  EXPECT_NE(containers.find(R"("name":"main")"), std::string::npos) << containers;
-  EXPECT_NE(containers.find(R"("image":"x")"), std::string::npos) << containers;
-  EXPECT_NE(containers.find(R"("name":"extra")"), std::string::npos) << containers;
-  EXPECT_NE(containers.find(R"("name":"side")"), std::string::npos) << containers;
-  // A merge patch (RFC 7386) still replaces the list.
-  out = kubectl(R"(patch pod app --type merge -p '{"spec":{"containers":[{"name":"only","image":"y"}]}}')", &code);
-  ASSERT_EQ(code, 0) << out;
-  containers = field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"spec", "containers"});
-  EXPECT_EQ(containers, R"([{"name":"only","image":"y"}])");
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("pod updates may not change fields"), std::string::npos) << out;
+  out = kubectl(R"(patch pod app --type merge -p '{"spec":{"containers":[{"name":"main","image":"app:3"}]}}')", &code);
+  EXPECT_NE(code, 0) << "a merge patch replaces the list, dropping the sidecar: " << out;
+  EXPECT_NE(out.find("pod updates may not change fields"), std::string::npos) << out;
+
+  // Finalizers: a set to a strategic patch, a plain list to a merge patch.
+  ASSERT_EQ((kubectl(R"(patch pod app -p '{"metadata":{"finalizers":["a/x"]}}')", &code), code), 0);
+  ASSERT_EQ((kubectl(R"(patch pod app -p '{"metadata":{"finalizers":["b/y"]}}')", &code), code), 0);
+  EXPECT_EQ(field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"metadata", "finalizers"}), R"(["a/x","b/y"])");
+  ASSERT_EQ((kubectl(R"(patch pod app --type merge -p '{"metadata":{"finalizers":["c/z"]}}')", &code), code), 0);
+  EXPECT_EQ(field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"metadata", "finalizers"}), R"(["c/z"])");
+
   out = kubectl(R"(patch pod app -p '{"spec":{"containers":[{"image":"z"}]}}')", &code);
   EXPECT_NE(code, 0);
   EXPECT_NE(out.find("merge key"), std::string::npos) << out;
