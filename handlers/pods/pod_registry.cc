@@ -1,7 +1,9 @@
 #include "handlers/pods/pod_registry.h"
 
+#include <optional>
 #include <random>
 
+#include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_table.h"
 #include "handlers/pods/pod_validation.h"
@@ -92,6 +94,40 @@ class ListWriter {
 std::string conflict_message(const std::string& name) {
   return "Operation cannot be fulfilled on pods \"" + name +
          "\": the object has been modified; please apply your changes to the latest version and try again";
+}
+
+enum class PatchType { kJson, kMerge, kStrategic };
+
+std::optional<PatchType> patch_type(const std::string* content_type) {
+  std::string type = content_type ? content_type->substr(0, content_type->find(';')) : "";
+  if (type == "application/json-patch+json") return PatchType::kJson;
+  if (type == "application/merge-patch+json") return PatchType::kMerge;
+  if (type == "application/strategic-merge-patch+json") return PatchType::kStrategic;
+  return std::nullopt;
+}
+
+// Applies `patch` to `pod` (only to its status, for the status subresource).
+// The refusal to send when it cannot apply; `pod` is then to be dropped.
+std::optional<HttpResponse> apply_patch(JsonValue& pod, const JsonValue& patch, PatchType type, bool status_only) {
+  std::string why;
+  if (type == PatchType::kJson) {
+    // Operations name paths in the whole pod; the status subresource keeps
+    // only what they did to the status.
+    JsonValue whole = status_only ? pod : JsonValue();
+    JsonValue& doc = status_only ? whole : pod;
+    if (!apply_json_patch(doc, patch, &why)) return k8s_error(422, "Invalid", "the JSON patch cannot be applied: " + why);
+    if (status_only) pod.set("status", whole.get("status") ? *whole.get("status") : JsonValue::object());
+    return std::nullopt;
+  }
+  const JsonValue* change = status_only ? patch.get("status") : &patch;
+  if (!change) return std::nullopt;
+  JsonValue& target = status_only ? pod.ensure({"status"}) : pod;
+  if (type == PatchType::kMerge) {
+    target.merge_patch(*change);
+  } else if (!strategic_merge(target, *change, status_only ? "status" : "", &why)) {
+    return k8s_error(400, "BadRequest", "invalid strategic merge patch: " + why);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -286,21 +322,25 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
 
 void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   if (refuse_unless_leader(ctx)) return;
-  const std::string* ct = ctx.request.header("Content-Type");
-  std::string type = ct ? ct->substr(0, ct->find(';')) : "";
   // A JSON merge patch replaces lists; a strategic one (kubectl's default)
-  // merges the pod's keyed lists (containers by name, ...) element by element.
-  bool strategic = type == "application/strategic-merge-patch+json";
-  if (type != "application/merge-patch+json" && !strategic) {
+  // merges the pod's keyed lists (containers by name, ...) element by element;
+  // a JSON patch is a list of operations.
+  auto type = patch_type(ctx.request.header("Content-Type"));
+  if (!type) {
     return ctx.reply(k8s_error(415, "UnsupportedMediaType",
                                "the body of the request was in an unknown format - accepted media types include: "
-                               "application/merge-patch+json, application/strategic-merge-patch+json"));
+                               "application/json-patch+json, application/merge-patch+json, "
+                               "application/strategic-merge-patch+json"));
   }
   std::string ns = ctx.param("ns"), name = ctx.param("name"), error;
   auto patch = JsonValue::parse(ctx.request.body, &error);
-  if (!patch || !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", patch ? "a patch must be an object" : error));
+  if (!patch) return ctx.reply(k8s_error(400, "BadRequest", error));
+  if (*type == PatchType::kJson && !patch->is_array()) {
+    return ctx.reply(k8s_error(400, "BadRequest", "a JSON patch must be a list of operations"));
+  }
+  if (*type != PatchType::kJson && !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", "a patch must be an object"));
   Responder res = ctx.responder;
-  store_.get(pod_key(ns, name), {}, [this, res, ns, name, status_only, strategic, patch = std::move(*patch)](RangeResult&& r) mutable {
+  store_.get(pod_key(ns, name), {}, [this, res, ns, name, status_only, type = *type, patch = std::move(*patch)](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
     int64_t current = r.kvs[0].mod_revision;
@@ -312,17 +352,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
       return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
     }
     JsonValue keep_uid = *pod->find({"metadata", "uid"});
-    const JsonValue* status = patch.get("status");
-    JsonValue& target = status_only ? pod->ensure({"status"}) : *pod;
-    const JsonValue* change = status_only ? status : &patch;
-    if (change && strategic) {
-      std::string why;
-      if (!strategic_merge(target, *change, status_only ? "status" : "", &why)) {
-        return res.send(k8s_error(400, "BadRequest", "invalid strategic merge patch: " + why));
-      }
-    } else if (change) {
-      target.merge_patch(*change);
-    }
+    if (auto refused = apply_patch(*pod, patch, type, status_only)) return res.send(std::move(*refused));
     JsonValue& meta = pod->ensure({"metadata"});
     meta.set("name", JsonValue::string(name));
     meta.set("namespace", JsonValue::string(ns));

@@ -1,6 +1,8 @@
 // Every JSON decoder of a wire type on arbitrary bytes: KubeML's TrainRequest,
 // TrainTask and InferRequest, and a pod through validation, defaults, the
-// scheduler's needs and a merge patch with itself. Errors, never crashes.
+// scheduler's needs and a merge patch with itself; the input as a strategic
+// merge patch and as a JSON patch of a pod, and the update check between the
+// pod and its patched self. Errors, never crashes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,8 +10,10 @@
 #include "handlers/json_body.h"
 #include "handlers/json_value.h"
 #include "handlers/ml/kubeml_types.h"
+#include "handlers/pods/json_patch.h"
 #include "handlers/pods/pod_needs.h"
 #include "handlers/pods/pod_validation.h"
+#include "handlers/pods/strategic_merge.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
@@ -36,6 +40,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto again = uvsched::JsonValue::parse(copy.dump(), &error);  // what we write, we read back
       if (!again) __builtin_trap();
     }
+    static const uvsched::JsonValue kPod = *uvsched::JsonValue::parse(
+        R"({"metadata":{"name":"p","labels":{"a":"1"},"finalizers":["f"]},"spec":{"containers":[{"name":"c",)"
+        R"("image":"i","ports":[{"containerPort":80}],"env":[{"name":"E","value":"v"}]}],"tolerations":[{"key":"k"}]},)"
+        R"("status":{"conditions":[{"type":"Ready","status":"True"}]}})",
+        &error);
+    uvsched::JsonValue merged = kPod;
+    if (uvsched::strategic_merge(merged, *pod, "", &error)) uvsched::validate_pod_update(kPod, merged);
+    uvsched::JsonValue status = *kPod.get("status");
+    uvsched::strategic_merge(status, *pod, "status", &error);
+    uvsched::JsonValue patched = kPod;
+    if (uvsched::apply_json_patch(patched, *pod, &error)) uvsched::validate_pod_update(kPod, patched);
   }
   return 0;
 }

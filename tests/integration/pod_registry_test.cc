@@ -122,7 +122,11 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
       {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})", "", 422, "Invalid"},
       {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":"lots"}}}]}})", "", 422, "Invalid"},
       {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x","namespace":"other"},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 400, "BadRequest"},
-      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"add"}])", "application/json-patch+json", 415, "UnsupportedMediaType"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{}})", "application/apply-patch+yaml", 415, "UnsupportedMediaType"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"op":"add"})", "application/json-patch+json", 400, "BadRequest"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"add"}])", "application/json-patch+json", 422, "Invalid"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"remove","path":"/metadata/nope"}])", "application/json-patch+json", 422, "Invalid"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"test","path":"/metadata/name","value":"other"}])", "application/json-patch+json", 422, "Invalid"},
       {"GET", "/api/v1/namespaces/default/pods?labelSelector=app%20in%20oops", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/pods?fieldSelector=spec.unknown%3Dx", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/widgets", "", "", 404, "NotFound"},
@@ -324,6 +328,15 @@ TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
   out = kubectl(R"(patch pod app -p '{"spec":{"containers":[{"image":"z"}]}}')", &code);
   EXPECT_NE(code, 0);
   EXPECT_NE(out.find("merge key"), std::string::npos) << out;
+
+  // And a JSON patch (RFC 6902) by index.
+  out = kubectl(R"(patch pod app --type json -p '[{"op":"replace","path":"/spec/containers/1/image","value":"busybox:3"}]')", &code);
+  ASSERT_EQ(code, 0) << out;
+  now = containers();
+  EXPECT_NE(now.find(R"("image":"busybox:3")"), std::string::npos) << now;
+  out = kubectl(R"(patch pod app --type json -p '[{"op":"remove","path":"/spec/containers/5"}]')", &code);
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("does not exist"), std::string::npos) << out;
 }
 
 TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
@@ -434,6 +447,11 @@ assert api.list_namespaced_pod("default", label_selector="app=nope").items == []
 assert [p.metadata.name for p in api.list_pod_for_all_namespaces(field_selector="metadata.name=py").items] == ["py"]
 assert api.read_namespaced_pod("py", "default").status.phase == "Pending"
 assert api.patch_namespaced_pod("py", "default", {"metadata": {"labels": {"extra": "1"}}}).metadata.labels == {"app": "py", "extra": "1"}
+# A list body goes as a JSON patch (RFC 6902).
+ops = [{"op": "test", "path": "/metadata/labels/extra", "value": "1"},
+       {"op": "add", "path": "/metadata/labels/jp", "value": "2"},
+       {"op": "remove", "path": "/metadata/labels/app"}]
+assert api.patch_namespaced_pod("py", "default", ops).metadata.labels == {"extra": "1", "jp": "2"}
 seen = []
 for ev in watch.Watch().stream(api.list_namespaced_pod, "default", timeout_seconds=2):
     seen.append((ev["type"], ev["object"].metadata.name))
