@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,6 +38,7 @@ struct Options {
   int concurrency = 64;
   int pipeline = 1;
   double reoffer_s = 4;  // inside the daemon's default 5 s offer TTL
+  bool hold_statuses = false;
 };
 
 std::string resources(double cpus, double mem) {
@@ -131,9 +133,13 @@ class Sim {
       // The task's statuses and an offer of what is left, back to back on one
       // connection (HTTP/1.1 pipelining), as an agent that has both ready would.
       std::vector<std::pair<uvsched::ClientRequest, uvsched::ClientCallback>> both;
-      both.push_back(status_request(a, id, {"TASK_STARTING", "TASK_RUNNING"}));
+      if (o_.hold_statuses && reporting_) {
+        held_.emplace_back(&a, id);  // sent once the benchmark has reported
+      } else {
+        both.push_back(status_request(a, id, {"TASK_STARTING", "TASK_RUNNING"}));
+      }
       if (auto o = offer_request(a)) both.push_back(std::move(*o));
-      client_.pipeline(std::move(both));
+      if (!both.empty()) client_.pipeline(std::move(both));
     } else if (line.find("\"type\":\"KILL\"") != std::string::npos) {
       finish(a, field_after(line, "value"), "TASK_KILLED");
     } else if (line.find("\"type\":\"RECONCILE\"") != std::string::npos) {
@@ -216,6 +222,7 @@ class Sim {
     if (o_.pods <= 0) return;
     start_ns_ = uv_hrtime();
     start_cpu_us_ = cpu_us();
+    reporting_ = true;
     int batches = std::max(1, o_.concurrency / std::max(1, o_.pipeline));
     for (int i = 0; i < batches && next_pod_ < o_.pods; ++i) create_batch();
   }
@@ -277,8 +284,37 @@ class Sim {
            o_.pods, o_.agents, secs, o_.pods / secs, pct(0.5), pct(0.99), create_errors_,
            static_cast<double>(cpu_us() - start_cpu_us_) / o_.pods);
     fflush(stdout);
+    reporting_ = false;
+    if (!held_.empty()) {
+      send_held(getenv("AGENT_SIM_EXIT_AFTER_REPORT") != nullptr);
+      return;
+    }
     if (getenv("AGENT_SIM_EXIT_AFTER_REPORT")) exit(0);
   }
+
+  // The statuses --hold-statuses kept back, 64 posts at a time; the pods then
+  // run, and the report says how long that took.
+  void send_held(bool exit_after) {
+    held_exit_ = exit_after;
+    held_start_ns_ = uv_hrtime();
+    held_left_ = held_.size();
+    for (int i = 0; i < 64; ++i) send_next_held();
+  }
+
+  void send_next_held() {
+    if (held_next_ >= held_.size()) return;
+    auto [agent, id] = held_[held_next_++];
+    auto [req, unused] = status_request(*agent, id, {"TASK_STARTING", "TASK_RUNNING"});
+    client_.request(std::move(req), [this](uvsched::ClientResponse&& r) {
+      if (!r.ok()) ++status_errors_;
+      if (--held_left_ > 0) return send_next_held();
+      printf("held statuses sent: %zu in %.3f s, errors=%d\n", held_.size(),
+             static_cast<double>(uv_hrtime() - held_start_ns_) / 1e9, status_errors_);
+      fflush(stdout);
+      if (held_exit_) exit(0);
+    });
+  }
+
 
  private:
   uvsched::LoopClock clock_;
@@ -291,6 +327,12 @@ class Sim {
   uint64_t start_ns_ = 0;
   uint64_t start_cpu_us_ = 0;
   std::map<std::string, uint64_t> created_at_;
+  bool reporting_ = false;  // between the first create and the report
+  std::vector<std::pair<Agent*, std::string>> held_;
+  size_t held_next_ = 0, held_left_ = 0;
+  uint64_t held_start_ns_ = 0;
+  bool held_exit_ = false;
+  int status_errors_ = 0;
   std::vector<double> latencies_ms_;
 };
 
@@ -309,9 +351,10 @@ int main(int argc, char** argv) {
     else if (k == "--concurrency") o.concurrency = std::atoi(v.c_str());
     else if (k == "--pipeline") o.pipeline = std::atoi(v.c_str());
     else if (k == "--reoffer") o.reoffer_s = std::atof(v.c_str());
+    else if (k == "--hold-statuses") o.hold_statuses = v == "1" || v == "true";
     else {
       fprintf(stderr, "usage: agent_sim --server URL --agents N [--pods M --concurrency C --pipeline P] [--cpus C --mem MIB] "
-                      "[--finish-after S] [--reoffer S]\n");
+                      "[--finish-after S] [--reoffer S] [--hold-statuses 1]\n");
       return 2;
     }
   }
