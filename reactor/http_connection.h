@@ -83,6 +83,7 @@ class HttpConnection {
   bool reading_ = false;
   bool in_read_ = false;       // inside on_read: flush once at its end
   bool flush_deferred_ = false;  // queued with the server for its next turn
+  size_t flush_slot_ = 0;        // ... at this index of its list
   bool no_more_requests_ = false;
   bool closing_ = false;
   size_t writes_in_flight_ = 0;

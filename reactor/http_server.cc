@@ -169,14 +169,15 @@ void HttpServer::forget(HttpConnection* conn) {
 }
 
 void HttpServer::defer_flush(HttpConnection* conn) {
+  conn->flush_slot_ = to_flush_.size();
   to_flush_.push_back(conn);
   flush_turn_.schedule();
 }
 
+// A connection closes (its close callback runs) only after the turn's flush
+// has gone through the list it was queued in: its slot is still its own.
 void HttpServer::cancel_flush(HttpConnection* conn) {
-  for (auto& c : to_flush_) {
-    if (c == conn) c = nullptr;
-  }
+  if (conn->flush_slot_ < to_flush_.size() && to_flush_[conn->flush_slot_] == conn) to_flush_[conn->flush_slot_] = nullptr;
 }
 
 void HttpServer::flush_deferred() {

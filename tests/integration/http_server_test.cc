@@ -204,6 +204,28 @@ TEST_F(HttpServerTest, AHangUpIsNoticedBehindAStreamEvenAfterGarbage) {
   EXPECT_TRUE(c.wait_closed());
 }
 
+// A connection cut in the same turn as an answer was queued for it: the
+// turn's flush must skip it (under ASan, a use after free otherwise).
+TEST_F(HttpServerTest, AConnectionCutWithAnAnswerQueuedIsSkipped) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(c.read_until("SUBSCRIBED"));
+  bool cut = false;
+  loop_.run([&] {
+    ASSERT_TRUE(handler_->stream_.write("{\"type\":\"HEARTBEAT\"}\n"));     // queued for the next turn
+    cut = !handler_->stream_.write(std::string(300 * 1024, 'x'));  // over stream_max_buffered: cut now
+  });
+  EXPECT_TRUE(cut);
+  EXPECT_TRUE(c.wait_closed());
+  RawConnection again;  // and the server goes on
+  ASSERT_TRUE(again.connect(port_));
+  ASSERT_TRUE(again.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto r = again.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "/after");
+}
+
 TEST_F(HttpServerTest, StreamEndTerminatesTheBodyAndTheConnectionLivesOn) {
   RawConnection c;
   ASSERT_TRUE(c.connect(port_));
