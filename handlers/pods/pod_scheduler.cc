@@ -538,7 +538,13 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
     txn.compares.push_back({pod_key, Compare::Target::kModRevision, Compare::Op::kEqual, r.kvs[0].mod_revision, {}});
     txn.success.push_back({TxnOp::Type::kPut, pod_key, pod->dump(), 0, false});
     std::string body = pod->dump();
-    store_.txn(std::move(txn), [res, body](TxnResult&&) mutable { res.send(k8s_object(200, body)); });
+    // The KILL is out either way; a mark that lost a race with another write
+    // changes nothing (the pod goes when its task does), a store that is down
+    // is said, so the client asks again.
+    store_.txn(std::move(txn), [res, body](TxnResult&& tr) mutable {
+      if (!tr.status.ok()) return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
+      res.send(k8s_object(200, body));
+    });
   });
   return true;
 }
