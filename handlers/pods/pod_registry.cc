@@ -5,6 +5,7 @@
 
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_status.h"
+#include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_table.h"
 #include "handlers/pods/pod_validation.h"
 #include "handlers/pods/strategic_merge.h"
@@ -94,6 +95,21 @@ class ListWriter {
 std::string conflict_message(const std::string& name) {
   return "Operation cannot be fulfilled on pods \"" + name +
          "\": the object has been modified; please apply your changes to the latest version and try again";
+}
+
+// What the server owns in a pod's metadata stays as stored, whatever an
+// update says (and a deletion is started by DELETE, never by an update).
+void keep_server_fields(JsonValue& next, const JsonValue& old, const std::string& ns, const std::string& name) {
+  JsonValue& meta = next.ensure({"metadata"});
+  meta.set("name", JsonValue::string(name));
+  meta.set("namespace", JsonValue::string(ns));
+  for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp"}) {
+    if (const JsonValue* v = old.find({"metadata", k})) {
+      meta.set(k, *v);
+    } else {
+      meta.erase(k);
+    }
+  }
 }
 
 enum class PatchType { kJson, kMerge, kStrategic };
@@ -231,6 +247,7 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   if (meta.str("name").empty() && !meta.str("generateName").empty()) {
     meta.set("name", JsonValue::string(meta.str("generateName") + random_suffix()));
   }
+  meta.erase("deletionTimestamp");  // a deletion is started by DELETE
   std::string name = meta.str("name");
   if (auto issues = validate_pod(*pod); !issues.empty()) {
     return ctx.reply(k8s_object(422, invalid_status_json("Pod", name, issues)));
@@ -249,7 +266,9 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
   std::string key = pod_key(ns, name);
   t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
                         Compare::Op::kEqual, expect, {}});
-  t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+  // The update that takes the last finalizer from a pod being deleted ends it.
+  bool ends = expect != 0 && ready_to_go(pod);
+  t.success.push_back(ends ? TxnOp{TxnOp::Type::kDelete, key, {}, 0, false} : TxnOp{TxnOp::Type::kPut, key, json, 0, false});
   std::string ns_key = kNamespacePrefix + ns;
   if (expect == 0) {
     // A create needs its namespace: one txn checks both, and on failure
@@ -301,11 +320,7 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
       next.set("status", body.get("status") ? *body.get("status") : JsonValue::object());
     } else {
       next = std::move(body);
-      // What the server owns stays as it was.
-      for (const char* k : {"uid", "creationTimestamp", "namespace"}) {
-        if (const JsonValue* v = old->find({"metadata", k})) next.ensure({"metadata"}).set(k, *v);
-      }
-      next.ensure({"metadata"}).set("name", JsonValue::string(name));
+      keep_server_fields(next, *old, ns, name);
       if (!next.get("status") && old->get("status")) next.set("status", *old->get("status"));
       if (auto issues = validate_pod(next); !issues.empty()) {
         return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
@@ -351,12 +366,8 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
                                                                            rv->text() != std::to_string(current)) {
       return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
     }
-    JsonValue keep_uid = *pod->find({"metadata", "uid"});
     if (auto refused = apply_patch(*pod, patch, type, status_only)) return res.send(std::move(*refused));
-    JsonValue& meta = pod->ensure({"metadata"});
-    meta.set("name", JsonValue::string(name));
-    meta.set("namespace", JsonValue::string(ns));
-    meta.set("uid", keep_uid);
+    keep_server_fields(*pod, stored, ns, name);
     auto issues = validate_pod(*pod);
     if (issues.empty() && !status_only) issues = validate_pod_update(stored, *pod);
     if (!issues.empty()) return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
@@ -369,10 +380,10 @@ void PodRegistry::delete_pod(RequestContext& ctx) {
   std::string ns = ctx.param("ns"), name = ctx.param("name");
   if (delete_hook_ && delete_hook_(ns, name, ctx.responder)) return;
   Responder res = ctx.responder;
-  store_.del(pod_key(ns, name), false, [res, name](WriteResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.prev_kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-    res.send(k8s_object(200, with_rv(r.prev_kvs[0].value, r.revision)));
+  delete_pod_object(store_, pod_key(ns, name), rfc3339(clock_.unix_ms()), [res, name](PodDeletion&& d) mutable {
+    if (!d.status.ok()) return res.send(store_down(d.status));
+    if (!d.found) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    res.send(k8s_object(200, with_rv(d.object, d.revision)));
   });
 }
 

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "handlers/pods/k8s_status.h"
+#include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_needs.h"
 #include "handlers/pods/pod_registry.h"
 #include "handlers/pods/pod_validation.h"
@@ -611,7 +612,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       return;
     case TaskAction::kRemoveDeleted:
       tasks_.erase_pod(pod);
-      store_.del(key, false, [](WriteResult&&) {});
+      delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), [](PodDeletion&&) {});  // kept if finalizers hold it
       return;
     case TaskAction::kRemoveFailed:
       tasks_.erase_pod(pod);

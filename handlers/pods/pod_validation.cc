@@ -175,11 +175,20 @@ std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const Json
   if (old.str("nodeName").empty() && contains_all(old.get("schedulingGates"), spec.get("schedulingGates"))) {
     keep_old(spec, old, "schedulingGates");
   }
-  if (spec.same_as(old)) return {};
-  return {{"spec", "FieldValueForbidden",
+  std::vector<FieldIssue> issues;
+  if (old_pod.find({"metadata", "deletionTimestamp"})) {
+    const JsonValue* had = old_pod.find({"metadata", "finalizers"});
+    if (!contains_all(had, next.find({"metadata", "finalizers"}))) {
+      issues.push_back({"metadata.finalizers", "FieldValueForbidden",
+                        "Forbidden: no new finalizers can be added if the object is being deleted"});
+    }
+  }
+  if (spec.same_as(old)) return issues;
+  issues.push_back({"spec", "FieldValueForbidden",
            "Forbidden: pod updates may not change fields other than `spec.containers[*].image`, "
            "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to "
-           "existing tolerations) and `spec.schedulingGates` (only removals, before the pod is scheduled)"}};
+           "existing tolerations) and `spec.schedulingGates` (only removals, before the pod is scheduled)"});
+  return issues;
 }
 
 void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, const std::string& now) {

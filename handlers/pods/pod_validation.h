@@ -26,7 +26,8 @@ std::vector<FieldIssue> validate_object_name(const JsonValue& obj);
 // What Kubernetes lets an update change in a stored pod's spec: its
 // containers' images, activeDeadlineSeconds, tolerations (additions only) and
 // schedulingGates (removals, before the pod is bound). The pod was placed, and
-// its task launched, by everything else. Empty when `next` keeps to that.
+// its task launched, by everything else. Nor may a pod being deleted gain a
+// finalizer. Empty when `next` keeps to that.
 std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const JsonValue& next);
 
 // Fills what a client may leave out. `now_rfc3339` becomes creationTimestamp.

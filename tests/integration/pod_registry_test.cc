@@ -339,6 +339,39 @@ TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
   EXPECT_NE(out.find("does not exist"), std::string::npos) << out;
 }
 
+TEST_F(PodRegistryTest, FinalizersHoldADeletedPodUntilTheLastIsRemoved) {
+  const std::string merge = "Content-Type: application/merge-patch+json\r\n";
+  const std::string strategic = "Content-Type: application/strategic-merge-patch+json\r\n";
+  const std::string path = "/api/v1/namespaces/default/pods/held";
+  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods",
+                R"({"metadata":{"name":"held","finalizers":["example.com/a","example.com/b"],)"
+                R"("deletionTimestamp":"2020-01-01T00:00:00Z"},"spec":{"containers":[{"name":"c","image":"i"}]}})")
+                ->status, 201);
+  settled("held");
+  EXPECT_EQ(field(req("GET", path)->body, {"metadata", "deletionTimestamp"}), "<missing>") << "a create cannot start a deletion";
+  // An update cannot start one either.
+  ASSERT_EQ(req("PATCH", path, R"({"metadata":{"deletionTimestamp":"2020-01-01T00:00:00Z","finalizers":null}})", merge)->status, 200);
+  EXPECT_EQ(req("GET", path)->status, 200) << "the pod must still be there";
+  ASSERT_EQ(req("PATCH", path, R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})", merge)->status, 200);
+
+  auto del = req("DELETE", path);
+  ASSERT_EQ(del->status, 200) << del->body;
+  EXPECT_NE(field(del->body, {"metadata", "deletionTimestamp"}), "<missing>") << del->body;
+  auto still = req("GET", path);
+  ASSERT_EQ(still->status, 200) << "finalizers hold it";
+  EXPECT_NE(kubectl("get pods").find("Terminating"), std::string::npos);
+  auto added = req("PATCH", path, R"({"metadata":{"finalizers":["example.com/c"]}})", strategic);
+  EXPECT_EQ(added->status, 422) << added->body;
+  EXPECT_NE(added->body.find("no new finalizers"), std::string::npos) << added->body;
+  EXPECT_EQ(req("DELETE", path)->status, 200) << "deleting again changes nothing";
+
+  ASSERT_EQ(req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/a"]}})", strategic)->status, 200);
+  EXPECT_EQ(field(req("GET", path)->body, {"metadata", "finalizers"}), R"(["example.com/b"])");
+  auto last = req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/b"]}})", strategic);
+  EXPECT_EQ(last->status, 200) << last->body;
+  EXPECT_EQ(req("GET", path)->status, 404) << "the last finalizer gone, the pod goes";
+}
+
 TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
   // kubectl lists, then watches from the list's resourceVersion: once the
   // first pod is printed, nothing later can be missed.

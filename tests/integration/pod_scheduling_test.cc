@@ -73,6 +73,40 @@ TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
   EXPECT_TRUE(pod_shows("web", "404")) << get_pod("web");
 }
 
+// A running pod with a finalizer: the delete kills its task, and the pod
+// stays (marked) once the task is gone, until its finalizer is removed.
+TEST_F(PodSchedulingTest, AKilledPodStaysWhileAFinalizerHoldsIt) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("held", "500m"));
+  std::string task = task_id_of(agent.next("LAUNCH"));
+  ASSERT_FALSE(task.empty()) << daemon_->log();
+  agent.status(task, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("held", "\"phase\":\"Running\"")) << get_pod("held");
+  auto fin = http_request(port(), "PATCH", "/api/v1/namespaces/default/pods/held",
+                          R"({"metadata":{"finalizers":["example.com/keep"]}})",
+                          "Content-Type: application/merge-patch+json\r\n");
+  ASSERT_TRUE(fin && fin->status == 200) << (fin ? fin->body : "");
+
+  auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/held");
+  ASSERT_TRUE(del && del->status == 200);
+  EXPECT_NE(agent.next("KILL").find(task), std::string::npos);
+  agent.status(task, "TASK_KILLED");
+  // The task's end is what would have removed the pod. A status for the
+  // task now draws a KILL (it is unknown): the end was handled, and the
+  // store served its removal attempt before the read that follows.
+  agent.status(task, "TASK_RUNNING");
+  EXPECT_NE(agent.next("KILL").find(task), std::string::npos);
+  std::string still = get_pod("held");
+  EXPECT_NE(still.find("deletionTimestamp"), std::string::npos) << "a finalizer holds it: " << still;
+  auto last = http_request(port(), "PATCH", "/api/v1/namespaces/default/pods/held", R"({"metadata":{"finalizers":null}})",
+                           "Content-Type: application/merge-patch+json\r\n");
+  ASSERT_TRUE(last && last->status == 200) << (last ? last->body : "");
+  EXPECT_TRUE(pod_shows("held", "404")) << get_pod("held");
+}
+
 // With an offer that fits and nobody waiting, the create itself carries the
 // binding: one write, and the answer to the create already names the node.
 TEST_F(PodSchedulingTest, APodThatFitsWhenCreatedIsBoundByItsOwnCreate) {
