@@ -427,9 +427,14 @@ void PodRegistry::bind_pod(RequestContext& ctx) {
 void PodRegistry::get_pod(RequestContext& ctx) {
   std::string name = ctx.param("name");
   Responder res = ctx.responder;
-  store_.get(pod_key(ctx.param("ns"), name), {}, [res, name](RangeResult&& r) mutable {
+  // `kubectl get pod NAME` asks for a Table too: one row.
+  bool table = wants_table(ctx.request.header("Accept"));
+  int64_t now = clock_.unix_ms();
+  store_.get(pod_key(ctx.param("ns"), name), {}, [res, name, table, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    auto pod = table ? parse_stored(r.kvs[0]) : std::nullopt;
+    if (pod) return res.send(k8s_object(200, pod_table({*pod}, std::to_string(r.kvs[0].mod_revision), now)));
     res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
   });
 }
@@ -635,9 +640,13 @@ void PodRegistry::create_namespace(RequestContext& ctx) {
 void PodRegistry::get_namespace(RequestContext& ctx) {
   std::string name = ctx.param("ns");
   Responder res = ctx.responder;
-  store_.get(kNamespacePrefix + name, {}, [res, name](RangeResult&& r) mutable {
+  bool table = wants_table(ctx.request.header("Accept"));
+  int64_t now = clock_.unix_ms();
+  store_.get(kNamespacePrefix + name, {}, [res, name, table, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
+    auto ns = table ? parse_stored(r.kvs[0]) : std::nullopt;
+    if (ns) return res.send(k8s_object(200, namespace_table({*ns}, std::to_string(r.kvs[0].mod_revision), now)));
     res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
   });
 }
@@ -668,7 +677,11 @@ void PodRegistry::get_node(RequestContext& ctx) {
   std::string name = ctx.param("name");
   for (const auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
     const JsonValue* nn = n.find({"metadata", "name"});
-    if (nn && nn->text() == name) return ctx.reply(k8s_object(200, n.dump()));
+    if (!nn || nn->text() != name) continue;
+    if (wants_table(ctx.request.header("Accept"))) {
+      return ctx.reply(k8s_object(200, node_table({n}, std::to_string(store_.revision()), clock_.unix_ms())));
+    }
+    return ctx.reply(k8s_object(200, n.dump()));
   }
   ctx.reply(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
 }

@@ -257,6 +257,12 @@ TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
   EXPECT_NE(out.find("web    0/1     Pending   0"), std::string::npos) << out;
   out = kubectl("get pods -o wide");
   EXPECT_NE(out.find("NODE"), std::string::npos) << out;
+  // By name, kubectl asks for a Table too: the same columns, one row.
+  out = kubectl("get pod web");
+  EXPECT_NE(out.find("web    0/1     Pending   0"), std::string::npos) << out;
+  EXPECT_NE(kubectl("get pod web -o wide").find("NODE"), std::string::npos);
+  EXPECT_NE(kubectl("get namespace default").find("Active"), std::string::npos);
+  EXPECT_NE(kubectl("get pod web -o jsonpath={.metadata.name}").find("web"), std::string::npos);
   out = kubectl("get pod web -o yaml");
   EXPECT_NE(out.find("resourceVersion:"), std::string::npos) << out;
   EXPECT_NE(kubectl("get pods -l app=demo").find("web"), std::string::npos);

@@ -369,6 +369,11 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_EQ(run_shell("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get nodes", &out), 0) << out;
   EXPECT_NE(out.find("edge-7"), std::string::npos) << out;
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
+  // One node by name is a one-row Table too, not just its name and age.
+  out.clear();  // run_shell appends
+  EXPECT_EQ(run_shell("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get node edge-7", &out), 0) << out;
+  EXPECT_NE(out.find("STATUS"), std::string::npos) << out;
+  EXPECT_NE(out.find("Ready"), std::string::npos) << out;
 }
 
 TEST_F(PodSchedulingTest, LiveOffersCapMlParallelismWhenAFunctionSizeIsSet) {
