@@ -20,6 +20,7 @@ const Resource kResources[] = {
     {"pods/binding", "Binding", true, {"create"}, {}},
     {"nodes", "Node", false, {"get", "list", "watch"}, {"no"}},
     {"namespaces", "Namespace", false, {"create", "delete", "get", "list", "watch"}, {"ns"}},
+    {"events", "Event", true, {"list"}, {"ev"}},
 };
 
 std::string api_resource_list() {

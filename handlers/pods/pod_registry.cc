@@ -1,11 +1,13 @@
 #include "handlers/pods/pod_registry.h"
 
+#include <algorithm>
 #include <optional>
 #include <random>
 
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_deletion.h"
+#include "handlers/pods/pod_events.h"
 #include "handlers/pods/pod_table.h"
 #include "handlers/pods/pod_validation.h"
 #include "handlers/pods/strategic_merge.h"
@@ -219,6 +221,8 @@ void PodRegistry::add_routes(Router& router) {
   router.add("DELETE", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { delete_namespace(ctx); });
   router.add("GET", "/api/v1/nodes", [this](RequestContext& ctx) { list_nodes(ctx); });
   router.add("GET", "/api/v1/nodes/{name}", [this](RequestContext& ctx) { get_node(ctx); });
+  router.add("GET", "/api/v1/events", [this](RequestContext& ctx) { list_events(ctx, ""); });
+  router.add("GET", "/api/v1/namespaces/{ns}/events", [this](RequestContext& ctx) { list_events(ctx, ctx.param("ns")); });
 }
 
 bool PodRegistry::refuse_unless_leader(RequestContext& ctx) {
@@ -579,6 +583,49 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
       if (!send("ADDED", with_rv(kv.value, kv.mod_revision))) return;
     }
     w->id = store_.watch(prefix, r.revision + 1, on_events);
+  });
+}
+
+// ---- events: made from the pods (see pod_events.h) --------------------------------------
+
+void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
+  std::string_view query = ctx.request.query();
+  std::string error;
+  std::vector<FieldRequirement> fields;
+  if (auto fs = query_param(query, "fieldSelector")) {
+    auto f = parse_field_selector(*fs,
+                                  {"involvedObject.kind", "involvedObject.name", "involvedObject.namespace",
+                                   "involvedObject.uid", "metadata.name", "metadata.namespace", "reason", "type"},
+                                  &error);
+    if (!f) return ctx.reply(k8s_error(400, "BadRequest", error));
+    fields = std::move(*f);
+  }
+  if (auto watch = query_param(query, "watch"); watch && *watch != "false" && *watch != "0") {
+    return ctx.reply(k8s_error(405, "MethodNotAllowed", "events cannot be watched here: they are made from the pods"));
+  }
+  bool table = wants_table(ctx.request.header("Accept"));
+  int64_t now = clock_.unix_ms();
+  RangeOptions all;
+  all.prefix = true;
+  Responder res = ctx.responder;
+  store_.get(std::string(kPodPrefix) + (ns.empty() ? "" : ns + "/"), all,
+             [res, fields = std::move(fields), table, now](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    std::vector<JsonValue> events;
+    for (const auto& kv : r.kvs) {
+      auto pod = parse_stored(kv);
+      if (!pod) continue;
+      for (auto& e : pod_events(*pod)) {
+        bool selected = std::all_of(fields.begin(), fields.end(), [&](const FieldRequirement& f) {
+          return (event_field(e, f.key) == f.value) != f.negate;
+        });
+        if (selected) events.push_back(std::move(e));
+      }
+    }
+    if (table) return res.send(k8s_object(200, event_table(events, std::to_string(r.revision), now)));
+    ListWriter items("EventList");
+    for (const auto& e : events) items.add(e.dump(), r.revision);
+    res.send(k8s_object(200, items.finish(r.revision, "")));
   });
 }
 

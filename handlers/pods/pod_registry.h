@@ -49,6 +49,7 @@ class PodRegistry {
   void create_pod(RequestContext& ctx);
   void get_pod(RequestContext& ctx);
   void list_pods(RequestContext& ctx, const std::string& ns);
+  void list_events(RequestContext& ctx, const std::string& ns);
   void replace_pod(RequestContext& ctx, bool status_only);
   void patch_pod(RequestContext& ctx, bool status_only);
   void delete_pod(RequestContext& ctx);

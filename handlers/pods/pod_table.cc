@@ -1,5 +1,6 @@
 #include "handlers/pods/pod_table.h"
 
+#include <cctype>
 #include <ctime>
 
 #include "reactor/json_writer.h"
@@ -146,6 +147,28 @@ std::string namespace_table(const std::vector<JsonValue>& namespaces, const std:
     w.value("Active").value(age_of(ns, now_ms));
     w.end_array();
     write_row_object(w, ns);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+std::string event_table(const std::vector<JsonValue>& events, const std::string& rv, int64_t now_ms) {
+  JsonWriter w;
+  write_table(w, {{"Last Seen", "string", "", 0}, {"Type", "string", "", 0}, {"Reason", "string", "", 0},
+                  {"Object", "string", "", 0}, {"Message", "string", "", 0}},
+              rv);
+  for (const auto& e : events) {
+    int64_t last = parse_rfc3339_ms(e.str("lastTimestamp"));
+    const JsonValue* obj = e.get("involvedObject");
+    std::string kind = obj ? obj->str("kind") : "";
+    for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    w.begin_object().key("cells").begin_array();
+    w.value(last == 0 ? "<unknown>" : human_age(std::max<int64_t>(0, (now_ms - last) / 1000)));
+    w.value(e.str("type")).value(e.str("reason")).value(kind + "/" + (obj ? obj->str("name") : ""));
+    w.value(e.str("message"));
+    w.end_array();
+    write_row_object(w, e);
     w.end_object();
   }
   w.end_array().end_object();

@@ -30,6 +30,8 @@ std::string pod_table(const std::vector<JsonValue>& pods, const std::string& res
 std::string node_table(const std::vector<JsonValue>& nodes, const std::string& resource_version, int64_t now_unix_ms);
 std::string namespace_table(const std::vector<JsonValue>& namespaces, const std::string& resource_version,
                             int64_t now_unix_ms);
+// `kubectl get events`: last seen, type, reason, object, message.
+std::string event_table(const std::vector<JsonValue>& events, const std::string& resource_version, int64_t now_unix_ms);
 // Kubernetes' short ages: 45s, 3m12s, 5h, 2d.
 std::string human_age(int64_t seconds);
 

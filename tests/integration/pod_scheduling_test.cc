@@ -272,6 +272,19 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWaitsAndSaysWhy) {
   create(p80);
   EXPECT_TRUE(pod_shows("port80", "hostPort 80 not offered")) << get_pod("port80");
   EXPECT_EQ(get_pod("big").find("nodeName"), std::string::npos);
+  // kubectl describe says why too: its Events section reads the pod's events.
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  EXPECT_EQ(run_shell(kubectl + "describe pod big", &out), 0) << out;
+  EXPECT_NE(out.find("FailedScheduling"), std::string::npos) << out;
+  EXPECT_NE(out.find("insufficient cpus"), std::string::npos) << out;
+  EXPECT_EQ(out.find("hostPort 80"), std::string::npos) << "another pod's event: " << out;
+  out.clear();
+  create(pod_json("fits", "500m"));
+  ASSERT_FALSE(agent.next("LAUNCH").empty());
+  EXPECT_EQ(run_shell(kubectl + "get events --field-selector involvedObject.name=fits", &out), 0) << out;
+  EXPECT_NE(out.find("Successfully assigned default/fits to small"), std::string::npos) << out;
+  EXPECT_EQ(out.find("FailedScheduling"), std::string::npos) << out;
 }
 
 TEST_F(PodSchedulingTest, AnOfferThatFitsWakesAWaitingPodBeforeItsBackoffEnds) {

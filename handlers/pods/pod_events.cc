@@ -1,0 +1,82 @@
+#include "handlers/pods/pod_events.h"
+
+namespace uvsched {
+namespace {
+
+std::string meta_str(const JsonValue& pod, const char* key) {
+  const JsonValue* v = pod.find({"metadata", key});
+  return v && v->is_string() ? v->text() : "";
+}
+
+JsonValue event(const JsonValue& pod, const std::string& type, const std::string& reason, const std::string& message,
+                const std::string& when) {
+  std::string ns = meta_str(pod, "namespace"), name = meta_str(pod, "name"), uid = meta_str(pod, "uid");
+  JsonValue e = JsonValue::object();
+  e.set("kind", JsonValue::string("Event"));
+  e.set("apiVersion", JsonValue::string("v1"));
+  JsonValue& meta = e.ensure({"metadata"});
+  // Stable per pod and reason, as the name of a recorded event would be.
+  meta.set("name", JsonValue::string(name + "." + reason));
+  meta.set("namespace", JsonValue::string(ns));
+  meta.set("uid", JsonValue::string(uid + "-" + reason));
+  meta.set("creationTimestamp", JsonValue::string(when));  // (the list gives its resourceVersion)
+  JsonValue& obj = e.ensure({"involvedObject"});
+  obj.set("kind", JsonValue::string("Pod"));
+  obj.set("namespace", JsonValue::string(ns));
+  obj.set("name", JsonValue::string(name));
+  obj.set("uid", JsonValue::string(uid));
+  obj.set("apiVersion", JsonValue::string("v1"));
+  obj.set("resourceVersion", JsonValue::string(meta_str(pod, "resourceVersion")));
+  e.set("reason", JsonValue::string(reason));
+  e.set("message", JsonValue::string(message));
+  e.ensure({"source"}).set("component", JsonValue::string("uvsched"));
+  e.set("firstTimestamp", JsonValue::string(when));
+  e.set("lastTimestamp", JsonValue::string(when));
+  e.set("count", JsonValue::integer(1));
+  e.set("type", JsonValue::string(type));
+  e.set("reportingComponent", JsonValue::string("uvsched"));
+  e.set("reportingInstance", JsonValue::string(""));
+  return e;
+}
+
+}  // namespace
+
+std::vector<JsonValue> pod_events(const JsonValue& pod) {
+  std::vector<JsonValue> out;
+  const JsonValue* scheduled = nullptr;
+  if (const JsonValue* conds = pod.find({"status", "conditions"}); conds && conds->is_array()) {
+    for (const JsonValue& c : conds->items()) {
+      if (c.is_object() && c.str("type") == "PodScheduled") scheduled = &c;
+    }
+  }
+  std::string created = meta_str(pod, "creationTimestamp");
+  std::string node = pod.find({"spec", "nodeName"}) ? pod.find({"spec", "nodeName"})->text() : "";
+  if (!node.empty()) {
+    std::string when = scheduled && scheduled->str("status") == "True" && !scheduled->str("lastTransitionTime").empty()
+                           ? scheduled->str("lastTransitionTime")
+                           : created;
+    out.push_back(event(pod, "Normal", "Scheduled",
+                        "Successfully assigned " + meta_str(pod, "namespace") + "/" + meta_str(pod, "name") + " to " + node,
+                        when));
+  } else if (scheduled && scheduled->str("status") == "False") {
+    std::string when = scheduled->str("lastTransitionTime").empty() ? created : scheduled->str("lastTransitionTime");
+    std::string message = scheduled->str("message").empty() ? scheduled->str("reason") : scheduled->str("message");
+    out.push_back(event(pod, "Warning", "FailedScheduling", message, when));
+  }
+  return out;
+}
+
+std::string event_field(const JsonValue& event, const std::string& dotted) {
+  const JsonValue* cur = &event;
+  size_t start = 0;
+  while (cur && start <= dotted.size()) {
+    size_t dot = dotted.find('.', start);
+    std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    cur = cur->is_object() ? cur->get(key) : nullptr;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return cur && cur->is_string() ? cur->text() : "";
+}
+
+}  // namespace uvsched

@@ -1,0 +1,20 @@
+// Events, as `kubectl describe pod` and `kubectl get events` read them, made
+// from what the pods themselves record rather than stored apart: a pending
+// pod's PodScheduled=False condition is a Warning FailedScheduling (its
+// message says why), a bound pod's binding a Normal Scheduled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "handlers/json_value.h"
+
+namespace uvsched {
+
+// The core/v1 Events a pod (as stored, with its resourceVersion) stands for.
+std::vector<JsonValue> pod_events(const JsonValue& pod);
+
+// The value of a dotted field ("involvedObject.name") of an event, or "".
+std::string event_field(const JsonValue& event, const std::string& dotted);
+
+}  // namespace uvsched
