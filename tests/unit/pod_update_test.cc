@@ -4,16 +4,12 @@
 #include <string>
 
 #include "handlers/pods/pod_validation.h"
+#include "tests/support/json_literal.h"
 
 namespace uvsched {
 namespace {
 
-JsonValue json(const std::string& text) {
-  std::string error;
-  auto v = JsonValue::parse(text, &error);
-  EXPECT_TRUE(v) << error << " in " << text;
-  return v ? std::move(*v) : JsonValue();
-}
+using test::json;
 
 struct Case {
   const char* name;

@@ -6,16 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include "tests/support/json_literal.h"
 
 namespace uvsched {
 namespace {
 
-JsonValue json(const std::string& text) {
-  std::string error;
-  auto v = JsonValue::parse(text, &error);
-  EXPECT_TRUE(v) << error << " in " << text;
-  return v ? std::move(*v) : JsonValue();
-}
+using test::json;
 
 struct Case {
   const char* name;
