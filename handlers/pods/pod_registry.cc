@@ -114,6 +114,13 @@ void keep_server_fields(JsonValue& next, const JsonValue& old, const std::string
   }
 }
 
+// A boolean query parameter as Go's strconv.ParseBool reads it (the Python
+// client sends "True"); absent or anything else is false.
+bool query_flag(std::string_view query, std::string_view name) {
+  auto v = query_param(query, name);
+  return v && (*v == "true" || *v == "True" || *v == "TRUE" || *v == "1" || *v == "t" || *v == "T");
+}
+
 enum class PatchType { kJson, kMerge, kStrategic };
 
 std::optional<PatchType> patch_type(const std::string* content_type) {
@@ -465,12 +472,7 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   }
   q->table = wants_table(ctx.request.header("Accept"));
   std::string prefix = std::string(kPodPrefix) + (ns.empty() ? "" : ns + "/");
-  // Booleans as Go's strconv.ParseBool reads them: the Python client sends "True".
-  auto watch = query_param(query, "watch");
-  if (watch && (*watch == "true" || *watch == "True" || *watch == "TRUE" || *watch == "1" || *watch == "t" ||
-                *watch == "T")) {
-    return watch_pods(ctx, prefix, q);
-  }
+  if (query_flag(query, "watch")) return watch_pods(ctx, prefix, q);
 
   RangeOptions all;
   all.prefix = true;
@@ -600,7 +602,7 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
     if (!f) return ctx.reply(k8s_error(400, "BadRequest", error));
     fields = std::move(*f);
   }
-  if (auto watch = query_param(query, "watch"); watch && *watch != "false" && *watch != "0") {
+  if (query_flag(query, "watch")) {
     return ctx.reply(k8s_error(405, "MethodNotAllowed", "events cannot be watched here: they are made from the pods"));
   }
   bool table = wants_table(ctx.request.header("Accept"));
