@@ -27,9 +27,10 @@ struct PodDeletion {
 };
 
 // Deletes the pod stored at `key`, or marks it (deletionTimestamp = `now`)
-// when it has finalizers. Compare-and-swap, tried again when the pod changes
-// in between. `store` must outlive the call.
-void delete_pod_object(Store& store, std::string key, std::string now, std::function<void(PodDeletion&&)> done,
-                       int attempts = 5);
+// when it has finalizers or `hold` (its task is still being killed). A pod
+// marked already keeps its mark. Compare-and-swap, tried again when the pod
+// changes in between. `store` must outlive the call.
+void delete_pod_object(Store& store, std::string key, std::string now, bool hold,
+                       std::function<void(PodDeletion&&)> done, int attempts = 5);
 
 }  // namespace uvsched

@@ -69,12 +69,9 @@ std::vector<JsonValue> pod_events(const JsonValue& pod) {
 std::string event_field(const JsonValue& event, const std::string& dotted) {
   const JsonValue* cur = &event;
   size_t start = 0;
-  while (cur && start <= dotted.size()) {
-    size_t dot = dotted.find('.', start);
-    std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    cur = cur->is_object() ? cur->get(key) : nullptr;
-    if (dot == std::string::npos) break;
-    start = dot + 1;
+  for (size_t dot = 0; cur && dot != std::string::npos; start = dot + 1) {
+    dot = dotted.find('.', start);
+    cur = cur->is_object() ? cur->get(std::string_view(dotted).substr(start, dot - start)) : nullptr;
   }
   return cur && cur->is_string() ? cur->text() : "";
 }

@@ -391,7 +391,7 @@ void PodRegistry::delete_pod(RequestContext& ctx) {
   std::string ns = ctx.param("ns"), name = ctx.param("name");
   if (delete_hook_ && delete_hook_(ns, name, ctx.responder)) return;
   Responder res = ctx.responder;
-  delete_pod_object(store_, pod_key(ns, name), rfc3339(clock_.unix_ms()), [res, name](PodDeletion&& d) mutable {
+  delete_pod_object(store_, pod_key(ns, name), rfc3339(clock_.unix_ms()), /*hold=*/false, [res, name](PodDeletion&& d) mutable {
     if (!d.status.ok()) return res.send(store_down(d.status));
     if (!d.found) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
     res.send(k8s_object(200, with_rv(d.object, d.revision)));

@@ -526,26 +526,15 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
   if (!task || task->state == TaskState::kGone || task->state == TaskState::kFinished) return false;
   task->deleted = true;
   kill(key, *task);
-  std::string stamp = rfc3339(clock_.unix_ms());
-  std::string pod_key = PodRegistry::kPodPrefix + key;
-  // The object stays, marked, until the task is gone (TASK_KILLED, or the agent is lost).
-  store_.get(pod_key, {}, [this, res, stamp, pod_key](RangeResult&& r) mutable {
-    if (!r.status.ok() || r.kvs.empty()) return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
-    std::string error;
-    auto pod = JsonValue::parse(r.kvs[0].value, &error);
-    if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
-    pod->ensure({"metadata"}).set("deletionTimestamp", JsonValue::string(stamp));
-    TxnRequest txn;
-    txn.compares.push_back({pod_key, Compare::Target::kModRevision, Compare::Op::kEqual, r.kvs[0].mod_revision, {}});
-    txn.success.push_back({TxnOp::Type::kPut, pod_key, pod->dump(), 0, false});
-    std::string body = pod->dump();
-    // The KILL is out either way; a mark that lost a race with another write
-    // changes nothing (the pod goes when its task does), a store that is down
-    // is said, so the client asks again.
-    store_.txn(std::move(txn), [res, body](TxnResult&& tr) mutable {
-      if (!tr.status.ok()) return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
-      res.send(k8s_object(200, body));
-    });
+  // The object stays, marked, until the task is gone (TASK_KILLED, or the
+  // agent is lost). The KILL is out either way; a store that failed is said,
+  // so the client asks again.
+  delete_pod_object(store_, PodRegistry::kPodPrefix + key, rfc3339(clock_.unix_ms()), /*hold=*/true,
+                    [res, name](PodDeletion&& d) mutable {
+    if (d.status.code == StoreCode::kInvalid) return res.send(k8s_error(500, "InternalError", d.status.message));
+    if (!d.status.ok()) return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
+    if (!d.found) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    res.send(k8s_object(200, std::move(d.object)));
   });
   return true;
 }
@@ -612,7 +601,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       return;
     case TaskAction::kRemoveDeleted:
       tasks_.erase_pod(pod);
-      delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), [](PodDeletion&&) {});  // kept if finalizers hold it
+      delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), /*hold=*/false, [](PodDeletion&&) {});  // kept if finalizers hold it
       return;
     case TaskAction::kRemoveFailed:
       tasks_.erase_pod(pod);
