@@ -111,7 +111,7 @@ int HttpServer::listen(const std::string& host, uint16_t port) {
   listener_.data = this;
   listener_closed_ = false;
   rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 1024, &HttpServer::on_connection);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), limits_.listen_backlog, &HttpServer::on_connection);
   if (rc != 0) {
     uv_close(reinterpret_cast<uv_handle_t*>(&listener_), [](uv_handle_t* h) {
       static_cast<HttpServer*>(h->data)->listener_closed_ = true;

@@ -27,6 +27,7 @@ struct ServerLimits {
   size_t max_header_bytes = 16 * 1024;        // request line + headers; over it: 414 / 431
   size_t max_body_bytes = 1024 * 1024;        // over it: 413
   size_t max_connections = 10'000;            // over it: 503 and close
+  int listen_backlog = 4096;                  // thousands of agents may (re)connect at once; the kernel caps it at somaxconn
   uint64_t idle_timeout_ms = 60'000;          // keep-alive connection with nothing to do
   uint64_t request_timeout_ms = 10'000;       // first byte of a request to its last: else 408
   uint64_t shutdown_grace_ms = 5'000;         // in-flight requests get this long on shutdown

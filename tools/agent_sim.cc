@@ -71,7 +71,10 @@ struct Agent {
   bool offering = false;
   std::string current_offer;  // rescinded before the next one, so resources are never offered twice
   std::unique_ptr<uvsched::Timer> reoffer;
+  std::unique_ptr<uvsched::Timer> resubscribe;
 };
+
+constexpr uint64_t kResubscribeMs = 200;
 
 class Sim {
  public:
@@ -87,6 +90,7 @@ class Sim {
       a->free_cpus = o_.cpus;
       a->free_mem = o_.mem_mib;
       a->reoffer = clock_.new_timer();
+      a->resubscribe = clock_.new_timer();
       subscribe(*a);
       agents_[a->host] = std::move(a);
     }
@@ -108,8 +112,14 @@ class Sim {
         on_event(*ap, line);
       }
     };
-    client_.request(std::move(req), [ap](uvsched::ClientResponse&& r) {
-      fprintf(stderr, "agent %s stream ended: %s\n", ap->host.c_str(), r.error ? r.error_text.c_str() : "closed");
+    client_.request(std::move(req), [this, ap](uvsched::ClientResponse&& r) {
+      fprintf(stderr, "agent %s stream ended: %s; subscribing again\n", ap->host.c_str(),
+              r.error ? r.error_text.c_str() : "closed");
+      // As a real agent would: a stream lost (say, a connect that a full
+      // accept queue reset) is re-opened, within the agent timeout, so the
+      // daemon keeps its tasks and reconciles them.
+      ap->buffer.clear();
+      ap->resubscribe->start(kResubscribeMs, [this, ap] { subscribe(*ap); });
     });
   }
 

@@ -1,0 +1,93 @@
+// The agent simulator (tools/agent_sim) against the real daemon: the tool the
+// placement benchmark stands on must place every pod it creates, and its
+// agents must come back when their stream is lost, as real agents do.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/support/daemon_fixture.h"
+#include "tests/support/daemon_process.h"
+#include "tests/support/raw_http.h"
+#include "tests/support/store_fixture.h"
+
+namespace uvsched::test {
+namespace {
+
+std::string agent_sim_binary() {
+  const char* bin = std::getenv("UVSCHED_AGENT_SIM");
+  return bin ? bin : "agent_sim";
+}
+
+class AgentSimTest : public DaemonFixture {
+ protected:
+  std::string sim_command(const std::string& args) {
+    return agent_sim_binary() + " --server http://127.0.0.1:" + std::to_string(port()) + " " + args;
+  }
+  bool agents_connected(double n, std::chrono::milliseconds deadline = 10s) {
+    auto until = std::chrono::steady_clock::now() + deadline;
+    while (std::chrono::steady_clock::now() < until) {
+      if (metric_value(port(), "uvsched_agents_connected") == n) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+};
+
+TEST_F(AgentSimTest, PlacesEveryPodItCreatesAndReports) {
+  start();
+  ASSERT_TRUE(daemon_->wait_ready());
+  std::string out;
+  // `timeout` only bounds a hang; the run itself takes well under a second.
+  int rc = run_shell("AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 60 " +
+                         sim_command("--agents 20 --pods 40 --concurrency 8 --pipeline 4"),
+                     &out);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("placed=40 agents=20 "), std::string::npos) << out;
+  EXPECT_NE(out.find("create_errors=0"), std::string::npos) << out;
+  // Every pod is bound to a task. (The simulator exits at its report, with
+  // the last statuses maybe unsent: the phases are not all Running yet.)
+  auto pods = http_request(port(), "GET", "/api/v1/pods");
+  ASSERT_TRUE(pods && pods->status == 200);
+  size_t bound = 0;
+  for (size_t at = 0; (at = pods->body.find("\"uvsched.io/taskId\"", at)) != std::string::npos; ++at) ++bound;
+  EXPECT_EQ(bound, 40u) << pods->body;
+}
+
+// A subscribe that names a connected agent replaces its stream; the simulated
+// agent whose stream ended subscribes again, and so ends the intruder's.
+TEST_F(AgentSimTest, AnAgentWhoseStreamEndsSubscribesAgain) {
+  start();
+  TempDir dir;
+  std::string log = dir.path() + "/sim.log";
+  std::string out;
+  ASSERT_EQ(run_shell("timeout 60 " + sim_command("--agents 2 --pods 0") + " >" + log + " 2>&1 & echo $!", &out), 0);
+  pid_t sim = static_cast<pid_t>(std::atol(out.c_str()));
+  ASSERT_GT(sim, 0) << out;
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() { ::kill(pid, SIGTERM); }
+  } reaper{sim};
+  ASSERT_TRUE(agents_connected(2)) << daemon_->log();
+
+  RawConnection intruder;
+  ASSERT_TRUE(intruder.connect(port()));
+  std::string body = R"({"labels":{},"resources":[]})";
+  ASSERT_TRUE(intruder.send("POST /v1/agents/sim-0/subscribe HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                            std::to_string(body.size()) + "\r\n\r\n" + body));
+  ASSERT_TRUE(intruder.read_until("SUBSCRIBED"));
+  // The simulator's sim-0 comes back and takes its stream over: ours ends.
+  EXPECT_TRUE(intruder.read_until("0\r\n\r\n")) << daemon_->log();  // the last chunk
+  EXPECT_TRUE(agents_connected(2));
+  std::ifstream f(log);
+  std::stringstream sim_log;
+  sim_log << f.rdbuf();
+  EXPECT_NE(sim_log.str().find("agent sim-0 stream ended: closed; subscribing again"), std::string::npos)
+      << sim_log.str();
+}
+
+}  // namespace
+}  // namespace uvsched::test
