@@ -70,7 +70,8 @@ class EmbeddedStore final : public Store {
     WatchCallback cb;
   };
   struct Batch {
-    std::string bytes;                          // log records to append
+    std::vector<LogRecord> records;             // commit_work encodes them, off the loop
+    std::string bytes;                          // the records encoded: appended to the log
     std::vector<std::function<void()>> acks;    // run once the bytes are durable
     std::unique_ptr<SnapshotView> snapshot;     // a compaction job: commit_work encodes, frames and writes it
     int log_fd = -1;                            // the fd to write (the new one after a snapshot)
@@ -82,7 +83,7 @@ class EmbeddedStore final : public Store {
   EmbeddedStore(uv_loop_t* loop, Clock& clock, std::string dir, Options options);
   bool recover(std::string* error);
 
-  void enqueue(const LogRecord* record, std::function<void()> ack);
+  void enqueue(LogRecord* record, std::function<void()> ack);  // takes *record
   void log_and_publish(Applied&& applied, std::function<void()> ack);
   static void on_idle(uv_idle_t* h);
   void start_commit();
