@@ -81,6 +81,40 @@ std::optional<JsonValue> JsonValue::parse(std::string_view text, std::string* er
   return from(doc);
 }
 
+std::optional<std::string> JsonValue::with_string_at(std::string_view text,
+                                                     std::initializer_list<std::string_view> path,
+                                                     std::string_view value) {
+  // The on-demand parser visits only the path; it needs padding past the
+  // text, so the text is copied into a buffer that has it.
+  thread_local simdjson::ondemand::parser parser;
+  thread_local std::string padded;
+  padded.assign(text);
+  padded.resize(text.size() + simdjson::SIMDJSON_PADDING, ' ');
+  simdjson::ondemand::document doc;
+  if (parser.iterate(padded.data(), text.size(), padded.size()).get(doc) != simdjson::SUCCESS) return std::nullopt;
+  simdjson::ondemand::value v;
+  if (doc.get_value().get(v) != simdjson::SUCCESS) return std::nullopt;
+  for (std::string_view key : path) {
+    simdjson::ondemand::object o;
+    if (v.get_object().get(o) != simdjson::SUCCESS || o.find_field_unordered(key).get(v) != simdjson::SUCCESS) {
+      return std::nullopt;
+    }
+  }
+  simdjson::ondemand::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS || type != simdjson::ondemand::json_type::string) return std::nullopt;
+  std::string_view old = v.raw_json_token();
+  size_t at = static_cast<size_t>(old.data() - padded.data());
+  // The raw token may run on over whitespace up to the next structural.
+  size_t end = old.rfind('"');
+  if (at >= text.size() || old.empty() || old[0] != '"' || end == 0 || end == std::string_view::npos) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() + value.size());
+  out.append(text.substr(0, at));
+  append_json_string(out, value);
+  out.append(text.substr(at + end + 1));
+  return out;
+}
+
 const JsonValue* JsonValue::get(std::string_view key) const {
   for (const auto& [k, v] : members_) {
     if (k == key) return &v;

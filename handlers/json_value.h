@@ -31,6 +31,12 @@ class JsonValue {
   static JsonValue from(simdjson::dom::element e);
   // Parses text; nullopt (with *error) when it is not JSON.
   static std::optional<JsonValue> parse(std::string_view text, std::string* error);
+  // `text` with the string at `path` (object keys) replaced by `value`, the
+  // rest byte for byte as it was: an edit without building the tree. nullopt
+  // when the path does not end at a string or the text on the way to it is
+  // not JSON (what lies off the path is not checked).
+  static std::optional<std::string> with_string_at(std::string_view text, std::initializer_list<std::string_view> path,
+                                                   std::string_view value);
 
   Type type() const { return type_; }
   bool is_object() const { return type_ == Type::kObject; }

@@ -584,9 +584,12 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       }
       // Once running, a pod changes rarely (it ends, or is deleted): its copy
       // leaves the cache, and those rare updates read it first.
-      update_pod(key, [extra](JsonValue& p) {
+      bool merge = extra && extra->is_object();
+      TextEdit phase_only;  // the common case, the phase alone, is a text edit
+      if (!merge) phase_only = [](std::string_view s) { return JsonValue::with_string_at(s, {"status", "phase"}, "Running"); };
+      update_pod(key, std::move(phase_only), [extra, merge](JsonValue& p) {
         JsonValue& st = p.ensure({"status"});
-        if (extra && extra->is_object()) st.merge_patch(*extra);
+        if (merge) st.merge_patch(*extra);
         st.set("phase", JsonValue::string("Running"));
         return true;
       }, 5, [this, key](bool, const std::string&) { cache_.erase(key); });
@@ -743,9 +746,15 @@ void PodScheduler::agent_lost(const std::string& agent) {
 
 void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts,
                               Written done) {
+  update_pod(key, nullptr, std::move(mutate), attempts, std::move(done));
+}
+
+void PodScheduler::update_pod(const std::string& key, TextEdit edit, std::function<bool(JsonValue&)> mutate,
+                              int attempts, Written done) {
   // One shared record, not a copy of the key, the change and the callback in every step.
   struct Update {
     std::string key;
+    TextEdit edit;
     std::function<bool(JsonValue&)> mutate;
     int attempts;
     Written done;
@@ -753,13 +762,17 @@ void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonVal
       if (done) done(written, stored);
     }
   };
-  auto u = std::make_shared<Update>(Update{key, std::move(mutate), attempts, std::move(done)});
+  auto u = std::make_shared<Update>(Update{key, std::move(edit), std::move(mutate), attempts, std::move(done)});
   // Write over a known revision; a conflict means the copy was stale: re-read.
   auto write = [this, u](int64_t rev, const std::string& json) {
-    std::string error;
-    auto pod = JsonValue::parse(json, &error);
-    if (!pod || !u->mutate(*pod)) return u->finish(false);
-    auto next = std::make_shared<const std::string>(pod->dump());
+    std::optional<std::string> edited = u->edit ? u->edit(json) : std::nullopt;
+    if (!edited) {
+      std::string error;
+      auto pod = JsonValue::parse(json, &error);
+      if (!pod || !u->mutate(*pod)) return u->finish(false);
+      edited = pod->dump();
+    }
+    auto next = std::make_shared<const std::string>(std::move(*edited));
     TxnRequest t;
     t.compares.push_back({u->key, Compare::Target::kModRevision, Compare::Op::kEqual, rev, {}});
     t.success.push_back({TxnOp::Type::kPut, u->key, *next, 0, false});
@@ -778,7 +791,7 @@ void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonVal
       }
       if (tr.status.ok() && u->attempts > 1) {
         cache_.erase(u->key);
-        return update_pod(u->key, u->mutate, u->attempts - 1, u->done);
+        return update_pod(u->key, u->edit, u->mutate, u->attempts - 1, u->done);
       }
       u->finish(false);
     });

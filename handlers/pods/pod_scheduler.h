@@ -123,6 +123,12 @@ class PodScheduler final : public AgentEvents {
   using Written = std::function<void(bool written, const std::string& stored)>;
   void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5,
                   Written done = nullptr);
+  // The same, trying `edit` on the stored text first: when it gives the new
+  // text, the pod is not parsed into a tree and written back (most of an
+  // update's cost); when it gives nullopt, `mutate` does the change.
+  using TextEdit = std::function<std::optional<std::string>(std::string_view stored)>;
+  void update_pod(const std::string& key, TextEdit edit, std::function<bool(JsonValue&)> mutate, int attempts,
+                  Written done);
   void bound(const std::string& pod, uint64_t serial, const std::string& offer_id, bool written,
              const std::string& launch);
   // The LAUNCH event up to its pod (`..."pod":`); the stored pod completes it.

@@ -1,0 +1,64 @@
+// JsonValue's edits that work on the text itself, table-tested.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "handlers/json_value.h"
+
+namespace uvsched {
+namespace {
+
+struct Case {
+  const char* name;
+  std::string text;
+  std::initializer_list<std::string_view> path;
+  std::string value;
+  std::optional<std::string> want;  // nullopt: no edit
+};
+
+TEST(JsonValueWithStringAt, Table) {
+  const Case cases[] = {
+      {"nested string", R"({"a":1,"status":{"phase":"Pending","x":[1,"phase"]}})", {"status", "phase"}, "Running",
+       R"({"a":1,"status":{"phase":"Running","x":[1,"phase"]}})"},
+      {"whitespace around it is kept", "{ \"status\" : { \"phase\" : \"Pending\" ,\n \"x\":1 } }", {"status", "phase"},
+       "Running", "{ \"status\" : { \"phase\" : \"Running\" ,\n \"x\":1 } }"},
+      {"last member, no spaces", R"({"status":{"phase":"P"}})", {"status", "phase"}, "Running",
+       R"({"status":{"phase":"Running"}})"},
+      {"members in any order", R"({"status":{"x":"y","phase":"P"},"metadata":{"name":"n"}})", {"status", "phase"},
+       "Failed", R"({"status":{"x":"y","phase":"Failed"},"metadata":{"name":"n"}})"},
+      {"a later member of the same name elsewhere is untouched", R"({"spec":{"phase":"keep"},"status":{"phase":"P"}})",
+       {"status", "phase"}, "Running", R"({"spec":{"phase":"keep"},"status":{"phase":"Running"}})"},
+      {"an escaped old value", R"({"s":"a\"b\\"})", {"s"}, "c", R"({"s":"c"})"},
+      {"a value that needs escaping", R"({"s":"a"})", {"s"}, "q\"\n", R"({"s":"q\"\n"})"},
+      {"top-level key", R"({"s":"a","t":2})", {"s"}, "", R"({"s":"","t":2})"},
+      {"missing leaf", R"({"status":{}})", {"status", "phase"}, "Running", std::nullopt},
+      {"missing parent", R"({"spec":{}})", {"status", "phase"}, "Running", std::nullopt},
+      {"the leaf is a number", R"({"status":{"phase":1}})", {"status", "phase"}, "Running", std::nullopt},
+      {"the leaf is an object", R"({"status":{"phase":{}}})", {"status", "phase"}, "Running", std::nullopt},
+      {"the leaf is null", R"({"status":{"phase":null}})", {"status", "phase"}, "Running", std::nullopt},
+      {"a parent is an array", R"({"status":["phase"]})", {"status", "phase"}, "Running", std::nullopt},
+      {"a top-level array", R"(["status"])", {"status"}, "Running", std::nullopt},
+      {"not JSON", R"({"status":)", {"status"}, "Running", std::nullopt},
+      {"empty", "", {"status"}, "Running", std::nullopt},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(JsonValue::with_string_at(c.text, c.path, c.value), c.want) << c.name;
+  }
+}
+
+// The edit agrees with building the tree, setting the member and writing it.
+TEST(JsonValueWithStringAt, MatchesATreeEditOfAWrittenPod) {
+  std::string error;
+  auto pod = JsonValue::parse(
+      R"({"metadata":{"name":"web","annotations":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]},)"
+      R"("status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"True"}]}})",
+      &error);
+  ASSERT_TRUE(pod) << error;
+  std::string text = pod->dump();
+  pod->ensure({"status"}).set("phase", JsonValue::string("Running"));
+  EXPECT_EQ(JsonValue::with_string_at(text, {"status", "phase"}, "Running"), pod->dump());
+}
+
+}  // namespace
+}  // namespace uvsched
