@@ -7,9 +7,14 @@
 # Each store is measured twice, on a fresh store each time: with creates sent
 # one at a time on each of 64 connections, and with them pipelined 8 deep on
 # 8 connections, the way client-go (scheduler_perf's client) multiplexes its
-# requests over one HTTP/2 connection. One more embedded run holds the agents'
-# TASK_STARTING/RUNNING posts until the report, as scheduler_perf's nodes (no
-# kubelets) never report; they are then sent, and the pods run.
+# requests over one HTTP/2 connection. Two more embedded runs:
+#  - agents' posts multiplexed: the statuses and re-offers that agents post in
+#    one loop turn share connections, 16 agents' posts back to back on each
+#    (agent_sim --agent-mux 16), as a Mesos master relays many agents' updates
+#    to a framework over one connection;
+#  - statuses held: the agents' TASK_STARTING/RUNNING posts wait until the
+#    report, as scheduler_perf's nodes (no kubelets) never report; they are
+#    then sent, and the pods run.
 # Usage: bench/placement.sh [BUILD_DIR] [AGENTS] [PODS]
 set -euo pipefail
 build=${1:-build}
@@ -47,6 +52,7 @@ run_one() {
 
 run_one embedded "--pipeline 1" "embedded:$work/data"
 run_one embedded-pipelined "--pipeline 8" "embedded:$work/data-pipelined"
+run_one embedded-pipelined-agents-muxed "--pipeline 8 --agent-mux 16" "embedded:$work/data-muxed"
 run_one embedded-pipelined-statuses-held "--pipeline 8 --hold-statuses 1" "embedded:$work/data-held"
 
 start_etcd "$work/etcd"

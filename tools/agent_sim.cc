@@ -7,6 +7,10 @@
 // sent --pipeline at a time back to back on one connection, the way an
 // HTTP/2 client such as client-go multiplexes its requests) and reports pods
 // placed per second and create-to-LAUNCH latency.
+// With --agent-mux K, the posts that agents make in one loop turn (statuses
+// and offers after a LAUNCH) share connections, K agents' posts back to back
+// on each, the way a Mesos master relays many agents' updates to a framework
+// over one connection; otherwise each agent's posts go on a connection alone.
 //   agent_sim --server http://127.0.0.1:10200 --agents 1000 [--pods 10000]
 #include <sys/resource.h>
 #include <uv.h>
@@ -25,6 +29,7 @@
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
+#include "reactor/next_turn.h"
 
 namespace {
 
@@ -37,6 +42,7 @@ struct Options {
   int pods = 0;
   int concurrency = 64;
   int pipeline = 1;
+  int agent_mux = 1;
   double reoffer_s = 4;  // inside the daemon's default 5 s offer TTL
   bool hold_statuses = false;
 };
@@ -80,7 +86,8 @@ class Sim {
  public:
   Sim(uv_loop_t* loop, Options o)
       : clock_(loop), o_(std::move(o)),
-        client_(loop, clock_, uvsched::ClientOptions{.max_connections_per_origin = static_cast<size_t>(o_.agents) + 256}) {}
+        client_(loop, clock_, uvsched::ClientOptions{.max_connections_per_origin = static_cast<size_t>(o_.agents) + 256}),
+        mux_turn_(loop, [this] { send_muxed(); }) {}
 
   void run() {
     for (int i = 0; i < o_.agents; ++i) {
@@ -149,11 +156,30 @@ class Sim {
         both.push_back(status_request(a, id, {"TASK_STARTING", "TASK_RUNNING"}));
       }
       if (auto o = offer_request(a)) both.push_back(std::move(*o));
-      if (!both.empty()) client_.pipeline(std::move(both));
+      if (both.empty()) {
+      } else if (o_.agent_mux > 1) {
+        for (auto& post : both) muxed_.push_back(std::move(post));
+        mux_turn_.schedule();
+      } else {
+        client_.pipeline(std::move(both));
+      }
     } else if (line.find("\"type\":\"KILL\"") != std::string::npos) {
       finish(a, field_after(line, "value"), "TASK_KILLED");
     } else if (line.find("\"type\":\"RECONCILE\"") != std::string::npos) {
       for (const auto& [id, res] : a.tasks) status(a, id, "TASK_RUNNING");
+    }
+  }
+
+  // This turn's posts of many agents, --agent-mux agents' worth on each
+  // connection (an agent's two posts stay together, in order).
+  void send_muxed() {
+    std::vector<std::pair<uvsched::ClientRequest, uvsched::ClientCallback>> all;
+    all.swap(muxed_);
+    size_t per_connection = static_cast<size_t>(o_.agent_mux) * 2;
+    for (size_t at = 0; at < all.size(); at += per_connection) {
+      std::vector<std::pair<uvsched::ClientRequest, uvsched::ClientCallback>> group;
+      for (size_t i = at; i < std::min(all.size(), at + per_connection); ++i) group.push_back(std::move(all[i]));
+      client_.pipeline(std::move(group));
     }
   }
 
@@ -344,6 +370,8 @@ class Sim {
   bool held_exit_ = false;
   int status_errors_ = 0;
   std::vector<double> latencies_ms_;
+  std::vector<std::pair<uvsched::ClientRequest, uvsched::ClientCallback>> muxed_;
+  uvsched::NextTurn mux_turn_;
 };
 
 }  // namespace
@@ -360,10 +388,11 @@ int main(int argc, char** argv) {
     else if (k == "--pods") o.pods = std::atoi(v.c_str());
     else if (k == "--concurrency") o.concurrency = std::atoi(v.c_str());
     else if (k == "--pipeline") o.pipeline = std::atoi(v.c_str());
+    else if (k == "--agent-mux") o.agent_mux = std::atoi(v.c_str());
     else if (k == "--reoffer") o.reoffer_s = std::atof(v.c_str());
     else if (k == "--hold-statuses") o.hold_statuses = v == "1" || v == "true";
     else {
-      fprintf(stderr, "usage: agent_sim --server URL --agents N [--pods M --concurrency C --pipeline P] [--cpus C --mem MIB] "
+      fprintf(stderr, "usage: agent_sim --server URL --agents N [--pods M --concurrency C --pipeline P --agent-mux K] [--cpus C --mem MIB] "
                       "[--finish-after S] [--reoffer S] [--hold-statuses 1]\n");
       return 2;
     }

@@ -22,6 +22,19 @@ std::string agent_sim_binary() {
   return bin ? bin : "agent_sim";
 }
 
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(needle, at)) != std::string::npos; at += needle.size()) ++n;
+  return n;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
 class AgentSimTest : public DaemonFixture {
  protected:
   std::string sim_command(const std::string& args) {
@@ -52,9 +65,37 @@ TEST_F(AgentSimTest, PlacesEveryPodItCreatesAndReports) {
   // the last statuses maybe unsent: the phases are not all Running yet.)
   auto pods = http_request(port(), "GET", "/api/v1/pods");
   ASSERT_TRUE(pods && pods->status == 200);
-  size_t bound = 0;
-  for (size_t at = 0; (at = pods->body.find("\"uvsched.io/taskId\"", at)) != std::string::npos; ++at) ++bound;
-  EXPECT_EQ(bound, 40u) << pods->body;
+  EXPECT_EQ(count(pods->body, "\"uvsched.io/taskId\""), 40u) << pods->body;
+}
+
+// With --agent-mux, many agents' statuses and offers share connections: the
+// pods still all run, and the agents offer again after each launch.
+TEST_F(AgentSimTest, AgentsPostingOverSharedConnectionsRunEveryPod) {
+  start();
+  ASSERT_TRUE(daemon_->wait_ready());
+  TempDir dir;
+  std::string log = dir.path() + "/sim.log";
+  std::string out;
+  ASSERT_EQ(run_shell("timeout 60 " + sim_command("--agents 20 --pods 40 --concurrency 8 --agent-mux 4") + " >" +
+                          log + " 2>&1 & echo $!",
+                      &out),
+            0);
+  pid_t sim = static_cast<pid_t>(std::atol(out.c_str()));
+  ASSERT_GT(sim, 0) << out;
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() { ::kill(pid, SIGTERM); }
+  } reaper{sim};
+  auto until = std::chrono::steady_clock::now() + 20s;
+  size_t running = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    auto pods = http_request(port(), "GET", "/api/v1/pods?fieldSelector=status.phase%3DRunning");
+    running = pods && pods->status == 200 ? count(pods->body, "\"kind\":\"Pod\"") : 0;
+    if (running == 40) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(running, 40u) << read_file(log);
+  EXPECT_NE(read_file(log).find("create_errors=0"), std::string::npos) << read_file(log);
 }
 
 // A subscribe that names a connected agent replaces its stream; the simulated
@@ -82,11 +123,8 @@ TEST_F(AgentSimTest, AnAgentWhoseStreamEndsSubscribesAgain) {
   // The simulator's sim-0 comes back and takes its stream over: ours ends.
   EXPECT_TRUE(intruder.read_until("0\r\n\r\n")) << daemon_->log();  // the last chunk
   EXPECT_TRUE(agents_connected(2));
-  std::ifstream f(log);
-  std::stringstream sim_log;
-  sim_log << f.rdbuf();
-  EXPECT_NE(sim_log.str().find("agent sim-0 stream ended: closed; subscribing again"), std::string::npos)
-      << sim_log.str();
+  EXPECT_NE(read_file(log).find("agent sim-0 stream ended: closed; subscribing again"), std::string::npos)
+      << read_file(log);
 }
 
 }  // namespace
