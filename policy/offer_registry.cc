@@ -168,7 +168,7 @@ void OfferRegistry::invalidate_all(uint64_t now) {
   for (const auto& id : ids) invalidate(id, now);
 }
 
-bool OfferRegistry::step(std::map<std::string, Entry>::iterator it, uint64_t now,
+bool OfferRegistry::step(Entries::iterator it, uint64_t now,
                          std::vector<std::string>* declined) {
   Entry& e = it->second;
   if (e.state == State::kLive && e.expires_at <= now) {

@@ -110,18 +110,22 @@ class OfferRegistry {
   void unlink_live(Entry& e);
   void expire(Entry& e, uint64_t now, bool decline);
   // Handles one entry at `now`; false when it was purged.
-  bool step(std::map<std::string, Entry>::iterator it, uint64_t now, std::vector<std::string>* declined);
+  using Entries = std::unordered_map<std::string, Entry>;
+  bool step(Entries::iterator it, uint64_t now, std::vector<std::string>* declined);
   uint64_t next_for(const Entry& e) const;
   void index(const std::string& id);
 
   Settings settings_;
   uint64_t seq_ = 0;
-  std::map<std::string, Entry> entries_;
+  // By id, hashed: every launch and re-offer looks one up. Arrival order is
+  // kept by live_ and by each entry's seq.
+  Entries entries_;
   // Live and unclaimed, in arrival order. Entries, not ids: a walk over 5k
-  // offers for a pod that fits none did a map lookup per offer. (std::map
-  // nodes stay put; an entry leaves this list before it leaves the map.)
+  // offers for a pod that fits none did a map lookup per offer. (Map nodes
+  // stay put, rehashing or not; an entry leaves this list before it leaves
+  // the map.)
   std::list<Entry*> live_;
-  std::map<std::string, std::string> claims_;  // claimant -> offer id
+  std::unordered_map<std::string, std::string> claims_;  // claimant -> offer id
   // Waiting pods in the order they started to wait (an offer wakes the
   // longest-waiting one it fits), found by pod too: with 100k pods waiting,
   // a linear search on every listen made a pod storm quadratic.

@@ -1,5 +1,7 @@
 #include "handlers/agents/agent_hub.h"
 
+#include <algorithm>
+
 #include "handlers/json_response.h"
 #include "handlers/pods/pod_validation.h"
 #include "reactor/json_writer.h"
@@ -269,11 +271,19 @@ void AgentHub::post_executor_lost(RequestContext& ctx) {
   ctx.reply(json_response(200, "{}"));
 }
 
+std::vector<const AgentHub::Agent*> AgentHub::sorted_agents() const {
+  std::vector<const Agent*> out;
+  out.reserve(agents_.size());
+  for (const auto& [host, a] : agents_) out.push_back(a.get());
+  std::sort(out.begin(), out.end(), [](const Agent* x, const Agent* y) { return x->hostname < y->hostname; });
+  return out;
+}
+
 void AgentHub::list_agents(RequestContext& ctx) {
   JsonWriter w;
   w.begin_object().key("agents").begin_array();
-  for (const auto& [host, a] : agents_) {
-    w.begin_object().key("hostname").value(host).key("agent_id").value(a->agent_id).key("connected").value(a->connected);
+  for (const Agent* a : sorted_agents()) {
+    w.begin_object().key("hostname").value(a->hostname).key("agent_id").value(a->agent_id).key("connected").value(a->connected);
     w.key("labels").begin_object();
     for (const auto& [k, v] : a->labels) w.key(k).value(v);
     w.end_object().key("resources");
@@ -318,7 +328,8 @@ void AgentHub::heartbeat() {
 
 std::vector<JsonValue> AgentHub::nodes() const {
   std::vector<JsonValue> out;
-  for (const auto& [host, a] : agents_) {
+  for (const Agent* a : sorted_agents()) {
+    const std::string& host = a->hostname;
     JsonWriter w;
     w.begin_object().key("kind").value("Node").key("apiVersion").value("v1");
     w.key("metadata").begin_object().key("name").value(host).key("uid").value(a->agent_id);

@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 
 #include "tests/support/daemon_fixture.h"
@@ -387,6 +388,27 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_EQ(run_shell("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get node edge-7", &out), 0) << out;
   EXPECT_NE(out.find("STATUS"), std::string::npos) << out;
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
+}
+
+// Agents are kept hashed by name; listings still come in name order.
+TEST_F(PodSchedulingTest, AgentsAndNodesAreListedByName) {
+  start();
+  std::vector<std::unique_ptr<ScriptedAgent>> agents;
+  for (const char* host : {"node-m", "node-c", "node-x", "node-a", "node-q", "node-b", "node-k", "node-e"}) {
+    agents.push_back(std::make_unique<ScriptedAgent>(port(), host));
+    ASSERT_TRUE(agents.back()->subscribe());
+  }
+  for (const char* path : {"/v1/agents", "/api/v1/nodes"}) {
+    auto list = http_request(port(), "GET", path);
+    ASSERT_TRUE(list && list->status == 200);
+    size_t last = 0;
+    for (const char* host : {"node-a", "node-b", "node-c", "node-e", "node-k", "node-m", "node-q", "node-x"}) {
+      size_t at = list->body.find(std::string("\"") + host + "\"");
+      ASSERT_NE(at, std::string::npos) << path << " " << host;
+      EXPECT_GT(at, last) << path << " " << host << " out of order: " << list->body;
+      last = at;
+    }
+  }
 }
 
 TEST_F(PodSchedulingTest, LiveOffersCapMlParallelismWhenAFunctionSizeIsSet) {
