@@ -40,6 +40,19 @@ class AgentSimTest : public DaemonFixture {
   std::string sim_command(const std::string& args) {
     return agent_sim_binary() + " --server http://127.0.0.1:" + std::to_string(port()) + " " + args;
   }
+  // Starts the simulator in the background, its output in sim_log(); the
+  // test's end stops it.
+  void start_sim(const std::string& args) {
+    std::string out;
+    ASSERT_EQ(run_shell("timeout 60 " + sim_command(args) + " >" + log_path() + " 2>&1 & echo $!", &out), 0);
+    sim_ = static_cast<pid_t>(std::atol(out.c_str()));
+    ASSERT_GT(sim_, 0) << out;
+  }
+  std::string sim_log() { return read_file(log_path()); }
+  void TearDown() override {
+    if (sim_ > 0) ::kill(sim_, SIGTERM);
+    DaemonFixture::TearDown();
+  }
   bool agents_connected(double n, std::chrono::milliseconds deadline = 10s) {
     auto until = std::chrono::steady_clock::now() + deadline;
     while (std::chrono::steady_clock::now() < until) {
@@ -48,6 +61,11 @@ class AgentSimTest : public DaemonFixture {
     }
     return false;
   }
+
+ private:
+  std::string log_path() { return dir_.path() + "/sim.log"; }
+  TempDir dir_;
+  pid_t sim_ = -1;
 };
 
 TEST_F(AgentSimTest, PlacesEveryPodItCreatesAndReports) {
@@ -73,19 +91,7 @@ TEST_F(AgentSimTest, PlacesEveryPodItCreatesAndReports) {
 TEST_F(AgentSimTest, AgentsPostingOverSharedConnectionsRunEveryPod) {
   start();
   ASSERT_TRUE(daemon_->wait_ready());
-  TempDir dir;
-  std::string log = dir.path() + "/sim.log";
-  std::string out;
-  ASSERT_EQ(run_shell("timeout 60 " + sim_command("--agents 20 --pods 40 --concurrency 8 --agent-mux 4") + " >" +
-                          log + " 2>&1 & echo $!",
-                      &out),
-            0);
-  pid_t sim = static_cast<pid_t>(std::atol(out.c_str()));
-  ASSERT_GT(sim, 0) << out;
-  struct Reaper {
-    pid_t pid;
-    ~Reaper() { ::kill(pid, SIGTERM); }
-  } reaper{sim};
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 20 --pods 40 --concurrency 8 --agent-mux 4"));
   auto until = std::chrono::steady_clock::now() + 20s;
   size_t running = 0;
   while (std::chrono::steady_clock::now() < until) {
@@ -94,24 +100,15 @@ TEST_F(AgentSimTest, AgentsPostingOverSharedConnectionsRunEveryPod) {
     if (running == 40) break;
     std::this_thread::sleep_for(20ms);
   }
-  EXPECT_EQ(running, 40u) << read_file(log);
-  EXPECT_NE(read_file(log).find("create_errors=0"), std::string::npos) << read_file(log);
+  EXPECT_EQ(running, 40u) << sim_log();
+  EXPECT_NE(sim_log().find("create_errors=0"), std::string::npos) << sim_log();
 }
 
 // A subscribe that names a connected agent replaces its stream; the simulated
 // agent whose stream ended subscribes again, and so ends the intruder's.
 TEST_F(AgentSimTest, AnAgentWhoseStreamEndsSubscribesAgain) {
   start();
-  TempDir dir;
-  std::string log = dir.path() + "/sim.log";
-  std::string out;
-  ASSERT_EQ(run_shell("timeout 60 " + sim_command("--agents 2 --pods 0") + " >" + log + " 2>&1 & echo $!", &out), 0);
-  pid_t sim = static_cast<pid_t>(std::atol(out.c_str()));
-  ASSERT_GT(sim, 0) << out;
-  struct Reaper {
-    pid_t pid;
-    ~Reaper() { ::kill(pid, SIGTERM); }
-  } reaper{sim};
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 2 --pods 0"));
   ASSERT_TRUE(agents_connected(2)) << daemon_->log();
 
   RawConnection intruder;
@@ -123,8 +120,7 @@ TEST_F(AgentSimTest, AnAgentWhoseStreamEndsSubscribesAgain) {
   // The simulator's sim-0 comes back and takes its stream over: ours ends.
   EXPECT_TRUE(intruder.read_until("0\r\n\r\n")) << daemon_->log();  // the last chunk
   EXPECT_TRUE(agents_connected(2));
-  EXPECT_NE(read_file(log).find("agent sim-0 stream ended: closed; subscribing again"), std::string::npos)
-      << read_file(log);
+  EXPECT_NE(sim_log().find("agent sim-0 stream ended: closed; subscribing again"), std::string::npos) << sim_log();
 }
 
 }  // namespace
