@@ -4,6 +4,10 @@
 #include <cstdlib>
 
 namespace uvsched {
+namespace {
+// Parsers and buffers are kept per thread for documents up to this size.
+constexpr size_t kReusedCapacity = 64 * 1024;
+}  // namespace
 
 JsonValue JsonValue::string(std::string s) {
   JsonValue v(Type::kString);
@@ -68,7 +72,6 @@ std::optional<JsonValue> JsonValue::parse(std::string_view text, std::string* er
   // A parser allocates buffers sized to its input: one per thread serves
   // every small document (pods, agent posts) without allocating again; a
   // rare large one gets its own, so its capacity is not kept.
-  constexpr size_t kReusedCapacity = 64 * 1024;
   thread_local simdjson::dom::parser reused(kReusedCapacity);
   simdjson::dom::parser one_off;
   simdjson::dom::parser& parser = text.size() <= kReusedCapacity ? reused : one_off;
@@ -85,9 +88,16 @@ std::optional<std::string> JsonValue::with_string_at(std::string_view text,
                                                      std::initializer_list<std::string_view> path,
                                                      std::string_view value) {
   // The on-demand parser visits only the path; it needs padding past the
-  // text, so the text is copied into a buffer that has it.
-  thread_local simdjson::ondemand::parser parser;
-  thread_local std::string padded;
+  // text, so the text is copied into a buffer that has it. As in parse(), a
+  // small document reuses the thread's parser and buffer; a large one gets
+  // its own, so their capacity is not kept.
+  thread_local simdjson::ondemand::parser reused_parser;
+  thread_local std::string reused_padded;
+  simdjson::ondemand::parser one_off_parser;
+  std::string one_off_padded;
+  bool small = text.size() <= kReusedCapacity;
+  simdjson::ondemand::parser& parser = small ? reused_parser : one_off_parser;
+  std::string& padded = small ? reused_padded : one_off_padded;
   padded.assign(text);
   padded.resize(text.size() + simdjson::SIMDJSON_PADDING, ' ');
   simdjson::ondemand::document doc;

@@ -60,5 +60,15 @@ TEST(JsonValueWithStringAt, MatchesATreeEditOfAWrittenPod) {
   EXPECT_EQ(JsonValue::with_string_at(text, {"status", "phase"}, "Running"), pod->dump());
 }
 
+// A document past the size whose parser is kept per thread is edited alike.
+TEST(JsonValueWithStringAt, ALargeDocument) {
+  std::string filler(100 * 1024, 'x');
+  std::string text = R"({"a":")" + filler + R"(","status":{"phase":"Pending"}})";
+  EXPECT_EQ(JsonValue::with_string_at(text, {"status", "phase"}, "Running"),
+            R"({"a":")" + filler + R"(","status":{"phase":"Running"}})");
+  // ... and a small one after it still uses the thread's own.
+  EXPECT_EQ(JsonValue::with_string_at(R"({"s":"a"})", {"s"}, "b"), R"({"s":"b"})");
+}
+
 }  // namespace
 }  // namespace uvsched
