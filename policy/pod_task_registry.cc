@@ -19,19 +19,29 @@ std::string PodTaskRegistry::make_id(std::string_view pod_key, uint64_t serial) 
   return id + suffix;
 }
 
-std::optional<std::string> PodTaskRegistry::pod_of(std::string_view id) {
+namespace {
+// The "ns.name" part of an id made by make_id, and the dot in it; nullopt
+// for anything else. No copy: a status update asks this of every id.
+std::optional<std::pair<std::string_view, size_t>> middle_of(std::string_view id) {
   if (!id.starts_with(kPrefix) || id.size() < kPrefix.size() + 3 + kSuffix || id[id.size() - kSuffix] != '.')
     return std::nullopt;
   std::string_view middle = id.substr(kPrefix.size(), id.size() - kPrefix.size() - kSuffix);  // ns.name
   size_t dot = middle.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == middle.size()) return std::nullopt;
-  std::string key(middle);
-  key[dot] = '/';
+  return std::make_pair(middle, dot);
+}
+}  // namespace
+
+std::optional<std::string> PodTaskRegistry::pod_of(std::string_view id) {
+  auto m = middle_of(id);
+  if (!m) return std::nullopt;
+  std::string key(m->first);
+  key[m->second] = '/';
   return key;
 }
 
 std::optional<uint64_t> PodTaskRegistry::serial_of(std::string_view id) {
-  if (!pod_of(id)) return std::nullopt;
+  if (!middle_of(id)) return std::nullopt;
   uint64_t serial = 0;
   // Lower-case hex only, as make_id writes it: one serial, one id.
   for (char c : id.substr(id.size() - kSuffix + 1)) {
@@ -43,16 +53,17 @@ std::optional<uint64_t> PodTaskRegistry::serial_of(std::string_view id) {
 }
 
 uint32_t PodTaskRegistry::intern_agent(std::string_view hostname) {
-  std::string name(hostname);
-  auto [it, inserted] = agent_ids_.try_emplace(name, static_cast<uint32_t>(agent_names_.size()));
-  if (inserted) agent_names_.push_back(std::move(name));
-  return it->second;
+  if (auto it = agent_ids_.find(hostname); it != agent_ids_.end()) return it->second;
+  auto id = static_cast<uint32_t>(agent_names_.size());
+  agent_ids_.emplace(hostname, id);
+  agent_names_.emplace_back(hostname);
+  return id;
 }
 
 PodTask* PodTaskRegistry::by_id(std::string_view task_id) {
-  auto pod = pod_of(task_id);
   auto serial = serial_of(task_id);
-  if (!pod || !serial) return nullptr;
+  auto pod = serial ? pod_of(task_id) : std::nullopt;
+  if (!pod) return nullptr;
   PodTask* task = by_pod(*pod);
   return task && task->serial == *serial ? task : nullptr;
 }

@@ -16,10 +16,10 @@
 #include <string>
 #include <string_view>
 #include <memory>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
 #include "policy/pod_task.h"
@@ -95,7 +95,7 @@ class PodTaskRegistry {
  private:
   Set tasks_;  // by pod key
   std::vector<std::string> agent_names_;
-  std::unordered_map<std::string, uint32_t> agent_ids_;
+  absl::flat_hash_map<std::string, uint32_t, Hash, Eq> agent_ids_;  // looked up by string_view, no copy
 };
 
 }  // namespace uvsched

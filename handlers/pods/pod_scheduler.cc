@@ -567,14 +567,17 @@ void PodScheduler::status_update(const std::string& agent, const JsonValue& stat
 }
 
 void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, const JsonValue* status) {
+  if (t.action == TaskAction::kError) {
+    log_error("task_status_rejected").kv("task", PodTaskRegistry::id_of(pod, task)).kv("why", t.note);
+    return;
+  }
+  if (t.action == TaskAction::kNone || t.action == TaskAction::kBind) return;  // TASK_STARTING: nothing to write
   std::string key = PodRegistry::kPodPrefix + pod;
   switch (t.action) {
     case TaskAction::kNone:
     case TaskAction::kBind:
-      return;
     case TaskAction::kError:
-      log_error("task_status_rejected").kv("task", PodTaskRegistry::id_of(pod, task)).kv("why", t.note);
-      return;
+      return;  // above
     case TaskAction::kMarkRunning: {
       // The agent may send the pod's status as base64 JSON in `data`.
       std::optional<JsonValue> extra;
