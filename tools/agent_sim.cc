@@ -156,11 +156,10 @@ class Sim {
         both.push_back(status_request(a, id, {"TASK_STARTING", "TASK_RUNNING"}));
       }
       if (auto o = offer_request(a)) both.push_back(std::move(*o));
-      if (both.empty()) {
-      } else if (o_.agent_mux > 1) {
+      if (o_.agent_mux > 1) {
         for (auto& post : both) muxed_.push_back(std::move(post));
-        mux_turn_.schedule();
-      } else {
+        if (!muxed_.empty()) mux_turn_.schedule();
+      } else if (!both.empty()) {
         client_.pipeline(std::move(both));
       }
     } else if (line.find("\"type\":\"KILL\"") != std::string::npos) {
