@@ -1,5 +1,6 @@
 // TLS as a byte engine: ciphertext in, plaintext out, and back, through
-// OpenSSL memory BIOs. It owns no socket, so the server's and the client's
+// OpenSSL memory BIOs (OpenSSL is loaded with the first context; see
+// openssl_library.h). It owns no socket, so the server's and the client's
 // connections drive it from their libuv read and write paths, and tests can
 // wire two sessions back to back without a network.
 #pragma once
@@ -13,6 +14,8 @@ typedef struct ssl_st SSL;
 typedef struct bio_st BIO;
 
 namespace uvsched {
+
+struct OpenSsl;
 
 // Certificates and settings shared by every session of one side.
 class TlsContext {
@@ -31,9 +34,11 @@ class TlsContext {
 
   SSL_CTX* native() const { return ctx_; }
   bool is_server() const { return server_; }
+  const OpenSsl& api() const { return api_; }
 
  private:
-  TlsContext(SSL_CTX* ctx, bool server) : ctx_(ctx), server_(server) {}
+  TlsContext(const OpenSsl& api, SSL_CTX* ctx, bool server) : api_(api), ctx_(ctx), server_(server) {}
+  const OpenSsl& api_;
   SSL_CTX* ctx_;
   bool server_;
 };
@@ -66,6 +71,7 @@ class TlsSession {
   void drain(std::string* out);
   bool fail(std::string_view what);
 
+  const OpenSsl& api_;
   SSL* ssl_ = nullptr;
   BIO* in_ = nullptr;   // ciphertext from the peer, read by OpenSSL
   BIO* out_ = nullptr;  // ciphertext OpenSSL wrote for the peer

@@ -1,28 +1,23 @@
 #include "storage/base64.h"
 
-#include <openssl/evp.h>
+#include <absl/strings/escaping.h>
 
 namespace uvsched {
+namespace {
 
-std::string base64_encode(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
+// Debian builds Abseil with its own string_view type.
+absl::string_view view(std::string_view s) { return {s.data(), s.size()}; }
+
+}  // namespace
+
+std::string base64_encode(std::string_view in) { return absl::Base64Escape(view(in)); }
 
 std::optional<std::string> base64_decode(std::string_view in) {
+  // Abseil also takes unpadded text; the gateway always pads, so anything
+  // else is a corrupt answer and is refused as before.
   if (in.size() % 4 != 0) return std::nullopt;
-  std::string out(3 * in.size() / 4, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  if (n < 0) return std::nullopt;
-  // EVP_DecodeBlock counts the padding as zero bytes; take them off again.
-  size_t pad = 0;
-  if (!in.empty() && in.back() == '=') ++pad;
-  if (in.size() > 1 && in[in.size() - 2] == '=') ++pad;
-  out.resize(static_cast<size_t>(n) - pad);
+  std::string out;
+  if (!absl::Base64Unescape(view(in), &out)) return std::nullopt;
   return out;
 }
 
