@@ -266,11 +266,11 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   default_pod(*pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
   // The namespace is checked by the create's own txn (no read before it).
   CreateOutcome created = create_hook_ ? create_hook_(ns, name, *pod) : nullptr;
-  store_pod(ctx.responder, ns, name, std::move(*pod), 0, 201, std::move(created));
+  store_pod(ctx.responder, ns, name, std::move(*pod), 0, PodWrite{201, false, std::move(created), nullptr});
 }
 
 void PodRegistry::store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
-                            int64_t expect, int ok_status, CreateOutcome created) {
+                            int64_t expect, PodWrite how) {
   pod.ensure({"metadata"}).erase("resourceVersion");
   std::string json = pod.dump();
   TxnRequest t;
@@ -287,8 +287,8 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
     t.compares.push_back({ns_key, Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
     t.failure.push_back({TxnOp::Type::kRange, ns_key, {}, 0, false});
   }
-  store_.txn(std::move(t), [res, json, ns, name, expect, ok_status, created](TxnResult&& r) mutable {
-    if (created) created(r.status.ok() && r.succeeded, r.revision, json);
+  store_.txn(std::move(t), [res, json, ns, name, expect, how = std::move(how)](TxnResult&& r) mutable {
+    if (how.created) how.created(r.status.ok() && r.succeeded, r.revision, json);
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (!r.succeeded) {
       if (expect == 0 && (r.ranges.empty() || r.ranges[0].kvs.empty())) {
@@ -297,9 +297,31 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
       if (expect == 0) {
         return res.send(k8s_error(409, "AlreadyExists", "pods \"" + name + "\" already exists", "pods", name));
       }
+      if (how.on_conflict) return how.on_conflict();
       return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
     }
-    res.send(k8s_object(ok_status, with_rv(json, r.revision)));
+    if (how.answer_status) return res.send(k8s_object(how.ok_status, k8s_status_json(how.ok_status, "", "")));
+    res.send(k8s_object(how.ok_status, with_rv(json, r.revision)));
+  });
+}
+
+void PodRegistry::update_pod(Responder res, const std::string& ns, const std::string& name, PodChange change,
+                             PodWrite how, int attempts) {
+  store_.get(pod_key(ns, name), {}, [this, res, ns, name, change = std::move(change), how = std::move(how),
+                                     attempts](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    int64_t current = r.kvs[0].mod_revision;
+    auto pod = parse_stored(r.kvs[0]);
+    if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
+    if (auto refused = change(*pod, current)) return res.send(std::move(*refused));
+    PodWrite write = how;
+    if (attempts > 1) {
+      write.on_conflict = [this, res, ns, name, change, how, attempts]() mutable {
+        update_pod(res, ns, name, std::move(change), std::move(how), attempts - 1);
+      };
+    }
+    store_pod(res, ns, name, std::move(*pod), current, std::move(write));
   });
 }
 
@@ -317,33 +339,28 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
   if (const JsonValue* rv = body->find({"metadata", "resourceVersion"}); rv && rv->is_string() && !rv->text().empty()) {
     want_rv = std::strtoll(rv->text().c_str(), nullptr, 10);
   }
-  Responder res = ctx.responder;
-  store_.get(pod_key(ns, name), {}, [this, res, ns, name, want_rv, status_only, body = std::move(*body)](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-    int64_t current = r.kvs[0].mod_revision;
-    if (want_rv != 0 && want_rv != current) return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
-    auto old = parse_stored(r.kvs[0]);
-    if (!old) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
+  PodChange change = [ns, name, want_rv, status_only, body = std::move(*body)](JsonValue& old,
+                                                                               int64_t current) -> std::optional<HttpResponse> {
+    if (want_rv != 0 && want_rv != current) return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
     JsonValue next;
     if (status_only) {
-      next = std::move(*old);
+      next = std::move(old);
       next.set("status", body.get("status") ? *body.get("status") : JsonValue::object());
     } else {
-      next = std::move(body);
-      keep_server_fields(next, *old, ns, name);
-      if (!next.get("status") && old->get("status")) next.set("status", *old->get("status"));
-      if (auto issues = validate_pod(next); !issues.empty()) {
-        return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
-      }
+      next = body;
+      keep_server_fields(next, old, ns, name);
+      if (!next.get("status") && old.get("status")) next.set("status", *old.get("status"));
+      if (auto issues = validate_pod(next); !issues.empty()) return k8s_object(422, invalid_status_json("Pod", name, issues));
       const JsonValue* meta = next.get("metadata");
       default_pod(next, ns, meta->str("uid"), meta->str("creationTimestamp"));
-      if (auto issues = validate_pod_update(*old, next); !issues.empty()) {
-        return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
+      if (auto issues = validate_pod_update(old, next); !issues.empty()) {
+        return k8s_object(422, invalid_status_json("Pod", name, issues));
       }
     }
-    store_pod(res, ns, name, std::move(next), current, 200);
-  });
+    old = std::move(next);
+    return std::nullopt;
+  };
+  update_pod(ctx.responder, ns, name, std::move(change), PodWrite{});
 }
 
 void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
@@ -365,25 +382,21 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     return ctx.reply(k8s_error(400, "BadRequest", "a JSON patch must be a list of operations"));
   }
   if (*type != PatchType::kJson && !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", "a patch must be an object"));
-  Responder res = ctx.responder;
-  store_.get(pod_key(ns, name), {}, [this, res, ns, name, status_only, type = *type, patch = std::move(*patch)](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-    int64_t current = r.kvs[0].mod_revision;
-    auto pod = parse_stored(r.kvs[0]);
-    if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
-    const JsonValue stored = *pod;
+  PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch)](
+                         JsonValue& pod, int64_t current) -> std::optional<HttpResponse> {
+    const JsonValue stored = pod;
     if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"}); rv && rv->is_string() &&
                                                                            rv->text() != std::to_string(current)) {
-      return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
+      return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
     }
-    if (auto refused = apply_patch(*pod, patch, type, status_only)) return res.send(std::move(*refused));
-    keep_server_fields(*pod, stored, ns, name);
-    auto issues = validate_pod(*pod);
-    if (issues.empty() && !status_only) issues = validate_pod_update(stored, *pod);
-    if (!issues.empty()) return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
-    store_pod(res, ns, name, std::move(*pod), current, 200);
-  });
+    if (auto refused = apply_patch(pod, patch, type, status_only)) return refused;
+    keep_server_fields(pod, stored, ns, name);
+    auto issues = validate_pod(pod);
+    if (issues.empty() && !status_only) issues = validate_pod_update(stored, pod);
+    if (!issues.empty()) return k8s_object(422, invalid_status_json("Pod", name, issues));
+    return std::nullopt;
+  };
+  update_pod(ctx.responder, ns, name, std::move(change), PodWrite{});
 }
 
 void PodRegistry::delete_pod(RequestContext& ctx) {
@@ -409,28 +422,15 @@ void PodRegistry::bind_pod(RequestContext& ctx) {
   if (node.empty()) {
     return ctx.reply(k8s_object(422, invalid_status_json("Binding", name, {{"target.name", "FieldValueRequired", "Required value"}})));
   }
-  Responder res = ctx.responder;
-  store_.get(pod_key(ns, name), {}, [this, res, ns, name, node](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-    auto pod = parse_stored(r.kvs[0]);
-    if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
-    std::string bound = pod->find({"spec", "nodeName"}) ? pod->find({"spec", "nodeName"})->text() : "";
+  PodChange change = [name, node](JsonValue& pod, int64_t) -> std::optional<HttpResponse> {
+    std::string bound = pod.find({"spec", "nodeName"}) ? pod.find({"spec", "nodeName"})->text() : "";
     if (!bound.empty()) {
-      return res.send(k8s_error(409, "Conflict", "pod " + name + " is already assigned to node \"" + bound + "\"", "pods", name));
+      return k8s_error(409, "Conflict", "pod " + name + " is already assigned to node \"" + bound + "\"", "pods", name);
     }
-    pod->ensure({"spec"}).set("nodeName", JsonValue::string(node));
-    pod->ensure({"metadata"}).erase("resourceVersion");
-    TxnRequest t;
-    std::string key = pod_key(ns, name);
-    t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, r.kvs[0].mod_revision, {}});
-    t.success.push_back({TxnOp::Type::kPut, key, pod->dump(), 0, false});
-    store_.txn(std::move(t), [res, name](TxnResult&& tr) mutable {
-      if (!tr.status.ok()) return res.send(store_down(tr.status));
-      if (!tr.succeeded) return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
-      res.send(k8s_object(201, k8s_status_json(201, "", "")));
-    });
-  });
+    pod.ensure({"spec"}).set("nodeName", JsonValue::string(node));
+    return std::nullopt;
+  };
+  update_pod(ctx.responder, ns, name, std::move(change), PodWrite{201, true, nullptr, nullptr});
 }
 
 // ---- pods: read paths -------------------------------------------------------------

@@ -63,10 +63,27 @@ class PodRegistry {
   void list_nodes(RequestContext& ctx);
   void get_node(RequestContext& ctx);
 
-  // Stores `pod` over the revision `expect` (0: create only) and answers with it.
-  // `created`, when given, hears whether the write happened (a create only).
+  // How store_pod answers and whom it tells.
+  struct PodWrite {
+    int ok_status = 200;
+    bool answer_status = false;  // a Binding is answered with a Status, not the pod
+    CreateOutcome created;       // hears whether a create was written
+    std::function<void()> on_conflict;  // an update that lost its compare: retry instead of 409
+  };
+  // Stores `pod` over the revision `expect` (0: create only) and answers.
   void store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod, int64_t expect,
-                 int ok_status, CreateOutcome created = nullptr);
+                 PodWrite how);
+
+  // Kubernetes' GuaranteedUpdate: reads the pod, has `change` turn it into
+  // the next version (or refuse, with the answer to send), and writes it over
+  // the revision it read. When another writer got in between (the scheduler,
+  // an agent's status), it reads again and redoes the change, up to
+  // kUpdateAttempts times, and only then answers 409. A client's
+  // resourceVersion precondition is the change's to check: a refusal ends it.
+  using PodChange = std::function<std::optional<HttpResponse>(JsonValue& pod, int64_t revision)>;
+  static constexpr int kUpdateAttempts = 5;
+  void update_pod(Responder res, const std::string& ns, const std::string& name, PodChange change, PodWrite how,
+                  int attempts = kUpdateAttempts);
   bool refuse_unless_leader(RequestContext& ctx);
 
   Store& store_;

@@ -242,6 +242,33 @@ TEST_F(PodRegistryTest, BindingAndStatusSubresources) {
   EXPECT_EQ(field(status->body, {"spec", "nodeName"}), "edge-1");  // the status subresource touches status only
 }
 
+// Updates without a resourceVersion are retried past other writers, as
+// Kubernetes' GuaranteedUpdate does: patches sent together all land, none is
+// refused because another got in first; a precondition still refuses.
+TEST_F(PodRegistryTest, UpdatesRacingOtherWritersAreRetried) {
+  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", kPod)->status, 201);
+  constexpr int kWriters = 4;  // fewer than the attempts: every round lets one through
+  std::vector<RawConnection> conns(kWriters);
+  for (int i = 0; i < kWriters; ++i) {
+    std::string body = R"({"metadata":{"labels":{"w)" + std::to_string(i) + R"(":"yes"}}})";
+    ASSERT_TRUE(conns[i].connect(daemon_->port()));
+    ASSERT_TRUE(conns[i].send("PATCH /api/v1/namespaces/default/pods/web HTTP/1.1\r\nHost: t\r\n"
+                              "Content-Type: application/merge-patch+json\r\nContent-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n" + body));
+  }
+  for (auto& c : conns) {
+    auto r = c.read_response();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << r->body;
+  }
+  std::string pod = req("GET", "/api/v1/namespaces/default/pods/web")->body;
+  for (int i = 0; i < kWriters; ++i) EXPECT_EQ(field(pod, {"metadata", "labels", ("w" + std::to_string(i)).c_str()}), "yes");
+
+  std::string stale = R"({"metadata":{"resourceVersion":"1","labels":{"late":"yes"}}})";
+  auto refused = req("PATCH", "/api/v1/namespaces/default/pods/web", stale, "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(refused->status, 409) << refused->body;
+}
+
 TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
   std::string manifest = daemon_->data_dir() + "/pod.yaml";
   std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: demo\nspec:\n"
