@@ -173,7 +173,9 @@ std::optional<std::string> EmbeddedStore::unavailable_reason() const {
 void EmbeddedStore::enqueue(LogRecord* record, std::function<void()> ack) {
   if (record != nullptr && !record->mutations.empty()) open_.records.push_back(std::move(*record));
   open_.acks.push_back(std::move(ack));
-  if (!idle_active_) {
+  // While a batch is being written, its commit_done starts the next one; the
+  // loop is free to block in poll until then.
+  if (!idle_active_ && !inflight_) {
     // Runs on the next loop turn, after this turn's callbacks: the whole
     // turn's writes become one write + one fdatasync.
     uv_idle_start(&idle_, &EmbeddedStore::on_idle);
@@ -183,8 +185,11 @@ void EmbeddedStore::enqueue(LogRecord* record, std::function<void()> ack) {
 
 void EmbeddedStore::on_idle(uv_idle_t* h) {
   auto* self = static_cast<EmbeddedStore*>(h->data);
-  if (self->open_.acks.empty() && self->open_.records.empty() && !self->open_.snapshot) {
-    // Nothing arrived since the last turn: let the loop block again.
+  // Nothing arrived since the last turn, or a batch is still being written
+  // (commit_done takes what is open): let the loop block again. Staying
+  // active through a write spun the loop on empty polls for the whole
+  // fdatasync, a sixth of its CPU under load.
+  if (self->inflight_ || (self->open_.acks.empty() && self->open_.records.empty() && !self->open_.snapshot)) {
     uv_idle_stop(h);
     self->idle_active_ = false;
     self->maybe_finish_close();
@@ -285,8 +290,6 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
     ++self->commits_;
   }
   if (b->snapshot) self->state_.release_snapshot();  // written or not, its blocks are free to go
-  for (auto& ack : b->acks) ack();  // acks check broken_ to tell success from failure
-  b.reset();
 
   if (self->broken_.empty() && self->log_bytes_ > self->options_.compact_bytes) {
     // The snapshot holds every applied write, so the open batch's records are
@@ -298,7 +301,14 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
     self->open_.records.clear();
     self->open_.epoch = self->epoch_ + 1;
   }
-  self->start_commit();
+  // Writes that queued behind this batch go to disk before its acks run, so
+  // their fdatasync overlaps the answers (a third of a commit cycle under
+  // load). Reads that queued behind it are answered after its writes are.
+  bool writes_waiting = !self->open_.records.empty() || self->open_.snapshot;
+  if (writes_waiting) self->start_commit();
+  for (auto& ack : b->acks) ack();  // acks check broken_ to tell success from failure
+  b.reset();
+  if (!writes_waiting) self->start_commit();
 }
 
 void EmbeddedStore::maybe_start_packing() {
