@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/allocator.h"
 #include "app/config.h"
 #include "app/daemon.h"
 #include "reactor/log.h"
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
       break;
   }
   uvsched::log_configure(parsed.config.log_level, parsed.config.log_format);
+  uvsched::log_info("allocator").kv("name", uvsched::allocator_name());
   signal(SIGPIPE, SIG_IGN);
 
   uv_loop_t* loop = uv_default_loop();

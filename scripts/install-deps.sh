@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential pkg-config meson ninja-build
-  libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libzstd-dev libssl-dev libabsl-dev
+  libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libzstd-dev libssl-dev libabsl-dev libjemalloc-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   etcd-server etcd-client wrk nginx-light curl python3-kubernetes
   clang libclang-rt-14-dev
