@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -39,6 +40,16 @@ TEST_F(DaemonHttpTest, HealthProbesAnswer) {
   ASSERT_TRUE(readyz);
   EXPECT_EQ(readyz->status, 200);
   EXPECT_NE(readyz->body.find("\"ready\""), std::string::npos);
+}
+
+// The start-up log names the malloc the build chose (meson's `allocator`
+// option; sanitizer builds always keep their own).
+TEST_F(DaemonHttpTest, TheStartUpLogNamesTheAllocatorTheBuildChose) {
+  const char* expected = std::getenv("UVSCHED_EXPECT_ALLOCATOR");
+  ASSERT_NE(expected, nullptr) << "tests/meson.build sets UVSCHED_EXPECT_ALLOCATOR";
+  start();
+  std::string line = std::string("event=allocator name=") + (std::string(expected) == "jemalloc" ? "\"jemalloc " : "system");
+  EXPECT_NE(daemon_->log().find(line), std::string::npos) << daemon_->log();
 }
 
 TEST_F(DaemonHttpTest, MetricsCountRequestsByRouteAndCode) {
