@@ -1,6 +1,6 @@
 // The daemon on jemalloc (Debian's libjemalloc). Its loop thread spends a
 // fifth of its time in glibc's malloc and free during placement; jemalloc
-// takes ~15% off that thread's CPU per pod (bench/RESULTS.md, session 7).
+// takes 10-25% off that thread's CPU per pod (bench/RESULTS.md, session 7).
 #include <jemalloc/jemalloc.h>
 
 #include <string>

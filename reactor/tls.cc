@@ -33,25 +33,28 @@ std::string common_name(const OpenSsl& api, X509* cert) {
                      static_cast<size_t>(api.ASN1_STRING_length(data)));
 }
 
-// SSL_CTX_set_min_proto_version, a macro over SSL_CTX_ctrl.
-void require_tls12(const OpenSsl& api, SSL_CTX* ctx) {
-  api.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, nullptr);
-}
-
 }  // namespace
 
 TlsContext::~TlsContext() { api_.SSL_CTX_free(ctx_); }
 
-std::unique_ptr<TlsContext> TlsContext::server(const std::string& cert_file, const std::string& key_file,
-                                               const std::string& client_ca_file, std::string* error) {
+std::unique_ptr<TlsContext> TlsContext::make(bool server, std::string* error) {
   const OpenSsl* loaded = OpenSsl::get(error);
   if (!loaded) return nullptr;
   const OpenSsl& api = *loaded;
   api.ERR_clear_error();
-  SSL_CTX* ctx = api.SSL_CTX_new(api.TLS_server_method());
+  SSL_CTX* ctx = api.SSL_CTX_new(server ? api.TLS_server_method() : api.TLS_client_method());
   if (!ctx) return *error = openssl_error(api, "cannot create a TLS context"), nullptr;
-  std::unique_ptr<TlsContext> out(new TlsContext(api, ctx, true));
-  require_tls12(api, ctx);
+  // SSL_CTX_set_min_proto_version, a macro over SSL_CTX_ctrl.
+  api.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, nullptr);
+  return std::unique_ptr<TlsContext>(new TlsContext(api, ctx, server));
+}
+
+std::unique_ptr<TlsContext> TlsContext::server(const std::string& cert_file, const std::string& key_file,
+                                               const std::string& client_ca_file, std::string* error) {
+  std::unique_ptr<TlsContext> out = make(true, error);
+  if (!out) return nullptr;
+  const OpenSsl& api = out->api_;
+  SSL_CTX* ctx = out->ctx_;
   if (api.SSL_CTX_use_certificate_chain_file(ctx, cert_file.c_str()) != 1)
     return *error = openssl_error(api, "cannot load --tls-cert " + cert_file), nullptr;
   if (api.SSL_CTX_use_PrivateKey_file(ctx, key_file.c_str(), SSL_FILETYPE_PEM) != 1)
@@ -71,14 +74,10 @@ std::unique_ptr<TlsContext> TlsContext::server(const std::string& cert_file, con
 }
 
 std::unique_ptr<TlsContext> TlsContext::client(const std::string& ca_file, std::string* error) {
-  const OpenSsl* loaded = OpenSsl::get(error);
-  if (!loaded) return nullptr;
-  const OpenSsl& api = *loaded;
-  api.ERR_clear_error();
-  SSL_CTX* ctx = api.SSL_CTX_new(api.TLS_client_method());
-  if (!ctx) return *error = openssl_error(api, "cannot create a TLS context"), nullptr;
-  std::unique_ptr<TlsContext> out(new TlsContext(api, ctx, false));
-  require_tls12(api, ctx);
+  std::unique_ptr<TlsContext> out = make(false, error);
+  if (!out) return nullptr;
+  const OpenSsl& api = out->api_;
+  SSL_CTX* ctx = out->ctx_;
   int cas = ca_file.empty() ? api.SSL_CTX_set_default_verify_paths(ctx)
                             : api.SSL_CTX_load_verify_locations(ctx, ca_file.c_str(), nullptr);
   if (cas != 1) return *error = openssl_error(api, "cannot load CA certificates " + ca_file), nullptr;

@@ -38,6 +38,8 @@ class TlsContext {
 
  private:
   TlsContext(const OpenSsl& api, SSL_CTX* ctx, bool server) : api_(api), ctx_(ctx), server_(server) {}
+  // OpenSSL loaded, and a context of that side that speaks TLS 1.2 or later.
+  static std::unique_ptr<TlsContext> make(bool server, std::string* error);
   const OpenSsl& api_;
   SSL_CTX* ctx_;
   bool server_;

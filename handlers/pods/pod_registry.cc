@@ -317,7 +317,8 @@ void PodRegistry::update_pod(Responder res, const std::string& ns, const std::st
     if (auto refused = change(*pod, current)) return res.send(std::move(*refused));
     PodWrite write = how;
     if (attempts > 1) {
-      write.on_conflict = [this, res, ns, name, change, how, attempts]() mutable {
+      // This attempt is done with them: the retry takes them over.
+      write.on_conflict = [this, res, ns, name, change = std::move(change), how = std::move(how), attempts]() mutable {
         update_pod(res, ns, name, std::move(change), std::move(how), attempts - 1);
       };
     }
