@@ -1,6 +1,7 @@
-// The malloc the daemon program runs on. Which allocator a process uses is
-// the program's choice, not the library's: the core links none, so a program
-// that embeds it keeps its own.
+// The malloc the daemon program runs on (and the agent simulator, which shares
+// a benchmark's cores with it). Which allocator a process uses is the
+// program's choice, not the library's: the core links none, so a program that
+// embeds it keeps its own.
 #pragma once
 
 namespace uvsched {
