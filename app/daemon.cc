@@ -70,12 +70,10 @@ int Daemon::start() {
   if (config_.ps_url.rfind("https://", 0) == 0 || config_.router_url.rfind("https://", 0) == 0) {
     // Made while starting, not by the first request on the running loop:
     // loading OpenSSL and the system's CAs reads files.
-    client_tls_ = TlsContext::client("", &error);
-    if (!client_tls_) {
+    if (!client_->prepare_tls(&error)) {
       log_error("tls_invalid").kv("error", error);
       return UV_EINVAL;
     }
-    client_->use_tls(client_tls_.get());
   }
   MlScheduler::Settings ml;
   ml.max_parallelism = config_.max_parallelism;

@@ -74,7 +74,6 @@ class Daemon {
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<LeaderElection> election_;
-  std::unique_ptr<TlsContext> client_tls_;  // outlives client_: for an https parameter server or router
   std::unique_ptr<HttpClient> client_;  // parameter server, router
   std::unique_ptr<MlScheduler> ml_;
   std::unique_ptr<PodRegistry> pods_;

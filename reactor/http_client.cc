@@ -384,6 +384,12 @@ HttpClient::~HttpClient() = default;
 
 void HttpClient::use_tls(const TlsContext* tls) { tls_ = tls; }
 
+bool HttpClient::prepare_tls(std::string* error) {
+  if (tls_context() != nullptr) return true;
+  *error = tls_error_;
+  return false;
+}
+
 // Without a context of its own, https trusts the system's CAs (OpenSSL's
 // default paths, which SSL_CERT_FILE and SSL_CERT_DIR can point elsewhere).
 const TlsContext* HttpClient::tls_context() {

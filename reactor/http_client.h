@@ -80,6 +80,11 @@ class HttpClient {
   // https requests verify servers with this context (which must outlive the
   // client) instead of the system's CAs.
   void use_tls(const TlsContext* tls);
+  // Makes the context https uses now (OpenSSL loaded, the system's CAs found),
+  // so a program that will call https servers pays those file reads while it
+  // starts, not on the first request on a running loop. False, with *error,
+  // when it cannot be made.
+  bool prepare_tls(std::string* error);
 
  private:
   class Connection;
