@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <cstdio>
 
 namespace uvsched {
 namespace {
@@ -37,6 +38,50 @@ TEST(JsonWriter, EscapesEverythingJsonRequires) {
     append_json_string(out, c.in);
     EXPECT_EQ(out, c.out) << c.in;
   }
+}
+
+// The scan skips eight bytes at a time: every byte value, at every place in
+// and around a word, must come out as a byte-at-a-time escaper writes it.
+TEST(JsonWriter, EscapesTheSameWhereverTheByteFallsInAWord) {
+  auto reference = [](std::string_view s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default: {
+          char u[8];
+          if (c < 0x20 || c == 0x7f) {
+            snprintf(u, sizeof u, "\\u%04x", c);
+            out += u;
+          } else {
+            out += static_cast<char>(c);
+          }
+        }
+      }
+    }
+    return out + "\"";
+  };
+  int escaped = 0;
+  for (int b = 0; b < 256; ++b) {
+    for (size_t len : {1u, 7u, 8u, 9u, 16u, 17u, 23u}) {
+      for (size_t at = 0; at < len; ++at) {
+        std::string in(len, 'a');
+        in[at] = static_cast<char>(b);
+        if (at + 1 < len) in[at + 1] = static_cast<char>(0xa0);  // high bytes are never escaped
+        std::string out;
+        append_json_string(out, in);
+        ASSERT_EQ(out, reference(in)) << "byte " << b << " at " << at << " of " << len;
+        escaped += out.size() > len + 2;
+      }
+    }
+  }
+  EXPECT_EQ(escaped, 35 * (1 + 7 + 8 + 9 + 16 + 17 + 23));  // 0x00-0x1f, quote, backslash, 0x7f
 }
 
 TEST(JsonWriter, NumbersRoundTripAndNonFiniteIsNull) {
