@@ -233,23 +233,36 @@ std::string invalid_status_json(std::string_view kind, std::string_view name, co
   return w.take();
 }
 
+// A pod's create and binding stamp it several times within one second:
+// gmtime and strftime run once a second, not once a stamp.
 std::string rfc3339(int64_t unix_ms) {
-  time_t secs = static_cast<time_t>(unix_ms / 1000);
-  struct tm tm;
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  thread_local int64_t last_secs = -1;
+  thread_local char last[32];
+  int64_t secs = unix_ms / 1000;
+  if (secs != last_secs) {
+    time_t t = static_cast<time_t>(secs);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(last, sizeof last, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    last_secs = secs;
+  }
+  return last;
 }
 
+// A version 4 UUID (RFC 4122): 122 random bits in the 8-4-4-4-12 hex form.
 std::string new_uid() {
   static std::mt19937_64 rng{std::random_device{}()};
   uint64_t a = rng(), b = rng();
-  char buf[40];
-  snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-           static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
-           static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)), static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return buf;
+  a = (a & ~0xf000ULL) | 0x4000ULL;                                  // version 4
+  b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;          // variant 10
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(36, '-');
+  size_t at = 0;
+  auto put = [&](uint64_t v, int digits) {
+    for (int d = digits - 1; d >= 0; --d) out[at++] = kHex[(v >> (4 * d)) & 0xf];
+  };
+  put(a >> 32, 8), ++at, put(a >> 16, 4), ++at, put(a, 4), ++at, put(b >> 48, 4), ++at, put(b, 12);
+  return out;
 }
 
 }  // namespace uvsched
