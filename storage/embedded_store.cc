@@ -410,7 +410,7 @@ void EmbeddedStore::txn(TxnRequest request, TxnCallback cb) {
     return;
   }
   auto result = std::make_shared<TxnResult>();
-  Applied a = state_.txn(request, &result->succeeded, &result->ranges);
+  Applied a = state_.txn(std::move(request), &result->succeeded, &result->ranges);
   result->status = a.status;
   result->revision = a.revision;
   log_and_publish(std::move(a), [this, result, cb = std::move(cb)] {

@@ -113,7 +113,7 @@ void KvState::apply_put(const std::string& key, const std::string& value, int64_
   }
   m.mod_revision = rev;
   m.version += 1;
-  const KvTable::Meta& s = kvs_.put(key, ValueCodec::raw(value), m).meta;
+  const KvTable::Meta& s = kvs_.put(key, {ValueCodec::kRawTag, value}, m).meta;
   if (value.size() >= ValueCodec::kMinPackedSize) {
     to_pack_.emplace_back(key, rev);
     if (!defer_packing_) pack_settled(kRawBacklog);
@@ -238,12 +238,12 @@ bool KvState::compare(const Compare& c) const {
   return false;
 }
 
-Applied KvState::txn(const TxnRequest& request, bool* succeeded, std::vector<RangeResult>* ranges) {
+Applied KvState::txn(TxnRequest request, bool* succeeded, std::vector<RangeResult>* ranges) {
   Applied a;
   bool ok = true;
   for (const auto& c : request.compares) ok = ok && compare(c);
   *succeeded = ok;
-  const auto& ops = ok ? request.success : request.failure;
+  auto& ops = ok ? request.success : request.failure;
   for (const auto& op : ops) {
     if (op.type == TxnOp::Type::kPut && op.key.empty()) {
       a.status = {StoreCode::kInvalid, "empty key"};
@@ -258,7 +258,7 @@ Applied KvState::txn(const TxnRequest& request, bool* succeeded, std::vector<Ran
   // txn's own earlier writes.
   int64_t rev = revision_ + 1;
   bool wrote = false;
-  for (const auto& op : ops) {
+  for (auto& op : ops) {
     switch (op.type) {
       case TxnOp::Type::kRange: {
         RangeOptions o;
@@ -270,7 +270,8 @@ Applied KvState::txn(const TxnRequest& request, bool* succeeded, std::vector<Ran
       }
       case TxnOp::Type::kPut:
         apply_put(op.key, op.value, op.lease, rev, &a, /*want_prev=*/false);
-        a.record.mutations.push_back({Mutation::Kind::kPut, op.key, op.value, op.lease, 0});
+        // The request is ours: its value goes to the log record as it is, not copied.
+        a.record.mutations.push_back({Mutation::Kind::kPut, std::move(op.key), std::move(op.value), op.lease, 0});
         wrote = true;
         break;
       case TxnOp::Type::kDelete:

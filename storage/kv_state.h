@@ -81,7 +81,7 @@ class KvState {
   Applied put(const std::string& key, const std::string& value, int64_t lease);
   Applied del(const std::string& key, bool prefix);
   // The ranges of the branch taken go to `ranges`.
-  Applied txn(const TxnRequest& request, bool* succeeded, std::vector<RangeResult>* ranges);
+  Applied txn(TxnRequest request, bool* succeeded, std::vector<RangeResult>* ranges);
 
   Applied lease_grant(int64_t ttl_seconds);
   Applied lease_revoke(int64_t id);

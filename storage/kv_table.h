@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,7 +78,10 @@ class KvTable {
   KvTable() = default;
   KvTable(const KvTable&) = delete;
   KvTable& operator=(const KvTable&) = delete;
-  KvTable(KvTable&& o) noexcept : set_(std::move(o.set_)) { o.set_.clear(); }
+  KvTable(KvTable&& o) noexcept : set_(std::move(o.set_)) {
+    o.set_.clear();
+    o.last_ = nullptr;
+  }
   KvTable& operator=(KvTable&& o) noexcept;
   ~KvTable() {
     clear();
@@ -91,7 +95,10 @@ class KvTable {
   const Entry* find(std::string_view key) const;
 
   // Sets the key's packed value and metadata, adding the key if it is new.
-  const Entry& put(std::string_view key, std::string_view packed, const Meta& meta);
+  const Entry& put(std::string_view key, std::string_view packed, const Meta& meta) { return put(key, {packed}, meta); }
+  // The same with the packed value given in pieces, laid end to end (a tag
+  // and a value, without first copying them into one string).
+  const Entry& put(std::string_view key, std::initializer_list<std::string_view> packed, const Meta& meta);
   void erase(std::string_view key);
   void clear();
 
@@ -103,11 +110,18 @@ class KvTable {
   void unpin();
 
  private:
-  static Entry* make(std::string_view key, std::string_view packed, const Meta& meta);
+  static Entry* make(std::string_view key, std::initializer_list<std::string_view> packed, const Meta& meta);
   static void destroy(Entry* e);
   void retire(Entry* e);  // destroy, or keep until unpin()
+  const Slot* locate(std::string_view key) const;
 
   Set set_;
+  // The slot last found or put. A write looks its key up three times (the
+  // txn's compare, the previous value, the put): the two after the first
+  // are one key compare here, not a walk down the tree comparing the key
+  // with a dozen others in blocks all over the heap. Slots move only when
+  // the tree adds or drops one, and then this is forgotten.
+  mutable const Slot* last_ = nullptr;
   bool pinned_ = false;
   std::vector<Entry*> retired_;
 };

@@ -32,6 +32,8 @@ class ValueCodec {
   std::string pack(std::string_view value);
   // A value kept as it is (packed form, tag kRaw): cheap, for values that may soon change.
   static std::string raw(std::string_view value);
+  // What raw() puts before the value, for writers that lay the two out themselves.
+  static constexpr std::string_view kRawTag{"\0", 1};
   static bool is_raw(std::string_view packed) { return !packed.empty() && packed[0] == 0; }
   // Below this a value gains too little to be worth a frame header and the CPU.
   static constexpr size_t kMinPackedSize = 64;
