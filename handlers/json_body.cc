@@ -93,4 +93,13 @@ std::optional<JsonError> read_object(simdjson::dom::object obj, std::string_view
   return std::nullopt;
 }
 
+std::optional<JsonError> read_array(simdjson::dom::object obj, std::string_view key, std::string_view path,
+                                    simdjson::dom::array* out, bool* present, bool required) {
+  auto e = field(obj, key);
+  *present = e.has_value();
+  if (!e) return required ? std::optional(missing(path)) : std::nullopt;
+  if (e->get(*out) != simdjson::SUCCESS) return wrong_type(path, "an array");
+  return std::nullopt;
+}
+
 }  // namespace uvsched

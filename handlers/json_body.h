@@ -35,5 +35,7 @@ std::optional<JsonError> read_bool(simdjson::dom::object obj, std::string_view k
 // present: set to whether the object was there.
 std::optional<JsonError> read_object(simdjson::dom::object obj, std::string_view key, std::string_view path,
                                      simdjson::dom::object* out, bool* present, bool required = false);
+std::optional<JsonError> read_array(simdjson::dom::object obj, std::string_view key, std::string_view path,
+                                    simdjson::dom::array* out, bool* present, bool required = false);
 
 }  // namespace uvsched

@@ -15,15 +15,16 @@ uint64_t OfferRegistry::id_hash(std::string_view id) {
 }
 
 bool OfferRegistry::add(Offer offer, uint64_t now) {
-  if (entries_.count(offer.id) || lingering_.count(id_hash(offer.id))) return false;
-  std::string id = offer.id;
-  Entry& e = entries_[id];
+  if (lingering_.contains(id_hash(offer.id))) return false;
+  auto [it, added] = entries_.try_emplace(offer.id);
+  if (!added) return false;
+  Entry& e = it->second;
   e.offer = std::move(offer);
   e.expires_at = now + settings_.ttl_ms;
   e.seq = seq_++;
   e.live_it = live_.insert(live_.end(), &e);
   e.in_live = true;
-  index(id);
+  if (uint64_t t = next_for(e)) deadlines_.emplace(t, it->first);  // index() of a live entry: its deadline
   return true;
 }
 

@@ -20,9 +20,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/node_hash_map.h>
 
 namespace uvsched {
 
@@ -110,7 +112,7 @@ class OfferRegistry {
   void unlink_live(Entry& e);
   void expire(Entry& e, uint64_t now, bool decline);
   // Handles one entry at `now`; false when it was purged.
-  using Entries = std::unordered_map<std::string, Entry>;
+  using Entries = absl::node_hash_map<std::string, Entry>;
   bool step(Entries::iterator it, uint64_t now, std::vector<std::string>* declined);
   uint64_t next_for(const Entry& e) const;
   void index(const std::string& id);
@@ -118,19 +120,19 @@ class OfferRegistry {
   Settings settings_;
   uint64_t seq_ = 0;
   // By id, hashed: every launch and re-offer looks one up. Arrival order is
-  // kept by live_ and by each entry's seq.
+  // kept by live_ and by each entry's seq. Nodes, for live_'s pointers.
   Entries entries_;
   // Live and unclaimed, in arrival order. Entries, not ids: a walk over 5k
   // offers for a pod that fits none did a map lookup per offer. (Map nodes
   // stay put, rehashing or not; an entry leaves this list before it leaves
   // the map.)
   std::list<Entry*> live_;
-  std::unordered_map<std::string, std::string> claims_;  // claimant -> offer id
+  absl::flat_hash_map<std::string, std::string> claims_;  // claimant -> offer id
   // Waiting pods in the order they started to wait (an offer wakes the
   // longest-waiting one it fits), found by pod too: with 100k pods waiting,
   // a linear search on every listen made a pod storm quadratic.
   std::map<uint64_t, std::pair<std::string, Filter>> listeners_;  // by sequence
-  std::unordered_map<std::string, uint64_t> listener_seq_;
+  absl::flat_hash_map<std::string, uint64_t> listener_seq_;
   uint64_t listen_seq_ = 0;
   // Every entry's next deadline, so tick() touches only what is due (offers
   // linger for minutes: a registry holds far more entries than live offers).
@@ -139,10 +141,10 @@ class OfferRegistry {
   // Expired offers with nothing pending, until purged: their ids stay taken
   // for the linger time, the rest of the entry is gone. Agents re-offer every
   // few seconds, so 5k agents keep ~150k ids lingering: each is remembered by
-  // a 64-bit hash (~56 B with the set's node, not ~130 B with the string). A
+  // a 64-bit hash (~20 B in a flat table, not ~130 B with the string). A
   // colliding new id would be refused as known: at 2^-64 per pair, never.
   static uint64_t id_hash(std::string_view id);
-  std::unordered_map<uint64_t, uint64_t> lingering_;  // id hash -> purge at
+  absl::flat_hash_map<uint64_t, uint64_t> lingering_;  // id hash -> purge at
   std::deque<std::pair<uint64_t, uint64_t>> purges_;  // (purge at, id hash) in purge order
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "handlers/agents/agent_wire.h"
+#include "handlers/json_body.h"
 #include "handlers/json_response.h"
 #include "handlers/pods/pod_validation.h"
 #include "reactor/json_writer.h"
@@ -39,44 +41,6 @@ void write_resources(JsonWriter& w, const Resources& r) {
 }
 
 }  // namespace
-
-bool parse_resources(const JsonValue& list, Resources* out, std::string* error) {
-  if (!list.is_array()) {
-    *error = "resources must be an array";
-    return false;
-  }
-  for (const auto& r : list.items()) {
-    std::string name = r.str("name");
-    if (name == "cpus" || name == "mem") {
-      const JsonValue* v = r.find({"scalar", "value"});
-      auto n = v ? v->as_number() : std::nullopt;
-      if (!n || *n < 0) {
-        *error = "resource " + name + " needs scalar.value >= 0";
-        return false;
-      }
-      (name == "cpus" ? out->cpus : out->mem_mib) += *n;
-    } else if (name == "ports") {
-      const JsonValue* ranges = r.find({"ranges", "range"});
-      if (ranges == nullptr || !ranges->is_array()) {
-        *error = "resource ports needs ranges.range";
-        return false;
-      }
-      for (const auto& range : ranges->items()) {
-        const JsonValue* b = range.get("begin");
-        const JsonValue* e = range.get("end");
-        int64_t begin = b ? b->as_integer().value_or(-1) : -1;
-        int64_t end = e ? e->as_integer().value_or(-1) : -1;
-        if (begin < 0 || end > 65535 || begin > end) {
-          *error = "a port range needs 0 <= begin <= end <= 65535";
-          return false;
-        }
-        out->ports.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
-      }
-    }
-    // Other resources (disk, gpus) are accepted and not scheduled on.
-  }
-  return true;
-}
 
 AgentHub::AgentHub(Clock& clock, MetricsRegistry& metrics, Settings settings)
     : clock_(clock),
@@ -127,21 +91,14 @@ bool AgentHub::send(const std::string& hostname, const std::string& json_line) {
 }
 
 void AgentHub::subscribe(RequestContext& ctx) {
-  std::string host = ctx.param("host"), error;
-  auto body = JsonValue::parse(ctx.request.body.empty() ? "{}" : ctx.request.body, &error);
-  if (!body || !body->is_object()) return ctx.reply(bad(body ? "the body must be an object" : error));
+  std::string host = ctx.param("host");
+  simdjson::dom::object body;
+  if (auto e = parse_json_object(parser_, ctx.request.body.empty() ? "{}" : ctx.request.body, &body)) {
+    return ctx.reply(bad(e->message, e->field));
+  }
   Labels agent_labels;
-  if (const JsonValue* l = body->get("labels"); l && !l->is_null()) {
-    if (!l->is_object()) return ctx.reply(bad("labels must be an object of strings", "labels"));
-    for (const auto& [k, v] : l->members()) {
-      if (!v.is_string()) return ctx.reply(bad("label " + k + " must be a string", "labels"));
-      agent_labels[k] = v.text();
-    }
-  }
   Resources total;
-  if (const JsonValue* r = body->get("resources"); r && !r->is_null()) {
-    if (!parse_resources(*r, &total, &error)) return ctx.reply(bad(error, "resources"));
-  }
+  if (auto e = read_subscription(body, &agent_labels, &total)) return ctx.reply(bad(e->message, e->field));
   auto& slot = agents_[host];
   bool known = slot != nullptr;
   bool reregistered = known && (slot->connected || slot->lost_timer);
@@ -192,27 +149,15 @@ void AgentHub::lose(const std::string& hostname) {
 }
 
 void AgentHub::post_offers(RequestContext& ctx) {
-  std::string host = ctx.param("host"), error;
+  std::string host = ctx.param("host");
   auto it = agents_.find(host);
   if (it == agents_.end() || !it->second->connected) {
     return ctx.reply(json_error(409, "agent " + host + " is not subscribed; subscribe first", "host"));
   }
-  auto body = JsonValue::parse(ctx.request.body, &error);
-  const JsonValue* list = body ? body->get("offers") : nullptr;
-  if (!list || !list->is_array()) return ctx.reply(bad(body ? "offers must be an array" : error, "offers"));
+  simdjson::dom::object body;
   std::vector<Offer> parsed;
-  for (size_t i = 0; i < list->items().size(); ++i) {
-    const JsonValue& o = list->items()[i];
-    Offer offer;
-    offer.agent = host;
-    if (const JsonValue* id = o.find({"id", "value"}); id && id->is_string() && !id->text().empty()) offer.id = id->text();
-    const JsonValue* res = o.get("resources");
-    if (!res || !parse_resources(*res, &offer.resources, &error)) {
-      return ctx.reply(bad(res ? error : "offers[" + std::to_string(i) + "].resources is required",
-                           "offers[" + std::to_string(i) + "].resources"));
-    }
-    parsed.push_back(std::move(offer));
-  }
+  if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
+  if (auto e = read_offers(body, host, &parsed)) return ctx.reply(bad(e->message, e->field));
   uint64_t now = clock_.now_ms();
   std::vector<std::string> ids;
   JsonWriter w;
@@ -241,21 +186,14 @@ void AgentHub::rescind(RequestContext& ctx) {
 }
 
 void AgentHub::post_status(RequestContext& ctx) {
-  std::string host = ctx.param("host"), error;
-  auto body = JsonValue::parse(ctx.request.body, &error);
-  const JsonValue* list = body ? body->get("statuses") : nullptr;
-  if (!list || !list->is_array()) return ctx.reply(bad(body ? "statuses must be an array" : error, "statuses"));
-  for (size_t i = 0; i < list->items().size(); ++i) {
-    const JsonValue& st = list->items()[i];
-    std::string f = "statuses[" + std::to_string(i) + "]";
-    if (!st.find({"task_id", "value"}) || st.find({"task_id", "value"})->text().empty()) {
-      return ctx.reply(bad(f + ".task_id.value is required", f + ".task_id.value"));
-    }
-    if (st.str("state").rfind("TASK_", 0) != 0) return ctx.reply(bad(f + ".state must be a TASK_* state", f + ".state"));
-  }
+  std::string host = ctx.param("host");
+  simdjson::dom::object body;
+  std::vector<TaskStatus> statuses;
+  if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
+  if (auto e = read_statuses(body, &statuses)) return ctx.reply(bad(e->message, e->field));
   ctx.reply(json_response(200, "{}"));
   if (events_) {
-    for (const auto& st : list->items()) events_->status_update(host, st);
+    for (const auto& st : statuses) events_->status_update(host, st);
   }
 }
 

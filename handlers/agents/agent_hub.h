@@ -11,9 +11,13 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
+#include <simdjson.h>
+
+#include "handlers/agents/agent_wire.h"
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/router.h"
@@ -28,7 +32,7 @@ class AgentEvents {
  public:
   virtual ~AgentEvents() = default;
   virtual void offers_arrived(const std::vector<std::string>& offer_ids) = 0;
-  virtual void status_update(const std::string& agent, const JsonValue& status) = 0;
+  virtual void status_update(const std::string& agent, const TaskStatus& status) = 0;
   // Registered, or back within the timeout (Reregistered): reconcile tasks.
   virtual void agent_registered(const std::string& agent, bool reregistered) = 0;
   virtual void agent_lost(const std::string& agent) = 0;
@@ -63,7 +67,7 @@ class AgentHub {
   const Agent* agent(const std::string& hostname) const;
   // By hostname, in no order: placement looks agents up by name for every
   // offer it weighs, a hash away rather than a tree walk.
-  using AgentMap = std::unordered_map<std::string, std::unique_ptr<Agent>>;
+  using AgentMap = absl::flat_hash_map<std::string, std::unique_ptr<Agent>>;
   const AgentMap& agents() const { return agents_; }
   // The agents ordered by hostname, for listings.
   std::vector<const Agent*> sorted_agents() const;
@@ -94,11 +98,9 @@ class AgentHub {
   std::unique_ptr<Timer> offer_timer_;
   std::unique_ptr<Timer> heartbeat_timer_;
   uint64_t next_offer_ = 1;
+  simdjson::dom::parser parser_;  // the agents' posts, one at a time
   CounterFamily& offer_events_;
   CounterFamily& agent_events_;
 };
-
-// Parses Mesos v1 resources ([{"name":"cpus","type":"SCALAR","scalar":{"value":2}}, ...]).
-bool parse_resources(const JsonValue& list, Resources* out, std::string* error);
 
 }  // namespace uvsched

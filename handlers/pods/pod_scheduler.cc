@@ -549,9 +549,9 @@ void PodScheduler::offers_arrived(const std::vector<std::string>& offer_ids) {
   pass_.schedule();
 }
 
-void PodScheduler::status_update(const std::string& agent, const JsonValue& status) {
-  std::string id = status.find({"task_id", "value"})->text();
-  std::string state = status.str("state");
+void PodScheduler::status_update(const std::string& agent, const TaskStatus& status) {
+  const std::string& id = status.task_id;
+  const std::string& state = status.state;
   reconciler_.reported(id);
   PodTask* task = tasks_.by_id(id);
   if (!task) {
@@ -566,7 +566,7 @@ void PodScheduler::status_update(const std::string& agent, const JsonValue& stat
   apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
 }
 
-void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, const JsonValue* status) {
+void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status) {
   if (t.action == TaskAction::kError) {
     log_error("task_status_rejected").kv("task", PodTaskRegistry::id_of(pod, task)).kv("why", t.note);
     return;
@@ -581,9 +581,9 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
     case TaskAction::kMarkRunning: {
       // The agent may send the pod's status as base64 JSON in `data`.
       std::optional<JsonValue> extra;
-      if (status && !status->str("data").empty()) {
+      if (status && !status->data.empty()) {
         std::string error;
-        if (auto raw = base64_decode(status->str("data"))) extra = JsonValue::parse(*raw, &error);
+        if (auto raw = base64_decode(status->data)) extra = JsonValue::parse(*raw, &error);
       }
       // Once running, a pod changes rarely (it ends, or is deleted): its copy
       // leaves the cache, and those rare updates read it first.

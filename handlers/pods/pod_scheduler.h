@@ -63,7 +63,7 @@ class PodScheduler final : public AgentEvents {
   CreateOutcome place_on_create(const std::string& ns, const std::string& name, JsonValue& pod);
 
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
-  void status_update(const std::string& agent, const JsonValue& status) override;
+  void status_update(const std::string& agent, const TaskStatus& status) override;
   void agent_registered(const std::string& agent, bool reregistered) override;
   void agent_lost(const std::string& agent) override;
 
@@ -116,7 +116,7 @@ class PodScheduler final : public AgentEvents {
   PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer);
   void kill(const std::string& pod, const PodTask& task);
   // `pod` by value: the task (and its key in the registry) may go here.
-  void apply(std::string pod, PodTask& task, const Transition& t, const JsonValue* status);
+  void apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status);
   void requeue_or_fail(const std::string& pod, const std::string& why);
   // Read-modify-write of a pod, retried on a concurrent change. done, when
   // given, says whether the change reached the store, and what was stored.

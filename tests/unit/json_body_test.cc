@@ -31,7 +31,7 @@ TEST(JsonBody, FieldReadersNameTheFieldOnAWrongType) {
   simdjson::dom::parser parser;
   simdjson::dom::object obj;
   ASSERT_FALSE(parse_json_object(
-      parser, R"({"s":"x","i":3,"f":3.0,"half":2.5,"b":true,"n":null,"o":{"k":-1},"wrong":"7"})", &obj));
+      parser, R"({"s":"x","i":3,"f":3.0,"half":2.5,"b":true,"n":null,"o":{"k":-1},"wrong":"7","a":[1,2]})", &obj));
   std::string s;
   int64_t i = 0;
   double d = 0;
@@ -67,6 +67,15 @@ TEST(JsonBody, FieldReadersNameTheFieldOnAWrongType) {
   EXPECT_FALSE(read_int(inner, "k", "options.k", &i));
   EXPECT_EQ(i, -1);
   EXPECT_EQ(read_object(obj, "s", "options", &inner, &present)->field, "options");
+
+  simdjson::dom::array list;
+  EXPECT_FALSE(read_array(obj, "a", "offers", &list, &present));
+  EXPECT_TRUE(present);
+  EXPECT_EQ(list.size(), 2u);
+  EXPECT_FALSE(read_array(obj, "n", "offers", &list, &present));
+  EXPECT_FALSE(present);
+  EXPECT_EQ(read_array(obj, "o", "offers", &list, &present)->message, "field 'offers' must be an array");
+  EXPECT_EQ(read_array(obj, "absent", "statuses", &list, &present, true)->message, "field 'statuses' is required");
 }
 
 }  // namespace

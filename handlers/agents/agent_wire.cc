@@ -1,0 +1,116 @@
+#include "handlers/agents/agent_wire.h"
+
+namespace uvsched {
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+JsonError problem(std::string message, std::string field) { return JsonError{std::move(message), std::move(field)}; }
+
+// A string member, or "" when it is absent or not a string.
+std::string_view text_at(object o, std::string_view key) {
+  std::string_view s;
+  if (o.at_key(key).get(s) != simdjson::SUCCESS) return {};
+  return s;
+}
+
+std::optional<JsonError> read_ports(object r, std::string_view path, Resources* out) {
+  array ranges;
+  if (r.at_pointer("/ranges/range").get(ranges) != simdjson::SUCCESS) {
+    return problem("resource ports needs ranges.range", std::string(path));
+  }
+  for (element range : ranges) {
+    int64_t begin = -1, end = -1;
+    if (range.at_key("begin").get(begin) != simdjson::SUCCESS) begin = -1;
+    if (range.at_key("end").get(end) != simdjson::SUCCESS) end = -1;
+    if (begin < 0 || end > 65535 || begin > end) {
+      return problem("a port range needs 0 <= begin <= end <= 65535", std::string(path));
+    }
+    out->ports.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<JsonError> read_resources(element list, std::string_view path, Resources* out) {
+  array items;
+  if (list.get(items) != simdjson::SUCCESS) return problem("resources must be an array", std::string(path));
+  for (element item : items) {
+    object r;
+    if (item.get(r) != simdjson::SUCCESS) continue;  // not a resource: nothing to schedule on
+    std::string_view name = text_at(r, "name");
+    if (name == "cpus" || name == "mem") {
+      double n = -1;
+      if (r.at_pointer("/scalar/value").get(n) != simdjson::SUCCESS || !(n >= 0)) {
+        return problem("resource " + std::string(name) + " needs scalar.value >= 0", std::string(path));
+      }
+      (name == "cpus" ? out->cpus : out->mem_mib) += n;
+    } else if (name == "ports") {
+      if (auto e = read_ports(r, path, out)) return e;
+    }
+    // Other resources (disk, gpus) are accepted and not scheduled on.
+  }
+  return std::nullopt;
+}
+
+std::optional<JsonError> read_subscription(object body, Labels* labels, Resources* total) {
+  object l;
+  bool present = false;
+  if (read_object(body, "labels", "labels", &l, &present)) return problem("labels must be an object of strings", "labels");
+  if (present) {
+    for (auto [k, v] : l) {
+      std::string_view s;
+      if (v.get(s) != simdjson::SUCCESS) return problem("label " + std::string(k) + " must be a string", "labels");
+      (*labels)[std::string(k)] = std::string(s);
+    }
+  }
+  element r;
+  if (body.at_key("resources").get(r) == simdjson::SUCCESS && !r.is_null()) return read_resources(r, "resources", total);
+  return std::nullopt;
+}
+
+std::optional<JsonError> read_offers(object body, const std::string& agent, std::vector<Offer>* out) {
+  array list;
+  bool present = false;
+  if (read_array(body, "offers", "offers", &list, &present, true)) return problem("offers must be an array", "offers");
+  size_t i = 0;
+  for (element item : list) {
+    std::string path = "offers[" + std::to_string(i++) + "].resources";
+    object o;
+    element res;
+    if (item.get(o) != simdjson::SUCCESS || o.at_key("resources").get(res) != simdjson::SUCCESS || res.is_null()) {
+      return problem(path + " is required", path);
+    }
+    Offer offer;
+    offer.agent = agent;
+    std::string_view id;
+    if (o.at_pointer("/id/value").get(id) == simdjson::SUCCESS) offer.id = std::string(id);
+    if (auto e = read_resources(res, path, &offer.resources)) return e;
+    out->push_back(std::move(offer));
+  }
+  return std::nullopt;
+}
+
+std::optional<JsonError> read_statuses(object body, std::vector<TaskStatus>* out) {
+  array list;
+  bool present = false;
+  if (read_array(body, "statuses", "statuses", &list, &present, true)) return problem("statuses must be an array", "statuses");
+  size_t i = 0;
+  for (element item : list) {
+    std::string f = "statuses[" + std::to_string(i++) + "]";
+    std::string_view id;
+    if (item.at_pointer("/task_id/value").get(id) != simdjson::SUCCESS || id.empty()) {
+      return problem(f + ".task_id.value is required", f + ".task_id.value");
+    }
+    object st = item;  // an object: it has a task_id
+    TaskStatus s{std::string(id), std::string(text_at(st, "state")), std::string(text_at(st, "data"))};
+    if (s.state.rfind("TASK_", 0) != 0) return problem(f + ".state must be a TASK_* state", f + ".state");
+    out->push_back(std::move(s));
+  }
+  return std::nullopt;
+}
+
+}  // namespace uvsched
