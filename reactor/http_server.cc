@@ -60,15 +60,17 @@ bool ResponseStream::open() const {
   return ref_ && ref_->ex->conn != nullptr && ref_->ex->state == detail::Exchange::State::kStreaming;
 }
 
-bool ResponseStream::write(std::string_view data) {
+bool ResponseStream::write(std::initializer_list<std::string_view> pieces) {
   if (!open()) return false;
   detail::Exchange& ex = *ref_->ex;
   HttpConnection* conn = ex.conn;
-  if (conn->backlog() + ex.out.size() + data.size() > conn->server()->limits().stream_max_buffered) {
+  size_t size = 0;
+  for (std::string_view p : pieces) size += p.size();
+  if (conn->backlog() + ex.out.size() + size > conn->server()->limits().stream_max_buffered) {
     conn->close();  // a reader this far behind would grow our memory without bound
     return false;
   }
-  append_chunk(ex.out, data);
+  append_chunk(ex.out, pieces);
   conn->exchange_updated();
   return true;
 }

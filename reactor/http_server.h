@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -95,7 +96,9 @@ class ResponseStream {
 
   // Sends one chunk. False when the stream is closed, or when its reader lags
   // so far behind that the connection was cut.
-  bool write(std::string_view data);
+  bool write(std::string_view data) { return write({data}); }
+  // One chunk of several pieces (an event and its newline), not joined first.
+  bool write(std::initializer_list<std::string_view> pieces);
   void end();
   bool open() const;
   // Called once when the peer disconnects or the server shuts down.

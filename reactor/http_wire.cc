@@ -29,9 +29,21 @@ void append_headers(std::string& out, const HttpHeaders& headers) {
   }
 }
 
+// What a response adds besides its body and headers: the status line, the
+// content type and length, and the blank line. Room for all of it is made
+// once, not grown a piece at a time.
+constexpr size_t kResponseFraming = 160;
+
+size_t headers_size(const HttpHeaders& headers) {
+  size_t n = 0;
+  for (const auto& h : headers) n += h.name.size() + h.value.size() + 4;
+  return n;
+}
+
 }  // namespace
 
 void append_response(std::string& out, const HttpResponse& r, bool keep_alive, bool head) {
+  out.reserve(out.size() + kResponseFraming + r.content_type.size() + headers_size(r.headers) + (head ? 0 : r.body.size()));
   append_status_line(out, r.status);
   if (!r.content_type.empty()) {
     out += "Content-Type: ";
@@ -58,11 +70,16 @@ void append_stream_head(std::string& out, int status, std::string_view content_t
   out += keep_alive ? "\r\n" : "Connection: close\r\n\r\n";
 }
 
-void append_chunk(std::string& out, std::string_view data) {
-  if (data.empty()) return;
-  append_number(out, data.size(), 16);
+void append_chunk(std::string& out, std::string_view data) { append_chunk(out, {data}); }
+
+void append_chunk(std::string& out, std::initializer_list<std::string_view> pieces) {
+  size_t size = 0;
+  for (std::string_view p : pieces) size += p.size();
+  if (size == 0) return;
+  out.reserve(out.size() + size + 20);  // hex length, two CRLFs
+  append_number(out, size, 16);
   out += "\r\n";
-  out += data;
+  for (std::string_view p : pieces) out += p;
   out += "\r\n";
 }
 

@@ -1,6 +1,7 @@
 // HTTP/1.1 wire encoding: status lines, header blocks and chunk framing.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,8 @@ void append_stream_head(std::string& out, int status, std::string_view content_t
 
 // One chunk of a chunked body; an empty `data` writes nothing (it would end the body).
 void append_chunk(std::string& out, std::string_view data);
+// One chunk made of several pieces laid end to end (an event and its newline), without joining them first.
+void append_chunk(std::string& out, std::initializer_list<std::string_view> pieces);
 inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
 
 // A request for the client: Host, Content-Length and any headers given.

@@ -1,6 +1,5 @@
 #include "reactor/json_writer.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -13,14 +12,41 @@ namespace {
 // Bytes a JSON string cannot hold as they are: quote, backslash, control characters.
 constexpr bool needs_escape(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c == 0x7f; }
 
-// Whether any of a word's eight bytes needs_escape, with the bit tricks for
-// "some byte is zero" and "some byte is below n": exact as a yes or no for the
-// word (a borrow can only mark bytes above one that really matches).
-constexpr bool word_needs_escape(uint64_t w) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
-  auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
-  uint64_t below_space = (w - kOnes * 0x20) & ~w & kHighs;
+// Whether any of a word's bytes needs_escape, with the bit tricks for "some
+// byte is zero" and "some byte is below n": exact as a yes or no for the word
+// (a borrow can only mark bytes above one that really matches).
+template <typename Word>
+constexpr bool word_needs_escape(Word w) {
+  constexpr Word kOnes = static_cast<Word>(~Word{0}) / 0xff, kHighs = kOnes * 0x80;
+  auto has_zero = [](Word x) { return static_cast<Word>((x - kOnes) & ~x & kHighs); };
+  Word below_space = (w - kOnes * 0x20) & ~w & kHighs;
   return (below_space | has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\')) | has_zero(w ^ (kOnes * 0x7f))) != 0;
+}
+
+template <typename Word>
+Word load(const char* p) {
+  Word w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+
+// Whether any byte of `s` needs escaping, a word at a time: the last word
+// overlaps the one before it rather than leaving bytes to look at one by one
+// (most strings written are keys of four to eight bytes).
+bool any_needs_escape(std::string_view s) {
+  const char* p = s.data();
+  size_t n = s.size();
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      if (word_needs_escape(load<uint64_t>(p + i))) return true;
+    }
+    return word_needs_escape(load<uint64_t>(p + n - 8));
+  }
+  if (n >= 4) return word_needs_escape(load<uint32_t>(p)) || word_needs_escape(load<uint32_t>(p + n - 4));
+  for (size_t i = 0; i < n; ++i) {
+    if (needs_escape(static_cast<unsigned char>(p[i]))) return true;
+  }
+  return false;
 }
 
 void append_escaped(std::string& out, unsigned char c) {
@@ -40,19 +66,6 @@ void append_escaped(std::string& out, unsigned char c) {
   }
 }
 
-// The length of the longest prefix of `s` with nothing to escape, eight bytes
-// at a time where it can.
-size_t plain_prefix(std::string_view s) {
-  size_t i = 0, n = s.size();
-  for (; n - i >= 8; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (word_needs_escape(w)) break;
-  }
-  while (i < n && !needs_escape(static_cast<unsigned char>(s[i]))) ++i;
-  return i;
-}
-
 }  // namespace
 
 // Nearly every string written (a pod's ~80 keys and values) has nothing to
@@ -60,8 +73,7 @@ size_t plain_prefix(std::string_view s) {
 // bytes are still copied whole: a byte at a time, this was most of the cost
 // of writing a txn of base64 values for etcd.
 void append_json_string(std::string& out, std::string_view s) {
-  size_t plain = plain_prefix(s);
-  if (plain == s.size()) {
+  if (!any_needs_escape(s)) {
     size_t at = out.size();
     out.resize(at + s.size() + 2);
     char* d = out.data() + at;
@@ -71,15 +83,15 @@ void append_json_string(std::string& out, std::string_view s) {
     return;
   }
   out += '"';
-  out.append(s.data(), plain);
-  s.remove_prefix(plain);
-  while (!s.empty()) {
-    append_escaped(out, static_cast<unsigned char>(s[0]));
-    s.remove_prefix(1);
-    plain = plain_prefix(s);
-    out.append(s.data(), plain);
-    s.remove_prefix(plain);
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (!needs_escape(c)) continue;
+    out.append(s.data() + run, i - run);
+    append_escaped(out, c);
+    run = i + 1;
   }
+  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 

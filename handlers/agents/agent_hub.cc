@@ -87,7 +87,7 @@ const AgentHub::Agent* AgentHub::agent(const std::string& hostname) const {
 bool AgentHub::send(const std::string& hostname, const std::string& json_line) {
   auto it = agents_.find(hostname);
   if (it == agents_.end() || !it->second->connected) return false;
-  return it->second->stream.write(json_line + "\n");
+  return it->second->stream.write({json_line, "\n"});
 }
 
 void AgentHub::subscribe(RequestContext& ctx) {

@@ -500,6 +500,7 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
 std::string PodScheduler::launch_head(const std::string& key, const std::string& task_id,
                                       const std::string& agent_id, const PodNeeds& needs) {
   JsonWriter w;
+  w.reserve(320);  // the head alone: the pod follows it (launch_message)
   w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
   w.key("task_id").begin_object().key("value").value(task_id).end_object();
   w.key("name").value(key);
@@ -513,7 +514,9 @@ std::string PodScheduler::launch_head(const std::string& key, const std::string&
 
 // The pod travels as it was stored, binding and all: no second encoding.
 std::string PodScheduler::launch_message(const std::string& head, const std::string& stored_pod) {
-  return head + stored_pod + "}}";
+  std::string m;
+  m.reserve(head.size() + stored_pod.size() + 2);
+  return m.append(head).append(stored_pod).append("}}");
 }
 
 void PodScheduler::kill(const std::string& key, const PodTask& task) {

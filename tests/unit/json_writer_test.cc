@@ -40,8 +40,9 @@ TEST(JsonWriter, EscapesEverythingJsonRequires) {
   }
 }
 
-// The scan skips eight bytes at a time: every byte value, at every place in
-// and around a word, must come out as a byte-at-a-time escaper writes it.
+// The scan looks at whole words, the last overlapping the one before: every
+// byte value, at every place in strings of every kind of length, must come
+// out as a byte-at-a-time escaper writes it.
 TEST(JsonWriter, EscapesTheSameWhereverTheByteFallsInAWord) {
   auto reference = [](std::string_view s) {
     std::string out = "\"";
@@ -69,7 +70,7 @@ TEST(JsonWriter, EscapesTheSameWhereverTheByteFallsInAWord) {
   };
   int escaped = 0;
   for (int b = 0; b < 256; ++b) {
-    for (size_t len : {1u, 7u, 8u, 9u, 16u, 17u, 23u}) {
+    for (size_t len : {1u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 23u}) {
       for (size_t at = 0; at < len; ++at) {
         std::string in(len, 'a');
         in[at] = static_cast<char>(b);
@@ -81,7 +82,7 @@ TEST(JsonWriter, EscapesTheSameWhereverTheByteFallsInAWord) {
       }
     }
   }
-  EXPECT_EQ(escaped, 35 * (1 + 7 + 8 + 9 + 16 + 17 + 23));  // 0x00-0x1f, quote, backslash, 0x7f
+  EXPECT_EQ(escaped, 35 * (1 + 3 + 4 + 5 + 7 + 8 + 9 + 15 + 16 + 17 + 23));  // 0x00-0x1f, quote, backslash, 0x7f
 }
 
 TEST(JsonWriter, NumbersRoundTripAndNonFiniteIsNull) {
