@@ -10,9 +10,9 @@
 namespace uvsched {
 namespace {
 
-std::vector<std::string_view> split_path(std::string_view path) {
-  std::vector<std::string_view> out;
-  out.reserve(8);  // deeper than any route
+template <typename Segments>
+Segments split_path(std::string_view path) {
+  Segments out;
   size_t i = 0;
   while (i < path.size()) {
     if (path[i] == '/') {
@@ -43,13 +43,13 @@ void Router::add(std::string_view method, std::string_view pattern, RouteHandler
   Route& r = routes_.emplace_back();
   r.method = std::string(method);
   r.pattern = std::string(pattern);
-  for (auto seg : split_path(pattern)) r.segments.emplace_back(seg);
+  for (auto seg : split_path<std::vector<std::string_view>>(pattern)) r.segments.emplace_back(seg);
   r.handler = std::move(handler);
   bool literal = std::none_of(r.segments.begin(), r.segments.end(), [](const std::string& s) { return is_param(s); });
   if (literal) {
     literal_[r.pattern].push_back(&r);
   } else {
-    parametric_.push_back(&r);
+    parametric_[r.segments.size()].push_back(&r);
   }
 }
 
@@ -57,7 +57,7 @@ void Router::set_not_found(std::string_view prefix, RouteHandler handler) {
   not_found_.emplace_back(std::string(prefix), std::move(handler));
 }
 
-bool Router::match(const Route& route, const std::vector<std::string_view>& segments,
+bool Router::match(const Route& route, const Segments& segments,
                    std::vector<std::pair<std::string_view, std::string>>* params) const {
   if (route.segments.size() != segments.size()) return false;
   // Literal segments first: most routes are ruled out without decoding (and
@@ -80,7 +80,7 @@ void Router::handle(HttpRequest& request, Responder responder) {
   std::string_view path = request.path();
   RequestContext ctx{request, std::move(responder), {}};
 
-  std::vector<Route*> candidates;
+  absl::InlinedVector<Route*, 4> candidates;
   std::vector<std::pair<std::string_view, std::string>> params;
   Route* chosen = nullptr;
   auto consider = [&](Route* r, std::vector<std::pair<std::string_view, std::string>>&& p) {
@@ -96,9 +96,12 @@ void Router::handle(HttpRequest& request, Responder responder) {
     for (Route* r : it->second) consider(r, {});
   }
   if (chosen == nullptr && !parametric_.empty()) {
-    auto segments = split_path(path);
-    for (Route* r : parametric_) {
-      if (match(*r, segments, &params)) consider(r, std::move(params));
+    auto segments = split_path<Segments>(path);
+    if (auto depth = parametric_.find(segments.size()); depth != parametric_.end()) {
+      for (Route* r : depth->second) {
+        if (match(*r, segments, &params)) consider(r, std::move(params));
+        if (chosen != nullptr) break;  // the others would only name methods for a 405
+      }
     }
   }
 

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "reactor/http_server.h"
 
 namespace uvsched {
@@ -44,7 +46,9 @@ class Router final : public RequestHandler {
     RouteHandler handler;
   };
 
-  bool match(const Route& route, const std::vector<std::string_view>& segments,
+  // A path's segments: held inline, as no route is deeper than this.
+  using Segments = absl::InlinedVector<std::string_view, 8>;
+  bool match(const Route& route, const Segments& segments,
              std::vector<std::pair<std::string_view, std::string>>* params) const;
 
   std::deque<Route> routes_;  // deque: stable addresses, patterns double as labels
@@ -53,7 +57,9 @@ class Router final : public RequestHandler {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   std::unordered_map<std::string, std::vector<Route*>, PathHash, std::equal_to<>> literal_;
-  std::vector<Route*> parametric_;
+  // Routes with parameters, in the order they were added, by their number of
+  // segments: a path is matched against the routes of its own depth only.
+  std::unordered_map<size_t, std::vector<Route*>> parametric_;
   std::vector<std::pair<std::string, RouteHandler>> not_found_;
 };
 

@@ -66,6 +66,24 @@ TEST_F(RouterTest, WrongMethodListsAllowedMethods) {
   EXPECT_NE(out.find("Allow: GET, DELETE\r\n"), std::string::npos) << out;
 }
 
+// Routes are looked for among those with as many segments as the path; of
+// those, the first added that matches with its method wins.
+TEST_F(RouterTest, TheFirstMatchingRouteOfThePathsDepthWins) {
+  router.add("GET", "/v1/{kind}/{name}/offers/{id}", [](RequestContext& ctx) { ctx.reply(text_response(200, "generic")); });
+  router.add("POST", "/v1/{kind}/{name}/offers/{id}", [](RequestContext& ctx) { ctx.reply(text_response(200, "post " + ctx.param("kind"))); });
+  router.add("GET", "/v1/{kind}", [](RequestContext& ctx) { ctx.reply(text_response(200, "short " + ctx.param("kind"))); });
+  auto body = [&](std::string_view method, std::string target) {
+    std::string out = route(router, method, std::move(target));
+    return out.substr(out.find("\r\n\r\n") + 4);
+  };
+  EXPECT_EQ(body("GET", "/v1/agents/n/offers/1"), "n|1");       // added first
+  EXPECT_EQ(body("GET", "/v1/pools/n/offers/1"), "generic");    // only the later one matches
+  EXPECT_EQ(body("POST", "/v1/agents/n/offers/1"), "post agents");  // the first with its method
+  EXPECT_EQ(body("GET", "/v1/agents"), "short agents");
+  std::string out = route(router, "PUT", "/v1/agents/n/offers/1");
+  EXPECT_NE(out.find("Allow: GET, DELETE, POST\r\n"), std::string::npos) << out;
+}
+
 TEST_F(RouterTest, NotFoundFallbackByPrefix) {
   router.set_not_found("/api/", [](RequestContext& ctx) { ctx.reply(json_response(404, R"({"kind":"Status"})")); });
   EXPECT_NE(route(router, "GET", "/api/v1/nothing").find(R"({"kind":"Status"})"), std::string::npos);
