@@ -56,13 +56,15 @@ std::string resources(double cpus, double mem) {
   return w.take();
 }
 
-// Pulls a string field's value out of one event line (enough for our own events).
-std::string field_after(const std::string& line, const std::string& key) {
-  size_t at = line.find("\"" + key + "\":");
-  if (at == std::string::npos) return "";
-  at = line.find('"', at + key.size() + 3);
-  size_t end = line.find('"', at + 1);
-  return at == std::string::npos || end == std::string::npos ? "" : line.substr(at + 1, end - at - 1);
+// Pulls a string field's value out of one event line (enough for our own
+// events: the first field of that name, whose value is a string).
+std::string_view field_after(std::string_view line, std::string_view key) {
+  std::string quoted = "\"" + std::string(key) + "\":";
+  size_t at = line.find(quoted);
+  if (at == std::string_view::npos) return {};
+  at = line.find('"', at + quoted.size());
+  size_t end = at == std::string_view::npos ? at : line.find('"', at + 1);
+  return end == std::string_view::npos ? std::string_view() : line.substr(at + 1, end - at - 1);
 }
 
 class Sim;
@@ -111,13 +113,15 @@ class Sim {
     req.timeout_ms = 0;
     Agent* ap = &a;
     req.on_body = [this, ap](std::string_view piece) {
+      // Whole lines are handled where they lie; what is left of a line waits
+      // for the next piece. (on_event does not touch the buffer: the stream
+      // ending, which clears it, is reported later, not from in here.)
       ap->buffer.append(piece);
-      size_t nl;
-      while ((nl = ap->buffer.find('\n')) != std::string::npos) {
-        std::string line = ap->buffer.substr(0, nl);
-        ap->buffer.erase(0, nl + 1);
-        on_event(*ap, line);
+      std::string_view rest = ap->buffer;
+      for (size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {
+        on_event(*ap, rest.substr(0, nl));
       }
+      ap->buffer.erase(0, ap->buffer.size() - rest.size());
     };
     client_.request(std::move(req), [this, ap](uvsched::ClientResponse&& r) {
       fprintf(stderr, "agent %s stream ended: %s; subscribing again\n", ap->host.c_str(),
@@ -130,12 +134,13 @@ class Sim {
     });
   }
 
-  void on_event(Agent& a, const std::string& line) {
-    if (line.find("\"type\":\"SUBSCRIBED\"") != std::string::npos) {
+  void on_event(Agent& a, std::string_view line) {
+    std::string_view type = field_after(line.substr(0, 32), "type");  // the daemon writes it first
+    if (type == "SUBSCRIBED") {
       offer(a);
-    } else if (line.find("\"type\":\"LAUNCH\"") != std::string::npos) {
-      std::string id = field_after(line, "value");
-      std::string name = field_after(line, "name");
+    } else if (type == "LAUNCH") {
+      std::string id(field_after(line, "value"));
+      std::string name(field_after(line, "name"));
       double cpus = 0.25, mem = 64;  // the task's own resources follow; a fixed estimate is enough here
       a.tasks[id] = {cpus, mem};
       a.free_cpus -= cpus;
@@ -162,9 +167,9 @@ class Sim {
       } else if (!both.empty()) {
         client_.pipeline(std::move(both));
       }
-    } else if (line.find("\"type\":\"KILL\"") != std::string::npos) {
-      finish(a, field_after(line, "value"), "TASK_KILLED");
-    } else if (line.find("\"type\":\"RECONCILE\"") != std::string::npos) {
+    } else if (type == "KILL") {
+      finish(a, std::string(field_after(line, "value")), "TASK_KILLED");
+    } else if (type == "RECONCILE") {
       for (const auto& [id, res] : a.tasks) status(a, id, "TASK_RUNNING");
     }
   }
