@@ -1,5 +1,6 @@
 #include "handlers/json_value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
@@ -142,6 +143,9 @@ JsonValue* JsonValue::get(std::string_view key) {
 JsonValue& JsonValue::at(std::string_view key) {
   if (type_ != Type::kObject) *this = object();
   if (JsonValue* v = get(key)) return *v;
+  // Objects grow a member or a few at a time (a pod's defaults, its
+  // binding): from 8, not from 1, 2 and 4, each a move of every member.
+  if (members_.size() == members_.capacity()) members_.reserve(std::max<size_t>(8, 2 * members_.size()));
   members_.emplace_back(std::string(key), JsonValue());
   return members_.back().second;
 }

@@ -196,7 +196,7 @@ void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, 
   JsonValue out = JsonValue::object();
   out.set("kind", JsonValue::string("Pod"));
   out.set("apiVersion", JsonValue::string("v1"));
-  JsonValue meta = pod.get("metadata") ? *pod.get("metadata") : JsonValue::object();
+  JsonValue meta = pod.get("metadata") ? std::move(*pod.get("metadata")) : JsonValue::object();  // pod is remade below
   meta.erase("resourceVersion");
   meta.set("namespace", JsonValue::string(ns));
   meta.set("uid", JsonValue::string(uid));
