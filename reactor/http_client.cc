@@ -130,9 +130,14 @@ class HttpClient::Connection {
   }
 
   void send() {
-    uv_tcp_nodelay(&tcp_, 1);
-    std::string wire = current_->wire;
-    for (const auto& q : queued_) wire += q->wire;  // pipelined: one write for all
+    // Pipelined: one write for all. (Copied: a request that meets a closed
+    // connection is sent again on another.)
+    size_t size = current_->wire.size();
+    for (const auto& q : queued_) size += q->wire.size();
+    std::string wire;
+    wire.reserve(size);
+    wire += current_->wire;
+    for (const auto& q : queued_) wire += q->wire;
     if (!tls_) {
       write_raw(std::move(wire));
     } else {
@@ -245,6 +250,7 @@ class HttpClient::Connection {
       return;
     }
     self->connected_ = true;
+    uv_tcp_nodelay(&self->tcp_, 1);  // once: a setsockopt per request was a syscall for nothing
     if (self->pool_->base.scheme == "https" && !self->start_tls()) return;
     if (self->current_) self->send();
   }
