@@ -15,11 +15,16 @@
 #  - statuses held: the agents' TASK_STARTING/RUNNING posts wait until the
 #    report, as scheduler_perf's nodes (no kubelets) never report; they are
 #    then sent, and the pods run.
-# Usage: bench/placement.sh [BUILD_DIR] [AGENTS] [PODS]
+# The pod phase of a run is half a second, and one stall of this shared VM
+# moves a single run's figure by a fifth: the rows run ROUNDS times, taking
+# turns (round 1 of every row, then round 2, ...), each round printed, and the
+# median of each row last.
+# Usage: bench/placement.sh [BUILD_DIR] [AGENTS] [PODS] [ROUNDS]
 set -euo pipefail
 build=${1:-build}
 agents=${2:-5000}
 pods=${3:-10000}
+rounds=${4:-3}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 ulimit -n 65536 2>/dev/null || true
@@ -47,17 +52,37 @@ run_one() {
   [ -n "$etcd_pid" ] && cpu="$cpu etcd_cpu_us_per_pod=$(per_pod $((e1 - e0)))"
   echo "$name: $(grep '^placed=' "$work/$name.out") $cpu daemon_peak_rss_mib=$rss"
   grep '^held' "$work/$name.out" | sed "s/^/  $name: /" || true
+  echo "$name $(grep -o 'pods_per_second=[0-9]*' "$work/$name.out" | cut -d= -f2)" >>"$work/rates"
   kill "$upid"; wait "$upid" 2>/dev/null || true
 }
 
-run_one embedded "--pipeline 1" "embedded:$work/data"
-run_one embedded-pipelined "--pipeline 8" "embedded:$work/data-pipelined"
-run_one embedded-pipelined-agents-muxed "--pipeline 8 --agent-mux 16" "embedded:$work/data-muxed"
-run_one embedded-pipelined-statuses-held "--pipeline 8 --hold-statuses 1" "embedded:$work/data-held"
+# A fresh store (its own directory or etcd) for every row of every round.
+round() {
+  local r=$1
+  run_one embedded "--pipeline 1" "embedded:$work/data-$r"
+  run_one embedded-pipelined "--pipeline 8" "embedded:$work/data-pipelined-$r"
+  run_one embedded-pipelined-agents-muxed "--pipeline 8 --agent-mux 16" "embedded:$work/data-muxed-$r"
+  run_one embedded-pipelined-statuses-held "--pipeline 8 --hold-statuses 1" "embedded:$work/data-held-$r"
+  rm -rf "$work"/data-*
+  local flavour args
+  for flavour in etcd:--pipeline\ 1 etcd-pipelined:--pipeline\ 8; do
+    args=${flavour#*:}
+    start_etcd "$work/etcd-$r"
+    run_one "${flavour%%:*}" "$args" "etcd:$ETCD_URL" "$ETCD_PID"
+    kill "$ETCD_PID"; wait "$ETCD_PID" 2>/dev/null || true
+    rm -rf "$work/etcd-$r"
+  done
+}
 
-start_etcd "$work/etcd"
-run_one etcd "--pipeline 1" "etcd:$ETCD_URL" "$ETCD_PID"
-kill "$ETCD_PID"; wait "$ETCD_PID" 2>/dev/null || true
-start_etcd "$work/etcd-pipelined"
-run_one etcd-pipelined "--pipeline 8" "etcd:$ETCD_URL" "$ETCD_PID"
+for r in $(seq "$rounds"); do
+  echo "-- round $r of $rounds"
+  round "$r"
+done
+echo "-- median of $rounds rounds, pods placed/s (goals: 20,000 embedded, 5,000 etcd)"
+awk '{ if (!($1 in n)) order[k++] = $1; v[$1, n[$1]++] = $2 + 0 }
+     END { for (i = 0; i < k; i++) { r = order[i]; m = n[r]; line = "";
+             for (j = 0; j < m; j++) { a[j] = v[r, j]; line = line (j ? " / " : "") v[r, j] }
+             for (x = 0; x < m; x++) for (y = x + 1; y < m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+             med = m % 2 ? a[int(m / 2)] : (a[m / 2 - 1] + a[m / 2]) / 2
+             printf "%s: median=%d (%s)\n", r, med, line } }' "$work/rates"
 echo "anchors: kube-scheduler ~100-300 pods/s at 5k nodes; Nomad C1M ~3,750/s on 5 servers"
