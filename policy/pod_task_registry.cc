@@ -14,9 +14,11 @@ constexpr uint64_t kSerialMask = 0xffffffffffffULL;
 std::string PodTaskRegistry::make_id(std::string_view pod_key, uint64_t serial) {
   char suffix[kSuffix + 1];
   std::snprintf(suffix, sizeof suffix, ".%012llx", static_cast<unsigned long long>(serial & kSerialMask));
-  std::string id(kPrefix);
+  std::string id;
+  id.reserve(kPrefix.size() + pod_key.size() + kSuffix);
+  id += kPrefix;
   for (char c : pod_key) id += c == '/' ? '.' : c;
-  return id + suffix;
+  return id.append(suffix, kSuffix);
 }
 
 namespace {

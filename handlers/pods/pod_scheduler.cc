@@ -494,7 +494,9 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
     return;
   }
   task.launched = true;
-  log_debug("task_launched").kv("task", PodTaskRegistry::id_of(key, task)).kv("agent", tasks_.agent_of(task));
+  if (log_enabled(LogLevel::kDebug)) {  // the id is built only for a line that is written
+    log_debug("task_launched").kv("task", PodTaskRegistry::id_of(key, task)).kv("agent", tasks_.agent_of(task));
+  }
 }
 
 std::string PodScheduler::launch_head(const std::string& key, const std::string& task_id,
