@@ -23,6 +23,17 @@ JsonError missing(std::string_view path) {
   return JsonError{"field '" + std::string(path) + "' is required", std::string(path)};
 }
 
+// An object or an array: `present` says whether the field was there at all.
+template <typename Container>
+std::optional<JsonError> read_container(simdjson::dom::object obj, std::string_view key, std::string_view path,
+                                        Container* out, bool* present, bool required, std::string_view want) {
+  auto e = field(obj, key);
+  *present = e.has_value();
+  if (!e) return required ? std::optional(missing(path)) : std::nullopt;
+  if (e->get(*out) != simdjson::SUCCESS) return wrong_type(path, want);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<JsonError> parse_json_object(simdjson::dom::parser& parser, std::string_view body,
@@ -86,20 +97,12 @@ std::optional<JsonError> read_bool(simdjson::dom::object obj, std::string_view k
 
 std::optional<JsonError> read_object(simdjson::dom::object obj, std::string_view key, std::string_view path,
                                      simdjson::dom::object* out, bool* present, bool required) {
-  auto e = field(obj, key);
-  *present = e.has_value();
-  if (!e) return required ? std::optional(missing(path)) : std::nullopt;
-  if (e->get(*out) != simdjson::SUCCESS) return wrong_type(path, "an object");
-  return std::nullopt;
+  return read_container(obj, key, path, out, present, required, "an object");
 }
 
 std::optional<JsonError> read_array(simdjson::dom::object obj, std::string_view key, std::string_view path,
                                     simdjson::dom::array* out, bool* present, bool required) {
-  auto e = field(obj, key);
-  *present = e.has_value();
-  if (!e) return required ? std::optional(missing(path)) : std::nullopt;
-  if (e->get(*out) != simdjson::SUCCESS) return wrong_type(path, "an array");
-  return std::nullopt;
+  return read_container(obj, key, path, out, present, required, "an array");
 }
 
 }  // namespace uvsched

@@ -16,6 +16,13 @@ std::string_view text_at(object o, std::string_view key) {
   return s;
 }
 
+// The body's list at `key`, which every post of its kind has.
+std::optional<JsonError> list_at(object body, std::string_view key, array* out) {
+  bool present = false;
+  if (!read_array(body, key, key, out, &present, true)) return std::nullopt;
+  return problem(std::string(key) + " must be an array", std::string(key));
+}
+
 std::optional<JsonError> read_ports(object r, std::string_view path, Resources* out) {
   array ranges;
   if (r.at_pointer("/ranges/range").get(ranges) != simdjson::SUCCESS) {
@@ -74,8 +81,7 @@ std::optional<JsonError> read_subscription(object body, Labels* labels, Resource
 
 std::optional<JsonError> read_offers(object body, const std::string& agent, std::vector<Offer>* out) {
   array list;
-  bool present = false;
-  if (read_array(body, "offers", "offers", &list, &present, true)) return problem("offers must be an array", "offers");
+  if (auto e = list_at(body, "offers", &list)) return e;
   size_t i = 0;
   for (element item : list) {
     std::string path = "offers[" + std::to_string(i++) + "].resources";
@@ -96,8 +102,7 @@ std::optional<JsonError> read_offers(object body, const std::string& agent, std:
 
 std::optional<JsonError> read_statuses(object body, std::vector<TaskStatus>* out) {
   array list;
-  bool present = false;
-  if (read_array(body, "statuses", "statuses", &list, &present, true)) return problem("statuses must be an array", "statuses");
+  if (auto e = list_at(body, "statuses", &list)) return e;
   size_t i = 0;
   for (element item : list) {
     std::string f = "statuses[" + std::to_string(i++) + "]";
