@@ -24,7 +24,7 @@ bool OfferRegistry::add(Offer offer, uint64_t now) {
   e.seq = seq_++;
   e.live_it = live_.insert(live_.end(), &e);
   e.in_live = true;
-  if (uint64_t t = next_for(e)) deadlines_.emplace(t, it->first);  // index() of a live entry: its deadline
+  index(it);
   return true;
 }
 
@@ -39,9 +39,8 @@ uint64_t OfferRegistry::next_for(const Entry& e) const {
   return next;
 }
 
-void OfferRegistry::index(const std::string& id) {
-  auto it = entries_.find(id);
-  if (it == entries_.end()) return;
+void OfferRegistry::index(Entries::iterator it) {
+  const std::string& id = it->first;
   Entry& e = it->second;
   if (e.state == State::kExpired && e.decline_at == 0) {
     // Nothing left to do but remember the id until it is purged: keep only
@@ -109,7 +108,7 @@ void OfferRegistry::release(const std::string& id, uint64_t now) {
     e.state = State::kExpired;  // rescinded or out of time while held: linger
     e.purge_at = now + settings_.linger_ms;
   }
-  index(id);
+  index(it);
 }
 
 void OfferRegistry::consume(const std::string& id) {
@@ -138,7 +137,7 @@ void OfferRegistry::rescind(const std::string& id, uint64_t now) {
   if (it == entries_.end() || it->second.state == State::kExpired) return;
   it->second.rescinded = true;
   expire(it->second, now, true);
-  index(id);
+  index(it);
 }
 
 void OfferRegistry::invalidate(const std::string& id, uint64_t now) {
@@ -151,7 +150,7 @@ void OfferRegistry::invalidate(const std::string& id, uint64_t now) {
   }
   if (it->second.state != State::kExpired) expire(it->second, now, false);
   it->second.decline_at = 0;
-  index(id);
+  index(it);
 }
 
 // Ids first: invalidating may move an entry out of entries_.
@@ -211,7 +210,7 @@ std::vector<std::string> OfferRegistry::tick(uint64_t now) {
     if (it == entries_.end()) continue;  // purged or consumed since
     uint64_t current = next_for(it->second);
     if (current != at && current > now) continue;  // a stale item: a newer one is indexed
-    if (step(it, now, &declined)) index(id);
+    if (step(it, now, &declined)) index(it);
   }
   return declined;
 }

@@ -115,7 +115,7 @@ class OfferRegistry {
   using Entries = absl::node_hash_map<std::string, Entry>;
   bool step(Entries::iterator it, uint64_t now, std::vector<std::string>* declined);
   uint64_t next_for(const Entry& e) const;
-  void index(const std::string& id);
+  void index(Entries::iterator it);  // files the entry under its next deadline, or keeps only its id
 
   Settings settings_;
   uint64_t seq_ = 0;

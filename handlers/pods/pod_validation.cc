@@ -256,12 +256,16 @@ std::string new_uid() {
   a = (a & ~0xf000ULL) | 0x4000ULL;                                  // version 4
   b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;          // variant 10
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(36, '-');
-  size_t at = 0;
-  auto put = [&](uint64_t v, int digits) {
-    for (int d = digits - 1; d >= 0; --d) out[at++] = kHex[(v >> (4 * d)) & 0xf];
-  };
-  put(a >> 32, 8), ++at, put(a >> 16, 4), ++at, put(a, 4), ++at, put(b >> 48, 4), ++at, put(b, 12);
+  struct Group {
+    uint64_t bits;  // the group is the low 4 * digits of them
+    int digits;
+  } groups[] = {{a >> 32, 8}, {a >> 16, 4}, {a, 4}, {b >> 48, 4}, {b, 12}};
+  std::string out;
+  out.reserve(36);
+  for (const Group& g : groups) {
+    if (!out.empty()) out += '-';
+    for (int d = g.digits - 1; d >= 0; --d) out += kHex[(g.bits >> (4 * d)) & 0xf];
+  }
   return out;
 }
 
