@@ -168,9 +168,14 @@ JsonWriter& JsonWriter::value(uint64_t n) {
 
 JsonWriter& JsonWriter::value(double d) {
   separate();
+  append_json_number(out_, d);
+  return *this;
+}
+
+void append_json_number(std::string& out, double d) {
   if (!std::isfinite(d)) {
-    out_ += "null";
-    return *this;
+    out += "null";
+    return;
   }
   char buf[32];
   // The shortest round-trip form, but never a plain integer beyond 64 bits:
@@ -179,8 +184,7 @@ JsonWriter& JsonWriter::value(double d) {
   auto [end, ec] = std::fabs(d) >= 9e18 ? std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific)
                                         : std::to_chars(buf, buf + sizeof buf, d);
   (void)ec;
-  out_.append(buf, end);
-  return *this;
+  out.append(buf, end);
 }
 
 JsonWriter& JsonWriter::value(bool b) {

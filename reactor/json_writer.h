@@ -27,6 +27,12 @@ class JsonWriter {
   JsonWriter& null();
   // Pre-encoded JSON (an object kept as text, say), written as one value.
   JsonWriter& raw(std::string_view json);
+  // The same, for a caller that writes its value's text itself: the buffer,
+  // separated from what came before, to append exactly one value to.
+  std::string& raw_buffer() {
+    separate();
+    return out_;
+  }
 
   const std::string& str() const { return out_; }
   std::string take() { return std::move(out_); }
@@ -44,5 +50,8 @@ class JsonWriter {
 
 // Appends s as a quoted JSON string.
 void append_json_string(std::string& out, std::string_view s);
+
+// Appends d as JSON writes it (value(double)): null when it is not finite.
+void append_json_number(std::string& out, double d);
 
 }  // namespace uvsched

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "handlers/agents/agent_events.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_needs.h"
@@ -387,7 +388,7 @@ void PodScheduler::launch(const std::string& key, const PodNeeds& needs, const O
   PreparedLaunch p = prepare_launch(key, needs, offer);
   update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind), 5,
              [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
-                 bool written, const std::string& stored) { bound(key, serial, offer, written, launch_message(head, stored)); });
+                 bool written, const std::string& stored) { bound(key, serial, offer, written, launch_event(head, stored)); });
 }
 
 // A pod just created through the API is placed by its create when the
@@ -418,7 +419,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
                bool written, int64_t revision, const std::string& json) {
       // Known now, the stored pod makes its next update (TASK_RUNNING) one compare-and-swap.
       if (written) cache_[PodRegistry::kPodPrefix + key] = {revision, json};
-      bound(key, serial, offer, written, launch_message(head, json));
+      bound(key, serial, offer, written, launch_event(head, json));
     };
   }
   Pending& entry = pending_[key];
@@ -445,7 +446,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   task.serial = new_task_serial();
   task.agent = tasks_.intern_agent(offer.agent);
   std::string id = PodTaskRegistry::id_of(key, task);
-  std::string head = launch_head(key, id, agent_id, needs);
+  std::string head = launch_event_head(id, key, agent_id, needs.cpus, needs.mem_mib);
   hub_.offers().unlisten(key);
   std::string stamp = rfc3339(clock_.unix_ms());
   auto bind = [host = offer.agent, id, agent_id, offer_id = offer.id, stamp](JsonValue& p) {
@@ -499,30 +500,8 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
   }
 }
 
-std::string PodScheduler::launch_head(const std::string& key, const std::string& task_id,
-                                      const std::string& agent_id, const PodNeeds& needs) {
-  JsonWriter w;
-  w.reserve(320);  // the head alone: the pod follows it (launch_message)
-  w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
-  w.key("task_id").begin_object().key("value").value(task_id).end_object();
-  w.key("name").value(key);
-  w.key("agent_id").begin_object().key("value").value(agent_id).end_object();
-  w.key("resources").begin_array();
-  w.begin_object().key("name").value("cpus").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.cpus).end_object().end_object();
-  w.begin_object().key("name").value("mem").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(needs.mem_mib).end_object().end_object();
-  w.end_array().key("pod");
-  return w.take();
-}
-
-// The pod travels as it was stored, binding and all: no second encoding.
-std::string PodScheduler::launch_message(const std::string& head, const std::string& stored_pod) {
-  std::string m;
-  m.reserve(head.size() + stored_pod.size() + 2);
-  return m.append(head).append(stored_pod).append("}}");
-}
-
 void PodScheduler::kill(const std::string& key, const PodTask& task) {
-  hub_.send(tasks_.agent_of(task), R"({"type":"KILL","task_id":{"value":")" + PodTaskRegistry::id_of(key, task) + R"("}})");
+  hub_.send(tasks_.agent_of(task), kill_event(PodTaskRegistry::id_of(key, task)));
 }
 
 bool PodScheduler::handle_delete(const std::string& ns, const std::string& name, Responder res) {
@@ -563,7 +542,7 @@ void PodScheduler::status_update(const std::string& agent, const TaskStatus& sta
     // Unknown to us and to every pod's annotations: it must not run.
     if (!is_terminal_mesos_state(state)) {
       log_warn("unknown_task_killed").kv("task", id).kv("agent", agent);
-      hub_.send(agent, R"({"type":"KILL","task_id":{"value":")" + id + R"("}})");
+      hub_.send(agent, kill_event(id));
     }
     return;
   }

@@ -9,13 +9,13 @@
 // from the pods' annotations in every namespace.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
 #include <uv.h>
 
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <string>
 
 #include "handlers/agents/agent_hub.h"
@@ -109,7 +109,7 @@ class PodScheduler final : public AgentEvents {
   struct PreparedLaunch {
     uint64_t serial;
     std::string offer_id;                  // claimed: used once the binding is stored, released if not
-    std::string launch_head;               // the LAUNCH event but its pod (launch_message)
+    std::string launch_head;               // the LAUNCH event but its pod (launch_event_head)
     std::function<bool(JsonValue&)> bind;  // writes the binding into the pod
   };
   // The task is added; the binding is not yet written, and the offer stays claimed until it is.
@@ -131,10 +131,6 @@ class PodScheduler final : public AgentEvents {
                   Written done);
   void bound(const std::string& pod, uint64_t serial, const std::string& offer_id, bool written,
              const std::string& launch);
-  // The LAUNCH event up to its pod (`..."pod":`); the stored pod completes it.
-  static std::string launch_head(const std::string& pod, const std::string& task_id, const std::string& agent_id,
-                                 const PodNeeds& needs);
-  static std::string launch_message(const std::string& head, const std::string& stored_pod);
   void request_reconciliation();  // for the agents in to_reconcile_
   void reconcile_due();
   void arm_reconcile();
@@ -159,11 +155,11 @@ class PodScheduler final : public AgentEvents {
   // The latest revision and JSON of every live pod, from the watch (as an
   // informer keeps them): an update is then one compare-and-swap, not a read
   // and a compare-and-swap.
-  std::unordered_map<std::string, std::pair<int64_t, std::string>> cache_;
+  absl::flat_hash_map<std::string, std::pair<int64_t, std::string>> cache_;
   // The last value this scheduler wrote to each pod key, until the watch
   // brings it back: a waiting pod's own condition update is then not parsed
   // again (a storm of unschedulable pods would parse every pod three times).
-  std::unordered_map<std::string, std::string> own_writes_;
+  absl::flat_hash_map<std::string, std::string> own_writes_;
   Settings settings_;
   Reconciler reconciler_;
   std::unique_ptr<Timer> reconcile_timer_;

@@ -1,0 +1,40 @@
+#include "handlers/agents/agent_events.h"
+
+#include "reactor/json_writer.h"
+
+namespace uvsched {
+
+// Written by hand, not with JsonWriter: the shape is fixed, and a head is
+// made for every pod placed, where the writer's per-token bookkeeping showed.
+std::string launch_event_head(std::string_view task_id, std::string_view pod, std::string_view agent_id,
+                              double cpus, double mem_mib) {
+  std::string h;
+  h.reserve(320);  // the head alone: launch_event adds the pod
+  h += R"({"type":"LAUNCH","task":{"task_id":{"value":)";
+  append_json_string(h, task_id);
+  h += R"(},"name":)";
+  append_json_string(h, pod);
+  h += R"(,"agent_id":{"value":)";
+  append_json_string(h, agent_id);
+  h += R"(},"resources":[{"name":"cpus","type":"SCALAR","scalar":{"value":)";
+  append_json_number(h, cpus);
+  h += R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)";
+  append_json_number(h, mem_mib);
+  h += R"(}}],"pod":)";
+  return h;
+}
+
+std::string launch_event(std::string_view head, std::string_view pod_json) {
+  std::string m;
+  m.reserve(head.size() + pod_json.size() + 2);
+  return m.append(head).append(pod_json).append("}}");
+}
+
+std::string kill_event(std::string_view task_id) {
+  std::string m = R"({"type":"KILL","task_id":{"value":)";
+  append_json_string(m, task_id);
+  m += "}}";
+  return m;
+}
+
+}  // namespace uvsched
