@@ -73,7 +73,8 @@ class JsonValue {
   // The same JSON value; objects compare as maps (their key order does not matter).
   bool same_as(const JsonValue& other) const;
 
-  void write(JsonWriter& w) const;
+  void write(JsonWriter& w) const;  // as one value of w
+  void append_to(std::string& out) const;
   std::string dump() const;
 
   // RFC 7386 JSON merge patch: nulls delete, objects merge, everything else replaces.

@@ -70,5 +70,42 @@ TEST(JsonValueWithStringAt, ALargeDocument) {
   EXPECT_EQ(JsonValue::with_string_at(R"({"s":"a"})", {"s"}, "b"), R"({"s":"b"})");
 }
 
+
+// What is read is written back as it was (in compact, canonical form): every
+// kind of value, empty and nested containers, escapes.
+TEST(JsonValueDump, RoundTrips) {
+  const char* docs[] = {
+      "{}",
+      "[]",
+      "null",
+      R"("a\"b\\c\n\u0001")",
+      R"({"a":[],"b":{},"c":[[],[{}],[1,-2,3.5,1e+21]],"d":true,"e":false,"f":null})",
+      R"([{"k":"v","k2":[1,"x",{"y":null}]},"s",0])",
+      R"({"metadata":{"name":"web","labels":{"app":"w"}},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]}})",
+  };
+  for (const char* doc : docs) {
+    std::string error;
+    auto v = JsonValue::parse(doc, &error);
+    ASSERT_TRUE(v) << doc << ": " << error;
+    EXPECT_EQ(v->dump(), doc);
+  }
+}
+
+// Written as one value among others of a JsonWriter: its commas are the writer's.
+TEST(JsonValueDump, WritesAsOneValueOfAWriter) {
+  std::string error;
+  auto v = JsonValue::parse(R"({"x":[1,{}]})", &error);
+  ASSERT_TRUE(v) << error;
+  JsonWriter w;
+  w.begin_array();
+  v->write(w);
+  w.value("s");
+  v->write(w);
+  w.end_array();
+  w.begin_object().key("k");
+  v->write(w);
+  w.key("j").value(1).end_object();
+  EXPECT_EQ(w.str(), R"([{"x":[1,{}]},"s",{"x":[1,{}]}]{"k":{"x":[1,{}]},"j":1})");
+}
 }  // namespace
 }  // namespace uvsched
