@@ -60,7 +60,7 @@ int Daemon::start() {
     server_->use_tls(server_tls_.get());
     if (!config_.tls_client_ca.empty()) gate_.accept_client_certificates();
   }
-  store_ = open_store(loop_, clock_, config_.store, {.etcd_ca = config_.etcd_ca, .value_dictionary = pod_value_dictionary(), .pack_etcd_values = config_.pack_etcd_values}, &error);
+  store_ = open_store(loop_, clock_, config_.store, {.etcd_ca = config_.etcd_ca, .value_dictionary = pod_value_dictionary(), .older_value_dictionaries = pod_value_dictionaries_before(), .pack_etcd_values = config_.pack_etcd_values}, &error);
   if (!store_) {
     log_error("store_open_failed").kv("store", config_.store).kv("error", error);
     return UV_EINVAL;

@@ -52,7 +52,7 @@ EtcdStore::EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, 
     : clock_(clock),
       endpoints_(std::move(endpoints)),
       options_(options),
-      values_(options_.value_dictionary, options_.pack_values),
+      values_(options_.value_dictionary, options_.pack_values, options_.older_value_dictionaries),
       // etcd batches concurrent requests into one raft round: let many be in flight.
       client_(loop, clock, ClientOptions{.max_connections_per_origin = 256}),
       stream_client_(loop, clock, ClientOptions{.max_connections_per_origin = 4096}),

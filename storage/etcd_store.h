@@ -34,6 +34,7 @@ class EtcdStore final : public Store {
     uint64_t health_interval_ms = 1'000;  // readiness follows etcd even when nothing else talks to it
     std::shared_ptr<const TlsContext> tls;  // https endpoints: verify etcd with it (null: the system's CAs)
     std::string value_dictionary;  // typical values, to pack against (see EtcdValues)
+    std::vector<std::string> older_value_dictionaries;  // values packed against these are read too
     bool pack_values = true;       // false: write values plainly (both forms are always read)
   };
 

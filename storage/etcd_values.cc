@@ -24,28 +24,40 @@ uint32_t fingerprint(std::string_view bytes) {
 
 // The fast level: every write is packed on the loop (the embedded store packs
 // a value once it settles, and keeps it in memory: it packs tighter).
-EtcdValues::EtcdValues(std::string dictionary, bool pack)
-    : codec_(std::move(dictionary), ValueCodec::kFast), pack_(pack) {
-  uint32_t f = fingerprint(codec_.dictionary());
-  marker_.assign(kMagic);
-  for (int shift = 24; shift >= 0; shift -= 8) marker_.push_back(static_cast<char>((f >> shift) & 0xff));
+EtcdValues::EtcdValues(std::string dictionary, bool pack, const std::vector<std::string>& older)
+    : current_(known(std::move(dictionary), ValueCodec::kFast)), pack_(pack) {
+  for (const std::string& d : older) older_.push_back(known(d, ValueCodec::kFast));
+}
+
+EtcdValues::Known EtcdValues::known(std::string dictionary, int level) {
+  Known k;
+  uint32_t f = fingerprint(dictionary);
+  k.marker.assign(kMagic);
+  for (int shift = 24; shift >= 0; shift -= 8) k.marker.push_back(static_cast<char>((f >> shift) & 0xff));
+  k.codec = std::make_unique<ValueCodec>(std::move(dictionary), level);
+  return k;
 }
 
 std::string EtcdValues::encode(std::string value) {
   if (pack_ && value.size() >= ValueCodec::kMinPackedSize) {
-    std::string packed = codec_.pack(value);
-    if (!ValueCodec::is_raw(packed)) return marker_ + packed;
+    std::string packed = current_.codec->pack(value);
+    if (!ValueCodec::is_raw(packed)) return current_.marker + packed;
   }
-  if (std::string_view(value).substr(0, kMagic.size()) == kMagic) return marker_ + ValueCodec::raw(value);
+  if (std::string_view(value).substr(0, kMagic.size()) == kMagic) return current_.marker + ValueCodec::raw(value);
   return value;
 }
 
 bool EtcdValues::decode(std::string* value) {
   std::string_view stored(*value);
   if (stored.substr(0, kMagic.size()) != kMagic) return true;  // stored plainly
-  if (stored.substr(0, kMarkerSize) != marker_) return false;  // another dictionary's
+  std::string_view marker = stored.substr(0, kMarkerSize);
+  ValueCodec* codec = marker == current_.marker ? current_.codec.get() : nullptr;
+  for (const Known& k : older_) {
+    if (!codec && marker == k.marker) codec = k.codec.get();
+  }
+  if (!codec) return false;  // another dictionary's
   std::string plain;
-  if (!codec_.unpack(stored.substr(kMarkerSize), &plain)) return false;
+  if (!codec->unpack(stored.substr(kMarkerSize), &plain)) return false;
   *value = std::move(plain);
   return true;
 }

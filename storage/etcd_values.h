@@ -8,7 +8,9 @@
 // unchanged; a plain value that happens to begin with the marker is wrapped.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "storage/value_codec.h"
 
@@ -17,18 +19,26 @@ namespace uvsched {
 class EtcdValues {
  public:
   // pack false: values are written plainly (still read in either form).
-  EtcdValues(std::string dictionary, bool pack);
+  // Values packed against an `older` dictionary (an earlier release's) are
+  // read too; new ones are packed against `dictionary`.
+  EtcdValues(std::string dictionary, bool pack, const std::vector<std::string>& older = {});
 
   std::string encode(std::string value);
-  // False when the value was packed against another dictionary, or is
-  // damaged: it is then left as it was stored.
+  // False when the value was packed against a dictionary we do not know, or
+  // is damaged: it is then left as it was stored.
   bool decode(std::string* value);
 
   static constexpr size_t kMarkerSize = 8;  // "\0uvz" and the dictionary's fingerprint
 
  private:
-  ValueCodec codec_;
-  std::string marker_;
+  struct Known {
+    std::string marker;  // "\0uvz" and the dictionary's fingerprint
+    std::unique_ptr<ValueCodec> codec;
+  };
+  static Known known(std::string dictionary, int level);
+
+  Known current_;
+  std::vector<Known> older_;
   bool pack_;
 };
 

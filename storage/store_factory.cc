@@ -21,6 +21,7 @@ std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::stri
     }
     EtcdStore::Options options;
     options.value_dictionary = store_options.value_dictionary;
+    options.older_value_dictionaries = store_options.older_value_dictionaries;
     options.pack_values = store_options.pack_etcd_values;
     bool https = false;
     for (const Url& u : endpoints) https = https || u.scheme == "https";

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "reactor/clock.h"
 #include "storage/store.h"
@@ -14,6 +15,7 @@ namespace uvsched {
 struct StoreOptions {
   std::string etcd_ca;           // verifies https:// etcd endpoints (empty: the system's CAs)
   std::string value_dictionary;  // typical values: both stores pack values against it
+  std::vector<std::string> older_value_dictionaries;  // earlier releases': values in etcd packed against them stay readable
   bool pack_etcd_values = true;  // false: values go into etcd plainly (readable with etcdctl)
 };
 

@@ -2,7 +2,7 @@
 
 namespace uvsched {
 
-std::string pod_value_dictionary() {
+std::string pod_value_dictionary_content() {
   // zstd finds matches anywhere in a dictionary but nearer ones cost fewer
   // bits, so the most common shape (a bound, running pod) comes last.
   static const char kPending[] =
@@ -26,5 +26,28 @@ std::string pod_value_dictionary() {
       R"({"type":"PodScheduled","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})";
   return std::string(kPending) + kRunning;
 }
+
+namespace {
+// zstd's entropy tables for pods (made by tools/pod_dictionary_gen from the
+// content above: regenerate when it changes). With them a pod packs ~3 times
+// faster and a little smaller: without, zstd builds a Huffman table for every
+// value, which was most of a pack's time.
+constexpr char kEntropyHeader[] =
+    "\x37\xa4\x30\xec\x61\x17\xda\x76\x28\x10\xd8\x41\x92\x0e\x0c\xc3"
+    "\x30\x0c\x83\xcb\xa6\xe1\x86\x08\x4b\x2c\x21\xd6\x5a\xb6\xe5\x96"
+    "\x7d\x15\x21\x75\x04\x62\x4b\x99\x64\x4a\x29\xa5\xf9\xe3\x06\x2f"
+    "\x01\x53\x03\x00\x00\x00\x87\xc5\xc5\x60\xc5\x03\x00\x00\x04\x00"
+    "\x43\x85\x0a\x14\x85\x09\x02\x06\x80\x01\x08\x20\x12\x01\x00\x80"
+    "\x20\x3c\x04\x09\x00\x20\x71\x90\x00\x1a\x04\x02\x42\x33\x00\x80"
+    "\x65\xd2\x08\x48\xab\x01\x00\x00\x24\x4d\x83\xc8\x45\xf2\xd8\x4c"
+    "\xa4\x02\x00\x88\x67\x29\x00\x80\x09\x00\x00\x00\x00\x00\x00\x01"
+    "\x00\x00\x00\x04\x00\x00\x00\x08\x00\x00\x00";
+}  // namespace
+
+std::string pod_value_dictionary() {
+  return std::string(kEntropyHeader, sizeof kEntropyHeader - 1) + pod_value_dictionary_content();
+}
+
+std::vector<std::string> pod_value_dictionaries_before() { return {pod_value_dictionary_content()}; }
 
 }  // namespace uvsched

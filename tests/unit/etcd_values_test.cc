@@ -85,5 +85,35 @@ TEST(EtcdValues, AnotherDictionarysValueIsRefusedAndLeftAsStored) {
   EXPECT_FALSE(mine.decode(&damaged));
 }
 
+// A release that changes the dictionary still reads what earlier ones
+// packed, when told their dictionaries; new values are packed against its own.
+TEST(EtcdValues, AnEarlierReleasesValuesStayReadable) {
+  std::vector<std::string> before = pod_value_dictionaries_before();
+  ASSERT_FALSE(before.empty());
+  std::string by_earlier = EtcdValues(before[0], true).encode(kPod);
+  EtcdValues now(pod_value_dictionary(), true, before);
+  std::string read = by_earlier;
+  ASSERT_TRUE(now.decode(&read));
+  EXPECT_EQ(read, kPod);
+  std::string by_now = now.encode(kPod);
+  EXPECT_NE(by_now.substr(0, EtcdValues::kMarkerSize), by_earlier.substr(0, EtcdValues::kMarkerSize));
+  read = by_now;
+  ASSERT_TRUE(now.decode(&read));
+  EXPECT_EQ(read, kPod);
+  // Not told of the earlier dictionary, it cannot read its values.
+  read = by_earlier;
+  EXPECT_FALSE(EtcdValues(pod_value_dictionary(), true).decode(&read));
+}
+
+// The dictionary's entropy tables (tools/pod_dictionary_gen) belong to its
+// content: with them a pod packs smaller than against the content alone.
+TEST(EtcdValues, ThePodDictionarysTablesPayOff) {
+  std::string with_tables = EtcdValues(pod_value_dictionary(), true).encode(kPod);
+  std::string content_only = EtcdValues(pod_value_dictionary_content(), true).encode(kPod);
+  EXPECT_EQ(pod_value_dictionary().substr(pod_value_dictionary().size() - pod_value_dictionary_content().size()),
+            pod_value_dictionary_content());
+  EXPECT_LT(with_tables.size(), content_only.size()) << with_tables.size() << " against " << content_only.size();
+}
+
 }  // namespace
 }  // namespace uvsched
