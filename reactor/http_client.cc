@@ -14,6 +14,7 @@ namespace uvsched {
 struct HttpClient::Pending {
   RequestId id = 0;
   Url url;
+  std::string pool_key;  // url.base(), made once: requests are compared and pooled by it
   ClientRequest request;
   ClientCallback callback;
   std::string wire;
@@ -426,6 +427,7 @@ std::unique_ptr<HttpClient::Pending> HttpClient::make_pending(ClientRequest requ
     return nullptr;
   }
   p->url = std::move(*url);
+  p->pool_key = p->url.base();
   append_request(p->wire, request.method, p->url.target, p->url.origin(), request.headers, request.body);
   p->request = std::move(request);
   p->request.body.clear();  // it is in the wire bytes now
@@ -447,7 +449,7 @@ std::vector<HttpClient::RequestId> HttpClient::pipeline(std::vector<std::pair<Cl
     if (!p) continue;
     if (!head) {
       head = std::move(p);
-    } else if (p->url.base() == head->url.base() && !p->request.on_body && !head->request.on_body) {
+    } else if (p->pool_key == head->pool_key && !p->request.on_body && !head->request.on_body) {
       head->followers.push_back(std::move(p));
     } else {
       dispatch(std::move(p));  // another origin, or a stream: on its own
@@ -458,7 +460,7 @@ std::vector<HttpClient::RequestId> HttpClient::pipeline(std::vector<std::pair<Cl
 }
 
 void HttpClient::dispatch(std::unique_ptr<Pending> p) {
-  Pool& pool = pools_[p->url.base()];
+  Pool& pool = pools_[p->pool_key];
   if (pool.all.empty() && pool.waiting.empty()) pool.base = p->url;
   if (!pool.idle.empty()) {
     Connection* conn = pool.idle.back();
