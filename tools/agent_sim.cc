@@ -47,13 +47,15 @@ struct Options {
   bool hold_statuses = false;
 };
 
+// Written by hand: an agent offers after every LAUNCH, and the simulator
+// shares the benchmark's cores with the daemon.
 std::string resources(double cpus, double mem) {
-  uvsched::JsonWriter w;
-  w.begin_array();
-  w.begin_object().key("name").value("cpus").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(cpus).end_object().end_object();
-  w.begin_object().key("name").value("mem").key("type").value("SCALAR").key("scalar").begin_object().key("value").value(mem).end_object().end_object();
-  w.end_array();
-  return w.take();
+  std::string r = R"([{"name":"cpus","type":"SCALAR","scalar":{"value":)";
+  uvsched::append_json_number(r, cpus);
+  r += R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)";
+  uvsched::append_json_number(r, mem);
+  r += "}}]";
+  return r;
 }
 
 // Pulls a string field's value out of one event line (enough for our own
