@@ -18,9 +18,7 @@ JsonValue JsonValue::string(std::string s) {
 
 JsonValue JsonValue::number(double d) {
   JsonValue v(Type::kNumber);
-  JsonWriter w;
-  w.value(d);
-  v.text_ = w.take();
+  append_json_number(v.text_, d);
   return v;
 }
 
@@ -37,36 +35,63 @@ JsonValue JsonValue::boolean(bool b) {
 }
 
 JsonValue JsonValue::from(simdjson::dom::element e) {
+  JsonValue v;
+  v.fill(e);
+  return v;
+}
+
+// Each member is built where it will live, not returned and moved there: a
+// pod is ~100 values, read for every create and update.
+void JsonValue::fill(simdjson::dom::element e) {
   using T = simdjson::dom::element_type;
   switch (e.type()) {
     case T::OBJECT: {
-      JsonValue v(Type::kObject);
+      type_ = Type::kObject;
       simdjson::dom::object obj(e);
-      v.members_.reserve(obj.size());
+      members_.reserve(obj.size());
       for (auto field : obj) {
-        v.members_.emplace_back(std::string(field.key), from(field.value));
+        members_.emplace_back(std::piecewise_construct, std::forward_as_tuple(field.key), std::forward_as_tuple());
+        members_.back().second.fill(field.value);
       }
-      return v;
+      return;
     }
     case T::ARRAY: {
-      JsonValue v(Type::kArray);
+      type_ = Type::kArray;
       simdjson::dom::array arr(e);
-      v.items_.reserve(arr.size());
-      for (auto item : arr) v.items_.push_back(from(item));
-      return v;
+      items_.reserve(arr.size());
+      for (auto item : arr) items_.emplace_back().fill(item);
+      return;
     }
-    case T::STRING: return string(std::string(std::string_view(e)));
-    case T::INT64: return integer(int64_t(e));
+    case T::STRING:
+      type_ = Type::kString;
+      text_.assign(std::string_view(e));
+      return;
+    case T::INT64: {
+      type_ = Type::kNumber;
+      char buf[24];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, int64_t(e));
+      (void)ec;
+      text_.assign(buf, end);
+      return;
+    }
     case T::UINT64: {
-      JsonValue v(Type::kNumber);
-      v.text_ = std::to_string(uint64_t(e));
-      return v;
+      type_ = Type::kNumber;
+      char buf[24];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, uint64_t(e));
+      (void)ec;
+      text_.assign(buf, end);
+      return;
     }
-    case T::DOUBLE: return number(double(e));
-    case T::BOOL: return boolean(bool(e));
-    case T::NULL_VALUE: return JsonValue();
+    case T::DOUBLE:
+      type_ = Type::kNumber;
+      append_json_number(text_, double(e));
+      return;
+    case T::BOOL:
+      type_ = Type::kBool;
+      bool_ = bool(e);
+      return;
+    case T::NULL_VALUE: return;
   }
-  return JsonValue();
 }
 
 std::optional<JsonValue> JsonValue::parse(std::string_view text, std::string* error) {

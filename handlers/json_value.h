@@ -82,6 +82,7 @@ class JsonValue {
 
  private:
   explicit JsonValue(Type t) : type_(t) {}
+  void fill(simdjson::dom::element e);  // this (a null) becomes e
 
   Type type_ = Type::kNull;
   bool bool_ = false;

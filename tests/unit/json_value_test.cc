@@ -80,7 +80,7 @@ TEST(JsonValueDump, RoundTrips) {
       "null",
       R"("a\"b\\c\n\u0001")",
       R"({"a":[],"b":{},"c":[[],[{}],[1,-2,3.5,1e+21]],"d":true,"e":false,"f":null})",
-      R"([{"k":"v","k2":[1,"x",{"y":null}]},"s",0])",
+      R"([{"k":"v","k2":[1,"x",{"y":null}]},"s",0,18446744073709551615,-9223372036854775808])",
       R"({"metadata":{"name":"web","labels":{"app":"w"}},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]}})",
   };
   for (const char* doc : docs) {
