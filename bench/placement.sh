@@ -15,16 +15,17 @@
 #  - statuses held: the agents' TASK_STARTING/RUNNING posts wait until the
 #    report, as scheduler_perf's nodes (no kubelets) never report; they are
 #    then sent, and the pods run.
-# The pod phase of a run is half a second, and one stall of this shared VM
-# moves a single run's figure by a fifth: the rows run ROUNDS times, taking
-# turns (round 1 of every row, then round 2, ...), each round printed, and the
-# median of each row last.
+# The pod phase of a run is half a second, and this shared VM's speed moves
+# by a third from one half second to the next (the same binary's loop thread
+# takes 24 us of user time per pod in one round and 40 in the next): the rows
+# run ROUNDS times (default 5), taking turns (round 1 of every row, then round
+# 2, ...), each round printed, and the median of each row last.
 # Usage: bench/placement.sh [BUILD_DIR] [AGENTS] [PODS] [ROUNDS]
 set -euo pipefail
 build=${1:-build}
 agents=${2:-5000}
 pods=${3:-10000}
-rounds=${4:-3}
+rounds=${4:-5}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 ulimit -n 65536 2>/dev/null || true
