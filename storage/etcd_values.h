@@ -1,7 +1,7 @@
 // How values sit in etcd. A value of 64 bytes or more is packed with zstd
 // against the daemon's dictionary of typical values and stored behind a
 // marker that names the dictionary: etcd then parses, logs, replicates and
-// keeps a fifth of the bytes (a stored pod: ~740 -> ~150), which is most of
+// keeps a fifth of the bytes (a stored pod: ~740 -> ~130), which is most of
 // its CPU per write. (Kubernetes keeps protobuf in etcd for the same reason.)
 // Anything else is stored as it is, so values stored plainly — by an older
 // uvsched, by `--etcd-values plain`, by hand with etcdctl — read back
@@ -35,7 +35,7 @@ class EtcdValues {
     std::string marker;  // "\0uvz" and the dictionary's fingerprint
     std::unique_ptr<ValueCodec> codec;
   };
-  static Known known(std::string dictionary, int level);
+  static Known known(std::string dictionary);
 
   Known current_;
   std::vector<Known> older_;

@@ -21,18 +21,17 @@ struct ValueCodec::Zstd {
   }
 };
 
-// With a dictionary, levels above 1 shrink pods by only a few bytes more.
-ValueCodec::ValueCodec(std::string dictionary, int level)
+ValueCodec::ValueCodec(std::string dictionary)
     : dictionary_(std::move(dictionary)), zstd_(std::make_unique<Zstd>()) {
   zstd_->cctx = ZSTD_createCCtx();
   zstd_->dctx = ZSTD_createDCtx();
   if (!dictionary_.empty()) {
-    zstd_->cdict = ZSTD_createCDict(dictionary_.data(), dictionary_.size(), level);
+    zstd_->cdict = ZSTD_createCDict(dictionary_.data(), dictionary_.size(), kLevel);
     zstd_->ddict = ZSTD_createDDict(dictionary_.data(), dictionary_.size());
   }
   // The frame keeps its content size (unpack sizes its buffer from it) but
   // neither a checksum (the log's records carry CRCs) nor a dictionary id.
-  ZSTD_CCtx_setParameter(zstd_->cctx, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(zstd_->cctx, ZSTD_c_compressionLevel, kLevel);
   ZSTD_CCtx_setParameter(zstd_->cctx, ZSTD_c_contentSizeFlag, 1);
   ZSTD_CCtx_setParameter(zstd_->cctx, ZSTD_c_checksumFlag, 0);
   ZSTD_CCtx_setParameter(zstd_->cctx, ZSTD_c_dictIDFlag, 0);

@@ -1,8 +1,10 @@
 // How the embedded store keeps values in memory: packed with zstd against a
 // dictionary of typical values. Stored objects (pods above all) are ~740 B of
 // JSON that differ from each other in a few fields, so against a dictionary of
-// one such object they pack to ~100 B; at 100k pods that is the difference
-// between 75 MB and 10 MB of RSS. Packing costs ~1.5 us, unpacking ~0.3 us.
+// one such object they pack to ~120 B; at 100k pods that is the difference
+// between 75 MB and 12 MB of RSS. Packing costs ~1.3 us, unpacking ~0.4 us
+// when the dictionary carries zstd's entropy tables (~3.5 and ~1.4 us when it
+// is plain text: zstd then builds a Huffman table for every value).
 //
 // A packed value is one tag byte and the bytes: kRaw (values too small to
 // gain, or values zstd could not shrink) or kZstd (a zstd frame made with this
@@ -18,11 +20,12 @@ namespace uvsched {
 
 class ValueCodec {
  public:
-  // zstd levels: kTight packs a pod ~7% smaller, kFast in less than half the time.
-  static constexpr int kTight = 1;
-  static constexpr int kFast = -1;
+  // zstd's level. With a dictionary, levels above 1 shrink pods by only a
+  // few bytes more; the fast (negative) levels pack no faster against a
+  // dictionary with entropy tables, and a quarter bigger.
+  static constexpr int kLevel = 1;
   // An empty dictionary still packs (plain zstd), just less tightly.
-  explicit ValueCodec(std::string dictionary = {}, int level = kTight);
+  explicit ValueCodec(std::string dictionary = {});
   ~ValueCodec();
   ValueCodec(const ValueCodec&) = delete;
   ValueCodec& operator=(const ValueCodec&) = delete;

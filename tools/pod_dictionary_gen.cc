@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "handlers/pods/pod_dictionary.h"
+#include "storage/value_codec.h"
 
 namespace {
 
@@ -76,7 +77,7 @@ int main() {
   }
   std::string dict(content.size() + 4096, '\0');
   ZDICT_params_t params{};
-  params.compressionLevel = 1;  // ValueCodec::kTight
+  params.compressionLevel = uvsched::ValueCodec::kLevel;
   size_t n = ZDICT_finalizeDictionary(dict.data(), dict.size(), content.data(), content.size(), samples.data(),
                                       sizes.data(), static_cast<unsigned>(sizes.size()), params);
   if (ZDICT_isError(n)) {
