@@ -16,8 +16,8 @@
 #    report, as scheduler_perf's nodes (no kubelets) never report; they are
 #    then sent, and the pods run.
 # The pod phase of a run is half a second, and this shared VM's speed moves
-# by a third from one half second to the next (the same binary's loop thread
-# takes 24 us of user time per pod in one round and 40 in the next): the rows
+# by a third from one run to the next (the same binary's loop thread took 25
+# us of user time per pod in one run and 40 in another): the rows
 # run ROUNDS times (default 5), taking turns (round 1 of every row, then round
 # 2, ...), each round printed, and the median of each row last.
 # Usage: bench/placement.sh [BUILD_DIR] [AGENTS] [PODS] [ROUNDS]
