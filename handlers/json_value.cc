@@ -8,6 +8,14 @@ namespace uvsched {
 namespace {
 // Parsers and buffers are kept per thread for documents up to this size.
 constexpr size_t kReusedCapacity = 64 * 1024;
+
+template <typename Int>
+void assign_integer(std::string& text, Int n) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
+  (void)ec;
+  text.assign(buf, end);
+}
 }  // namespace
 
 JsonValue JsonValue::string(std::string s) {
@@ -24,7 +32,7 @@ JsonValue JsonValue::number(double d) {
 
 JsonValue JsonValue::integer(int64_t n) {
   JsonValue v(Type::kNumber);
-  v.text_ = std::to_string(n);
+  assign_integer(v.text_, n);
   return v;
 }
 
@@ -66,22 +74,14 @@ void JsonValue::fill(simdjson::dom::element e) {
       type_ = Type::kString;
       text_.assign(std::string_view(e));
       return;
-    case T::INT64: {
+    case T::INT64:
       type_ = Type::kNumber;
-      char buf[24];
-      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, int64_t(e));
-      (void)ec;
-      text_.assign(buf, end);
+      assign_integer(text_, int64_t(e));
       return;
-    }
-    case T::UINT64: {
+    case T::UINT64:
       type_ = Type::kNumber;
-      char buf[24];
-      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, uint64_t(e));
-      (void)ec;
-      text_.assign(buf, end);
+      assign_integer(text_, uint64_t(e));
       return;
-    }
     case T::DOUBLE:
       type_ = Type::kNumber;
       append_json_number(text_, double(e));

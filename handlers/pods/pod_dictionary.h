@@ -1,6 +1,6 @@
 // What a pod looks like as uvsched stores it, for the stores' value
 // dictionary (storage/value_codec.h): pods differ from it in a few fields, so
-// against it each one packs to ~110 B instead of ~740 B. Only the size of the
+// against it each one packs to ~120 B instead of ~740 B. Only the size of the
 // packed values (and the time to pack them) depends on it; any pod packs and
 // unpacks correctly.
 #pragma once
