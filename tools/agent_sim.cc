@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "handlers/agents/agent_events.h"
 #include "reactor/http_client.h"
-#include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
 #include "reactor/next_turn.h"
@@ -47,14 +47,11 @@ struct Options {
   bool hold_statuses = false;
 };
 
-// Written by hand: an agent offers after every LAUNCH, and the simulator
-// shares the benchmark's cores with the daemon.
+// Written without JsonWriter: an agent offers after every LAUNCH, and the
+// simulator shares the benchmark's cores with the daemon.
 std::string resources(double cpus, double mem) {
-  std::string r = R"([{"name":"cpus","type":"SCALAR","scalar":{"value":)";
-  uvsched::append_json_number(r, cpus);
-  r += R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)";
-  uvsched::append_json_number(r, mem);
-  r += "}}]";
+  std::string r;
+  uvsched::append_scalar_resources(r, cpus, mem);
   return r;
 }
 

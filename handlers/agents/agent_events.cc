@@ -16,12 +16,18 @@ std::string launch_event_head(std::string_view task_id, std::string_view pod, st
   append_json_string(h, pod);
   h += R"(,"agent_id":{"value":)";
   append_json_string(h, agent_id);
-  h += R"(},"resources":[{"name":"cpus","type":"SCALAR","scalar":{"value":)";
-  append_json_number(h, cpus);
-  h += R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)";
-  append_json_number(h, mem_mib);
-  h += R"(}}],"pod":)";
+  h += R"(},"resources":)";
+  append_scalar_resources(h, cpus, mem_mib);
+  h += R"(,"pod":)";
   return h;
+}
+
+void append_scalar_resources(std::string& out, double cpus, double mem_mib) {
+  out += R"([{"name":"cpus","type":"SCALAR","scalar":{"value":)";
+  append_json_number(out, cpus);
+  out += R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)";
+  append_json_number(out, mem_mib);
+  out += "}}]";
 }
 
 std::string launch_event(std::string_view head, std::string_view pod_json) {

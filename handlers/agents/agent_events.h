@@ -19,4 +19,8 @@ std::string launch_event(std::string_view head, std::string_view pod_json);
 
 std::string kill_event(std::string_view task_id);
 
+// Mesos scalar resources, `[{"name":"cpus",...},{"name":"mem",...}]`, as a
+// LAUNCH carries them and an agent offers them.
+void append_scalar_resources(std::string& out, double cpus, double mem_mib);
+
 }  // namespace uvsched
