@@ -11,11 +11,16 @@
 // and offers after a LAUNCH) share connections, K agents' posts back to back
 // on each, the way a Mesos master relays many agents' updates to a framework
 // over one connection; otherwise each agent's posts go on a connection alone.
+// Agents are named PREFIX-0 .. PREFIX-(N-1) (--prefix, default sim), carry
+// --labels (default sim=true) and offer --ports (default 31000-32000, a Mesos
+// agent's default range) besides --cpus and --mem; a second simulator with
+// another prefix adds agents to the same daemon.
 //   agent_sim --server http://127.0.0.1:10200 --agents 1000 [--pods 10000]
 #include <sys/resource.h>
 #include <uv.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -27,14 +32,20 @@
 
 #include "handlers/agents/agent_events.h"
 #include "reactor/http_client.h"
+#include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
 #include "reactor/next_turn.h"
 
 namespace {
 
+using uvsched::PortRange;
+
 struct Options {
   std::string server = "http://127.0.0.1:10200";
+  std::string prefix = "sim";
+  std::string labels_json = R"({"sim":"true"})";
+  std::vector<PortRange> ports = {{31000, 32000}};
   int agents = 1000;
   double cpus = 4;
   double mem_mib = 8192;
@@ -49,10 +60,68 @@ struct Options {
 
 // Written without JsonWriter: an agent offers after every LAUNCH, and the
 // simulator shares the benchmark's cores with the daemon.
-std::string resources(double cpus, double mem) {
+std::string resources(double cpus, double mem, const std::vector<PortRange>& ports) {
   std::string r;
-  uvsched::append_scalar_resources(r, cpus, mem);
+  uvsched::append_resources(r, cpus, mem, ports);
   return r;
+}
+
+// What a LAUNCH gives its task, read from the event's head (everything before
+// the pod), which the daemon writes in one fixed shape (agent_events): cheap
+// next to a parse of the whole line, which the pod makes long.
+struct TaskResources {
+  double cpus = 0;
+  double mem = 0;
+  std::vector<uint32_t> ports;
+};
+
+double number_after(std::string_view text, std::string_view key, size_t from) {
+  size_t at = text.find(key, from);
+  if (at == std::string_view::npos) return 0;
+  double v = 0;
+  std::from_chars(text.data() + at + key.size(), text.data() + text.size(), v);
+  return v;
+}
+
+TaskResources task_resources(std::string_view line) {
+  std::string_view head = line.substr(0, line.find(R"(,"pod":)"));
+  TaskResources r;
+  if (size_t at = head.find(R"("name":"cpus")"); at != std::string_view::npos) r.cpus = number_after(head, R"("value":)", at);
+  if (size_t at = head.find(R"("name":"mem")"); at != std::string_view::npos) r.mem = number_after(head, R"("value":)", at);
+  size_t at = head.find(R"("name":"ports")");
+  while (at != std::string_view::npos && (at = head.find(R"("begin":)", at)) != std::string_view::npos) {
+    auto begin = static_cast<uint32_t>(number_after(head, R"("begin":)", at));
+    auto end = static_cast<uint32_t>(number_after(head, R"("end":)", at));
+    for (uint32_t p = begin; p <= end && p >= begin; ++p) r.ports.push_back(p);
+    ++at;
+  }
+  return r;
+}
+
+// An agent's free ports as sorted, disjoint ranges.
+void take_port(std::vector<PortRange>& free, uint32_t port) {
+  for (size_t i = 0; i < free.size(); ++i) {
+    PortRange r = free[i];
+    if (port < r.begin || port > r.end) continue;
+    free.erase(free.begin() + static_cast<std::ptrdiff_t>(i));
+    if (port < r.end) free.insert(free.begin() + static_cast<std::ptrdiff_t>(i), {port + 1, r.end});
+    if (port > r.begin) free.insert(free.begin() + static_cast<std::ptrdiff_t>(i), {r.begin, port - 1});
+    return;
+  }
+}
+
+void give_port(std::vector<PortRange>& free, uint32_t port) {
+  auto at = std::find_if(free.begin(), free.end(), [port](const PortRange& r) { return r.begin > port; });
+  at = free.insert(at, {port, port});
+  // Merge with the neighbours it now touches.
+  if (at + 1 != free.end() && (at + 1)->begin == port + 1) {
+    at->end = (at + 1)->end;
+    free.erase(at + 1);
+  }
+  if (at != free.begin() && (at - 1)->end + 1 == port) {
+    (at - 1)->end = at->end;
+    free.erase(at);
+  }
 }
 
 // Pulls a string field's value out of one event line (enough for our own
@@ -72,7 +141,8 @@ struct Agent {
   Sim* sim;
   std::string host;
   double free_cpus, free_mem;
-  std::map<std::string, std::pair<double, double>> tasks;  // id -> (cpus, mem)
+  std::vector<PortRange> free_ports;
+  std::map<std::string, TaskResources> tasks;
   std::string buffer;
   bool offered = false;
   bool offering = false;
@@ -94,9 +164,10 @@ class Sim {
     for (int i = 0; i < o_.agents; ++i) {
       auto a = std::make_unique<Agent>();
       a->sim = this;
-      a->host = "sim-" + std::to_string(i);
+      a->host = o_.prefix + "-" + std::to_string(i);
       a->free_cpus = o_.cpus;
       a->free_mem = o_.mem_mib;
+      a->free_ports = o_.ports;
       a->reoffer = clock_.new_timer();
       a->resubscribe = clock_.new_timer();
       subscribe(*a);
@@ -108,7 +179,7 @@ class Sim {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = o_.server + "/v1/agents/" + a.host + "/subscribe";
-    req.body = R"({"labels":{"sim":"true"},"resources":)" + resources(o_.cpus, o_.mem_mib) + "}";
+    req.body = R"({"labels":)" + o_.labels_json + R"(,"resources":)" + resources(o_.cpus, o_.mem_mib, o_.ports) + "}";
     req.timeout_ms = 0;
     Agent* ap = &a;
     req.on_body = [this, ap](std::string_view piece) {
@@ -140,10 +211,11 @@ class Sim {
     } else if (type == "LAUNCH") {
       std::string id(field_after(line, "value"));
       std::string name(field_after(line, "name"));
-      double cpus = 0.25, mem = 64;  // the task's own resources follow; a fixed estimate is enough here
-      a.tasks[id] = {cpus, mem};
-      a.free_cpus -= cpus;
-      a.free_mem -= mem;
+      TaskResources used = task_resources(line);
+      a.free_cpus -= used.cpus;
+      a.free_mem -= used.mem;
+      for (uint32_t p : used.ports) take_port(a.free_ports, p);
+      a.tasks[id] = std::move(used);
       launched(name);
       a.current_offer.clear();  // a LAUNCH consumes the whole offer: nothing to rescind
       if (o_.finish_after_s > 0) {
@@ -189,8 +261,9 @@ class Sim {
   void finish(Agent& a, const std::string& id, const char* state) {
     auto it = a.tasks.find(id);
     if (it != a.tasks.end()) {
-      a.free_cpus += it->second.first;
-      a.free_mem += it->second.second;
+      a.free_cpus += it->second.cpus;
+      a.free_mem += it->second.mem;
+      for (uint32_t p : it->second.ports) give_port(a.free_ports, p);
       a.tasks.erase(it);
     }
     status(a, id, state);
@@ -217,7 +290,8 @@ class Sim {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = o_.server + "/v1/agents/" + a.host + "/offers";
-    req.body = R"({"offers":[{"resources":)" + resources(std::max(a.free_cpus, 0.0), std::max(a.free_mem, 0.0)) + "}]}";
+    req.body = R"({"offers":[{"resources":)" + resources(std::max(a.free_cpus, 0.0), std::max(a.free_mem, 0.0), a.free_ports) +
+               "}]}";
     uvsched::ClientCallback done = [this, ap](uvsched::ClientResponse&& r) {
       ap->offering = false;
       if (r.ok()) {
@@ -379,24 +453,105 @@ class Sim {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: agent_sim [--server URL] [--agents N] [--prefix NAME] [--labels K=V,...] [--cpus C] [--mem MIB]\n"
+    "                 [--ports B-E,...|none] [--finish-after S] [--reoffer S]\n"
+    "                 [--pods M [--concurrency C] [--pipeline P] [--agent-mux K] [--hold-statuses 1]]\n"
+    "  N simulated agents (default 1000) named NAME-0.. (default sim) subscribe to the daemon at URL\n"
+    "  (default http://127.0.0.1:10200), each offering C cpus (4), MIB memory (8192) and the port\n"
+    "  ranges (31000-32000), labelled K=V (sim=true). They answer LAUNCH with TASK_STARTING and\n"
+    "  TASK_RUNNING (TASK_FINISHED S seconds later with --finish-after) and KILL with TASK_KILLED.\n"
+    "  With --pods M it then creates M pods and reports pods placed per second.\n";
+
+// A number that is all of `text` and at least `min`.
+template <typename T>
+bool parse_number(const std::string& text, T min, T* out) {
+  T v{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < min) return false;
+  *out = v;
+  return true;
+}
+
+// "k=v,k2=v2" as a JSON object.
+bool parse_labels(const std::string& text, std::string* json) {
+  std::string out = "{";
+  size_t from = 0;
+  while (from < text.size()) {
+    size_t comma = std::min(text.find(',', from), text.size());
+    std::string pair = text.substr(from, comma - from);
+    size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) return false;
+    if (out.size() > 1) out += ',';
+    uvsched::append_json_string(out, pair.substr(0, eq));
+    out += ':';
+    uvsched::append_json_string(out, pair.substr(eq + 1));
+    from = comma + 1;
+  }
+  *json = out + "}";
+  return true;
+}
+
+// "31000-32000,40000-40010", or "none"; sorted and disjoint.
+bool parse_ports(const std::string& text, std::vector<PortRange>* ports) {
+  std::vector<PortRange> out;
+  size_t from = 0;
+  while (text != "none" && from < text.size()) {
+    size_t comma = std::min(text.find(',', from), text.size());
+    std::string range = text.substr(from, comma - from);
+    size_t dash = range.find('-');
+    PortRange r;
+    if (dash == std::string::npos || !parse_number(range.substr(0, dash), 1u, &r.begin) ||
+        !parse_number(range.substr(dash + 1), r.begin, &r.end) || r.end > 65535)
+      return false;
+    if (!out.empty() && r.begin <= out.back().end) return false;
+    out.push_back(r);
+    from = comma + 1;
+  }
+  *ports = std::move(out);
+  return true;
+}
+
 int main(int argc, char** argv) {
   Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i], v = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    std::string k = argv[i];
+    if (k == "--help" || k == "-h") {
+      fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "agent_sim: %s needs a value (see agent_sim --help)\n", k.c_str());
+      return 2;
+    }
+    std::string v = argv[i + 1];
+    bool ok = true;
     if (k == "--server") o.server = v;
-    else if (k == "--agents") o.agents = std::atoi(v.c_str());
-    else if (k == "--cpus") o.cpus = std::atof(v.c_str());
-    else if (k == "--mem") o.mem_mib = std::atof(v.c_str());
-    else if (k == "--finish-after") o.finish_after_s = std::atof(v.c_str());
-    else if (k == "--pods") o.pods = std::atoi(v.c_str());
-    else if (k == "--concurrency") o.concurrency = std::atoi(v.c_str());
-    else if (k == "--pipeline") o.pipeline = std::atoi(v.c_str());
-    else if (k == "--agent-mux") o.agent_mux = std::atoi(v.c_str());
-    else if (k == "--reoffer") o.reoffer_s = std::atof(v.c_str());
-    else if (k == "--hold-statuses") o.hold_statuses = v == "1" || v == "true";
+    else if (k == "--prefix") {
+      o.prefix = v;  // a hostname in the agents' URLs
+      ok = !v.empty() && v.find_first_of("/?# ") == std::string::npos;
+    }
+    else if (k == "--labels") ok = parse_labels(v, &o.labels_json);
+    else if (k == "--ports") ok = parse_ports(v, &o.ports);
+    else if (k == "--agents") ok = parse_number(v, 1, &o.agents);
+    else if (k == "--cpus") ok = parse_number(v, 0.0, &o.cpus);
+    else if (k == "--mem") ok = parse_number(v, 0.0, &o.mem_mib);
+    else if (k == "--finish-after") ok = parse_number(v, 0.0, &o.finish_after_s);
+    else if (k == "--pods") ok = parse_number(v, 0, &o.pods);
+    else if (k == "--concurrency") ok = parse_number(v, 1, &o.concurrency);
+    else if (k == "--pipeline") ok = parse_number(v, 1, &o.pipeline);
+    else if (k == "--agent-mux") ok = parse_number(v, 1, &o.agent_mux);
+    else if (k == "--reoffer") ok = parse_number(v, 0.001, &o.reoffer_s);
+    else if (k == "--hold-statuses") {
+      o.hold_statuses = v == "1" || v == "true";
+      ok = o.hold_statuses || v == "0" || v == "false";
+    }
     else {
-      fprintf(stderr, "usage: agent_sim --server URL --agents N [--pods M --concurrency C --pipeline P --agent-mux K] [--cpus C --mem MIB] "
-                      "[--finish-after S] [--reoffer S] [--hold-statuses 1]\n");
+      fprintf(stderr, "agent_sim: unknown flag %s (see agent_sim --help)\n", k.c_str());
+      return 2;
+    }
+    if (!ok) {
+      fprintf(stderr, "agent_sim: bad value for %s: '%s' (see agent_sim --help)\n", k.c_str(), v.c_str());
       return 2;
     }
   }

@@ -1,5 +1,7 @@
 #include "handlers/agents/agent_events.h"
 
+#include <vector>
+
 #include "reactor/json_writer.h"
 
 namespace uvsched {
@@ -7,7 +9,7 @@ namespace uvsched {
 // Written by hand, not with JsonWriter: the shape is fixed, and a head is
 // made for every pod placed, where the writer's per-token bookkeeping showed.
 std::string launch_event_head(std::string_view task_id, std::string_view pod, std::string_view agent_id,
-                              double cpus, double mem_mib) {
+                              double cpus, double mem_mib, std::span<const uint32_t> host_ports) {
   std::string h;
   h.reserve(320);  // the head alone: launch_event adds the pod
   h += R"({"type":"LAUNCH","task":{"task_id":{"value":)";
@@ -17,17 +19,29 @@ std::string launch_event_head(std::string_view task_id, std::string_view pod, st
   h += R"(,"agent_id":{"value":)";
   append_json_string(h, agent_id);
   h += R"(},"resources":)";
-  append_scalar_resources(h, cpus, mem_mib);
+  std::vector<PortRange> ports;
+  ports.reserve(host_ports.size());
+  for (uint32_t p : host_ports) ports.push_back({p, p});
+  append_resources(h, cpus, mem_mib, ports);
   h += R"(,"pod":)";
   return h;
 }
 
-void append_scalar_resources(std::string& out, double cpus, double mem_mib) {
+void append_resources(std::string& out, double cpus, double mem_mib, std::span<const PortRange> ports) {
   out += R"([{"name":"cpus","type":"SCALAR","scalar":{"value":)";
   append_json_number(out, cpus);
   out += R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)";
   append_json_number(out, mem_mib);
-  out += "}}]";
+  out += "}}";
+  if (!ports.empty()) {
+    out += R"(,{"name":"ports","type":"RANGES","ranges":{"range":[)";
+    for (size_t i = 0; i < ports.size(); ++i) {
+      if (i) out += ',';
+      out += R"({"begin":)" + std::to_string(ports[i].begin) + R"(,"end":)" + std::to_string(ports[i].end) + "}";
+    }
+    out += "]}}";
+  }
+  out += ']';
 }
 
 std::string launch_event(std::string_view head, std::string_view pod_json) {

@@ -5,22 +5,30 @@
 // pod's text (no second encoding of the pod).
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "policy/offer_registry.h"
+
 namespace uvsched {
 
-// `{"type":"LAUNCH","task":{...,"pod":` : everything up to the pod.
+// `{"type":"LAUNCH","task":{...,"pod":` : everything up to the pod. The
+// task's resources are its cpus and memory and, as a Mesos TaskInfo carries
+// them, the host ports it takes (one single-port range each), so the agent
+// knows what to offer again.
 std::string launch_event_head(std::string_view task_id, std::string_view pod, std::string_view agent_id,
-                              double cpus, double mem_mib);
+                              double cpus, double mem_mib, std::span<const uint32_t> host_ports = {});
 
 // The head, then the pod's JSON text, then the closing braces.
 std::string launch_event(std::string_view head, std::string_view pod_json);
 
 std::string kill_event(std::string_view task_id);
 
-// Mesos scalar resources, `[{"name":"cpus",...},{"name":"mem",...}]`, as a
-// LAUNCH carries them and an agent offers them.
-void append_scalar_resources(std::string& out, double cpus, double mem_mib);
+// Mesos resources, `[{"name":"cpus",...},{"name":"mem",...}]` and, when
+// there are any, `{"name":"ports","type":"RANGES",...}`, as a LAUNCH carries
+// them and an agent offers them.
+void append_resources(std::string& out, double cpus, double mem_mib, std::span<const PortRange> ports = {});
 
 }  // namespace uvsched

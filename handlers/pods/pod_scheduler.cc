@@ -446,7 +446,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   task.serial = new_task_serial();
   task.agent = tasks_.intern_agent(offer.agent);
   std::string id = PodTaskRegistry::id_of(key, task);
-  std::string head = launch_event_head(id, key, agent_id, needs.cpus, needs.mem_mib);
+  std::string head = launch_event_head(id, key, agent_id, needs.cpus, needs.mem_mib, needs.host_ports);
   hub_.offers().unlisten(key);
   std::string stamp = rfc3339(clock_.unix_ms());
   auto bind = [host = offer.agent, id, agent_id, offer_id = offer.id, stamp](JsonValue& p) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "tests/support/daemon_fixture.h"
 #include "tests/support/daemon_process.h"
@@ -42,16 +43,38 @@ class AgentSimTest : public DaemonFixture {
   }
   // Starts the simulator in the background, its output in sim_log(); the
   // test's end stops it.
+  // (A second one, say with other agents, logs beside the first.)
   void start_sim(const std::string& args) {
     std::string out;
-    ASSERT_EQ(run_shell("timeout 60 " + sim_command(args) + " >" + log_path() + " 2>&1 & echo $!", &out), 0);
-    sim_ = static_cast<pid_t>(std::atol(out.c_str()));
-    ASSERT_GT(sim_, 0) << out;
+    std::string log = log_path(sims_.size());
+    ASSERT_EQ(run_shell("timeout 60 " + sim_command(args) + " >" + log + " 2>&1 & echo $!", &out), 0);
+    pid_t pid = static_cast<pid_t>(std::atol(out.c_str()));
+    ASSERT_GT(pid, 0) << out;
+    sims_.push_back(pid);
   }
-  std::string sim_log() { return read_file(log_path()); }
+  std::string sim_log(size_t which = 0) { return read_file(log_path(which)); }
   void TearDown() override {
-    if (sim_ > 0) ::kill(sim_, SIGTERM);
+    for (pid_t pid : sims_) ::kill(pid, SIGTERM);
     DaemonFixture::TearDown();
+  }
+  void create(const std::string& name, const std::string& spec) {
+    auto r = http_request(port(), "POST", "/api/v1/namespaces/default/pods",
+                          R"({"metadata":{"name":")" + name + R"("},"spec":)" + spec + "}");
+    ASSERT_TRUE(r && r->status == 201) << (r ? r->body : "");
+  }
+  // Waits for the pod's JSON to hold `text`.
+  bool pod_shows(const std::string& name, const std::string& text, std::chrono::milliseconds deadline = 10s) {
+    auto until = std::chrono::steady_clock::now() + deadline;
+    while (std::chrono::steady_clock::now() < until) {
+      auto r = http_request(port(), "GET", "/api/v1/namespaces/default/pods/" + name);
+      if (r && r->body.find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+  std::string pod(const std::string& name) {
+    auto r = http_request(port(), "GET", "/api/v1/namespaces/default/pods/" + name);
+    return r ? r->body : "";
   }
   bool agents_connected(double n, std::chrono::milliseconds deadline = 10s) {
     auto until = std::chrono::steady_clock::now() + deadline;
@@ -63,9 +86,9 @@ class AgentSimTest : public DaemonFixture {
   }
 
  private:
-  std::string log_path() { return dir_.path() + "/sim.log"; }
+  std::string log_path(size_t which) { return dir_.path() + "/sim" + std::to_string(which) + ".log"; }
   TempDir dir_;
-  pid_t sim_ = -1;
+  std::vector<pid_t> sims_;
 };
 
 TEST_F(AgentSimTest, PlacesEveryPodItCreatesAndReports) {
@@ -121,6 +144,66 @@ TEST_F(AgentSimTest, AnAgentWhoseStreamEndsSubscribesAgain) {
   EXPECT_TRUE(intruder.read_until("0\r\n\r\n")) << daemon_->log();  // the last chunk
   EXPECT_TRUE(agents_connected(2));
   EXPECT_NE(sim_log().find("agent sim-0 stream ended: closed; subscribing again"), std::string::npos) << sim_log();
+}
+
+// The simulated agent offers its ports and gives the LAUNCH's back on KILL:
+// with one port between two agents, a third pod that wants it waits, says
+// why, and runs once a pod holding it is deleted.
+TEST_F(AgentSimTest, HostPortsAreOfferedTakenAndGivenBack) {
+  start();
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 2 --ports 31000-31000"));
+  ASSERT_TRUE(agents_connected(2)) << daemon_->log();
+  const std::string spec = R"({"containers":[{"name":"c","image":"i","ports":[{"containerPort":80,"hostPort":31000}]}]})";
+  for (const char* name : {"web-a", "web-b"}) {
+    ASSERT_NO_FATAL_FAILURE(create(name, spec));
+    ASSERT_TRUE(pod_shows(name, "\"phase\":\"Running\"")) << pod(name) << sim_log();
+  }
+  ASSERT_NO_FATAL_FAILURE(create("web-c", spec));
+  EXPECT_TRUE(pod_shows("web-c", "hostPort 31000 not offered")) << pod("web-c");
+  std::string a = pod("web-a");
+  std::string host = a.find("\"nodeName\":\"sim-0\"") != std::string::npos ? "sim-0" : "sim-1";
+  auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/web-a");
+  ASSERT_TRUE(del && del->status == 200);
+  EXPECT_TRUE(pod_shows("web-c", "\"phase\":\"Running\"")) << pod("web-c") << sim_log();
+  EXPECT_NE(pod("web-c").find("\"nodeName\":\"" + host + "\""), std::string::npos) << pod("web-c");
+}
+
+// A pod whose nodeSelector no agent matches waits until a second simulator
+// brings agents, under their own names, that carry the label.
+TEST_F(AgentSimTest, ASecondSimulatorAddsLabelledAgents) {
+  start();
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 2"));
+  ASSERT_TRUE(agents_connected(2)) << daemon_->log();
+  ASSERT_NO_FATAL_FAILURE(create("gpu", R"({"nodeSelector":{"accel":"gpu"},"containers":[{"name":"c","image":"i"}]})"));
+  EXPECT_TRUE(pod_shows("gpu", "nodeSelector does not match")) << pod("gpu");
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --prefix gpu --labels accel=gpu,zone=a"));
+  ASSERT_TRUE(agents_connected(3)) << daemon_->log();
+  EXPECT_TRUE(pod_shows("gpu", "\"phase\":\"Running\"")) << pod("gpu") << sim_log(1);
+  EXPECT_NE(pod("gpu").find("\"nodeName\":\"gpu-0\""), std::string::npos) << pod("gpu");
+}
+
+TEST_F(AgentSimTest, ItsCommandLineSaysWhatIsWrong) {
+  std::string out;
+  EXPECT_EQ(run_shell(agent_sim_binary() + " --help", &out), 0);
+  EXPECT_NE(out.find("usage: agent_sim"), std::string::npos) << out;
+  struct Case {
+    std::string args, says;
+  } cases[] = {
+      {"--agents", "--agents needs a value"},
+      {"--agents 0", "bad value for --agents: '0'"},
+      {"--agents 3x", "bad value for --agents: '3x'"},
+      {"--ports 32000-31000", "bad value for --ports"},
+      {"--ports 1-5,5-9", "bad value for --ports"},
+      {"--labels novalue", "bad value for --labels"},
+      {"--prefix a/b", "bad value for --prefix"},
+      {"--hold-statuses yes", "bad value for --hold-statuses"},
+      {"--nope 1", "unknown flag --nope"},
+  };
+  for (const auto& c : cases) {
+    std::string out;
+    EXPECT_EQ(run_shell(agent_sim_binary() + " " + c.args, &out), 2) << c.args;
+    EXPECT_NE(out.find(c.says), std::string::npos) << c.args << ": " << out;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <limits>
+#include <vector>
 
 #include "reactor/json_writer.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 // The LAUNCH event as JsonWriter writes it, token by token.
 std::string written_launch(const std::string& task_id, const std::string& pod, const std::string& agent_id,
-                           double cpus, double mem, const std::string& pod_json) {
+                           double cpus, double mem, const std::vector<uint32_t>& ports, const std::string& pod_json) {
   JsonWriter w;
   w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
   w.key("task_id").begin_object().key("value").value(task_id).end_object();
@@ -25,6 +26,12 @@ std::string written_launch(const std::string& task_id, const std::string& pod, c
   w.key("scalar").begin_object().key("value").value(cpus).end_object().end_object();
   w.begin_object().key("name").value("mem").key("type").value("SCALAR");
   w.key("scalar").begin_object().key("value").value(mem).end_object().end_object();
+  if (!ports.empty()) {
+    w.begin_object().key("name").value("ports").key("type").value("RANGES");
+    w.key("ranges").begin_object().key("range").begin_array();
+    for (uint32_t p : ports) w.begin_object().key("begin").value(uint64_t{p}).key("end").value(uint64_t{p}).end_object();
+    w.end_array().end_object().end_object();
+  }
   w.end_array().key("pod").raw(pod_json).end_object().end_object();
   return w.take();
 }
@@ -33,16 +40,19 @@ TEST(AgentEvents, LaunchIsWhatTheJsonWriterWrites) {
   struct Case {
     std::string task_id, pod, agent_id;
     double cpus, mem;
+    std::vector<uint32_t> ports;
   } cases[] = {
-      {"pod.default.web-0.00000000002a", "default/web-0", "node-1-17", 0.25, 64},
-      {"t\"1\\", "ns/p\n", "", 1e21, 0.1},                 // escapes; a number JSON must not print as a 22-digit integer
-      {"t", "ns/p", "a\x01", -0.0, 1.0 / 3},
-      {"t", "ns/p", "a", std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()},
+      {"pod.default.web-0.00000000002a", "default/web-0", "node-1-17", 0.25, 64, {}},
+      {"t\"1\\", "ns/p\n", "", 1e21, 0.1, {}},                 // escapes; a number JSON must not print as a 22-digit integer
+      {"t", "ns/p", "a\x01", -0.0, 1.0 / 3, {}},
+      {"t", "ns/p", "a", std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), {}},
+      {"t", "ns/p", "a", 1, 128, {31000}},  // a task's host ports, one single-port range each
+      {"t", "ns/p", "a", 1, 128, {80, 443, 65535}},
   };
   const std::string pod = R"({"metadata":{"name":"p"},"spec":{"nodeName":"n"}})";
   for (const auto& c : cases) {
-    std::string event = launch_event(launch_event_head(c.task_id, c.pod, c.agent_id, c.cpus, c.mem), pod);
-    EXPECT_EQ(event, written_launch(c.task_id, c.pod, c.agent_id, c.cpus, c.mem, pod)) << c.task_id;
+    std::string event = launch_event(launch_event_head(c.task_id, c.pod, c.agent_id, c.cpus, c.mem, c.ports), pod);
+    EXPECT_EQ(event, written_launch(c.task_id, c.pod, c.agent_id, c.cpus, c.mem, c.ports, pod)) << c.task_id;
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     ASSERT_EQ(parser.parse(event).get(doc), simdjson::SUCCESS) << event;
@@ -50,6 +60,8 @@ TEST(AgentEvents, LaunchIsWhatTheJsonWriterWrites) {
     EXPECT_EQ(std::string_view(doc["task"]["name"]), c.pod);
     EXPECT_EQ(std::string_view(doc["task"]["agent_id"]["value"]), c.agent_id);
     EXPECT_EQ(std::string_view(doc["task"]["pod"]["spec"]["nodeName"]), "n");
+    simdjson::dom::array resources = doc["task"]["resources"];
+    EXPECT_EQ(resources.size(), c.ports.empty() ? 2u : 3u);
   }
 }
 
