@@ -222,6 +222,25 @@ void PodRegistry::add_routes(Router& router) {
   router.add("PATCH", "/api/v1/namespaces/{ns}/pods/{name}/status", [this](RequestContext& ctx) { patch_pod(ctx, true); });
   router.add("POST", "/api/v1/namespaces/{ns}/pods/{name}/binding", [this](RequestContext& ctx) { bind_pod(ctx); });
   router.add("POST", "/api/v1/namespaces/{ns}/bindings", [this](RequestContext& ctx) { bind_pod(ctx); });
+  // What a kubelet would serve: said plainly rather than a bare 404, so
+  // `kubectl logs` or `exec` tells its user why.
+  auto unserved = [](std::string what) {
+    return [what = std::move(what)](RequestContext& ctx) {
+      ctx.reply(k8s_error(404, "NotFound", what, "pods", ctx.param("name")));
+    };
+  };
+  const std::string no_kubelet = " is not served: uvsched runs no kubelet; the task's ";
+  router.add("GET", "/api/v1/namespaces/{ns}/pods/{name}/log",
+             unserved("pods/log" + no_kubelet + "output stays on the agent that runs it (kubectl get pod -o wide names it)"));
+  for (const char* sub : {"exec", "attach", "portforward", "proxy"}) {
+    for (const char* method : {"GET", "POST"}) {
+      router.add(method, std::string("/api/v1/namespaces/{ns}/pods/{name}/") + sub,
+                 unserved(std::string("pods/") + sub + no_kubelet +
+                          "processes are reached on the agent that runs it (kubectl get pod -o wide names it)"));
+    }
+  }
+  router.add("POST", "/api/v1/namespaces/{ns}/pods/{name}/eviction",
+             unserved("pods/eviction is not served: there are no disruption budgets to honour; delete the pod instead"));
   router.add("GET", "/api/v1/namespaces", [this](RequestContext& ctx) { list_namespaces(ctx); });
   router.add("POST", "/api/v1/namespaces", [this](RequestContext& ctx) { create_namespace(ctx); });
   router.add("GET", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { get_namespace(ctx); });

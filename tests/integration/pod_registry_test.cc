@@ -297,6 +297,13 @@ TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
   EXPECT_NE(kubectl("label pod web tier=edge").find("pod/web labeled"), std::string::npos);
   EXPECT_NE(kubectl("get pods --show-labels").find("app=demo,tier=edge"), std::string::npos);
   EXPECT_NE(kubectl("get pods -A").find("default     web"), std::string::npos);
+  // What needs a kubelet says so.
+  out = kubectl("logs web", &code);
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("pods/log is not served: uvsched runs no kubelet"), std::string::npos) << out;
+  out = kubectl("exec web -- ls", &code);
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("pods/exec is not served: uvsched runs no kubelet"), std::string::npos) << out;
   out = kubectl("create -f " + manifest, &code);
   EXPECT_NE(code, 0);
   EXPECT_NE(out.find("AlreadyExists"), std::string::npos) << out;
