@@ -1,6 +1,7 @@
 #include "storage/etcd_store.h"
 
 #include <set>
+#include <tuple>
 
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
@@ -267,6 +268,22 @@ bool combinable(const TxnRequest& t) {
   return true;
 }
 
+// The distinct compares of a group: every create of a pod storm checks the
+// same namespace, and one copy of that compare does for all of them (etcd
+// evaluates each copy, and the gateway decodes each).
+class DistinctCompares {
+ public:
+  // True the first time this compare is seen.
+  bool add(const Compare& c) {
+    return seen_.emplace(c.key, static_cast<int>(c.target), static_cast<int>(c.op), c.number, c.value).second;
+  }
+  size_t size() const { return seen_.size(); }
+  void clear() { seen_.clear(); }
+
+ private:
+  std::set<std::tuple<std::string, int, int, int64_t, std::string>> seen_;
+};
+
 std::vector<std::string> written_keys(const TxnRequest& t) {
   std::vector<std::string> keys;
   for (const auto& op : t.success) keys.push_back(op.key);
@@ -302,23 +319,27 @@ void EtcdStore::flush_txns() {
   // name must not both succeed); keys only compared are shared freely (the
   // namespace every create of a pod storm checks).
   std::set<std::string> written, compared;
-  size_t compares = 0, ops = 0;
+  DistinctCompares compares;
+  size_t ops = 0;
   for (auto& t : all) {
     auto writes = written_keys(t.request);
     bool clash = false;
     for (const auto& k : writes) clash = clash || written.count(k) != 0 || compared.count(k) != 0;
     for (const auto& c : t.request.compares) clash = clash || written.count(c.key) != 0;
-    if (!group.empty() && (clash || compares + t.request.compares.size() > kMaxOpsPerTxn ||
+    if (!group.empty() && (clash || compares.size() + t.request.compares.size() > kMaxOpsPerTxn ||
                            ops + t.request.success.size() > kMaxOpsPerTxn)) {
       send_txn_group(std::move(group));
       group.clear();
       written.clear();
       compared.clear();
-      compares = ops = 0;
+      compares.clear();
+      ops = 0;
     }
     written.insert(writes.begin(), writes.end());
-    for (const auto& c : t.request.compares) compared.insert(c.key);
-    compares += t.request.compares.size();
+    for (const auto& c : t.request.compares) {
+      compared.insert(c.key);
+      compares.add(c);
+    }
     ops += t.request.success.size();
     group.push_back(std::move(t));
   }
@@ -333,8 +354,11 @@ void EtcdStore::send_txn_alone(PendingTxn t) {
 void EtcdStore::send_txn_group(std::vector<PendingTxn> group) {
   if (group.size() == 1) return send_txn_alone(std::move(group[0]));
   TxnRequest combined;
+  DistinctCompares compares;
   for (const auto& t : group) {
-    combined.compares.insert(combined.compares.end(), t.request.compares.begin(), t.request.compares.end());
+    for (const auto& c : t.request.compares) {
+      if (compares.add(c)) combined.compares.push_back(c);
+    }
     combined.success.insert(combined.success.end(), t.request.success.begin(), t.request.success.end());
   }
   auto shared = std::make_shared<std::vector<PendingTxn>>(std::move(group));

@@ -8,6 +8,9 @@
 #include <optional>
 
 #include "reactor/log.h"
+#include "storage/etcd_store.h"
+#include "tests/support/etcd_process.h"
+#include "tests/support/raw_http.h"
 #include "tests/support/loop_runner.h"
 #include "tests/support/store_fixture.h"
 
@@ -427,6 +430,51 @@ TEST_P(StoreConformance, WritesQueuedBehindTxnsInFlightAreAllAnsweredInOrder) {
     EXPECT_EQ(kv.value, std::to_string(kSteps - 1)) << kv.key;
     EXPECT_EQ(kv.version, kSteps) << kv.key;
   }
+}
+
+// etcd alone: the compare every create of a pod storm makes (its namespace
+// exists) goes out once in the turn's shared txn, not once per create. etcd
+// counts each compare it evaluates as a range.
+TEST(EtcdTxnGroups, ACompareTheMembersShareIsSentOnce) {
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start()) << "is etcd-server installed?";
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  {
+    LoopClock clock(&loop);
+    std::vector<Url> eps;
+    ASSERT_TRUE(parse_etcd_endpoints(etcd.url(), &eps));
+    EtcdStore store(&loop, clock, std::move(eps));
+    bool put_done = false;
+    store.put("/ns/default", "ns", 0, [&](WriteResult&& r) { put_done = r.status.ok(); });
+    ASSERT_TRUE(run_until(&loop, [&] { return put_done; }));
+
+    constexpr int kCreates = 40;
+    double ranges_before = metric_value(etcd.client_port(), "etcd_mvcc_range_total");
+    int answered = 0, succeeded = 0;
+    for (int i = 0; i < kCreates; ++i) {
+      std::string key = "/pods/default/p" + std::to_string(i);
+      TxnRequest t;
+      t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+      t.compares.push_back({"/ns/default", Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
+      t.success.push_back({TxnOp::Type::kPut, key, "pod", 0, false});
+      store.txn(std::move(t), [&](TxnResult&& r) {
+        ++answered;
+        succeeded += r.status.ok() && r.succeeded;
+      });
+    }
+    ASSERT_TRUE(run_until(&loop, [&] { return answered == kCreates; }, 30'000));
+    EXPECT_EQ(succeeded, kCreates);
+    double ranges = metric_value(etcd.client_port(), "etcd_mvcc_range_total") - ranges_before;
+    EXPECT_GE(ranges, kCreates + 1);
+    EXPECT_LE(ranges, kCreates + 2) << "each create's namespace compare was sent on its own";  // 2 * kCreates before
+
+    bool closed = false;
+    store.close([&] { closed = true; });
+    ASSERT_TRUE(run_until(&loop, [&] { return closed; }));
+  }
+  uv_run(&loop, UV_RUN_DEFAULT);
+  EXPECT_EQ(uv_loop_close(&loop), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, ::testing::Values(&make_embedded_backend, &make_etcd_backend),
