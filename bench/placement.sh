@@ -86,4 +86,7 @@ awk '{ if (!($1 in n)) order[k++] = $1; v[$1, n[$1]++] = $2 + 0 }
              for (x = 0; x < m; x++) for (y = x + 1; y < m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
              med = m % 2 ? a[int(m / 2)] : (a[m / 2 - 1] + a[m / 2]) / 2
              printf "%s: median=%d (%s)\n", r, med, line } }' "$work/rates"
+echo "goal rows: embedded-pipelined-statuses-held (scheduler_perf's shape: pipelined creates, no kubelet posting"
+echo "  statuses), embedded-pipelined-agents-muxed (statuses posted, many agents' posts sharing connections) and"
+echo "  etcd-pipelined; the other rows show what a connection per request and per agent costs"
 echo "anchors: kube-scheduler ~100-300 pods/s at 5k nodes; Nomad C1M ~3,750/s on 5 servers"
