@@ -110,13 +110,19 @@ std::optional<JsonValue> JsonValue::parse(std::string_view text, std::string* er
   return from(doc);
 }
 
-std::optional<std::string> JsonValue::with_string_at(std::string_view text,
-                                                     std::initializer_list<std::string_view> path,
-                                                     std::string_view value) {
-  // The on-demand parser visits only the path; it needs padding past the
-  // text, so the text is copied into a buffer that has it. As in parse(), a
-  // small document reuses the thread's parser and buffer; a large one gets
-  // its own, so their capacity is not kept.
+namespace {
+
+// Finds the value at `path` (object keys) in `text` without building the tree
+// and hands it to `replace`, which says what takes its place: the text then
+// comes back with only that span changed. The on-demand parser visits only
+// the path; it needs padding past the text, so the text is copied into a
+// buffer that has it. As in parse(), a small document reuses the thread's
+// parser and buffer; a large one gets its own, so their capacity is not kept.
+// `replace` gets the value and the padded copy, and returns the span of the
+// copy it replaces and the new text, or nullopt to leave the text alone.
+using Replacement = std::optional<std::pair<std::string_view, std::string>>;
+template <typename Replace>
+std::optional<std::string> edit_at(std::string_view text, std::initializer_list<std::string_view> path, Replace&& replace) {
   thread_local simdjson::ondemand::parser reused_parser;
   thread_local std::string reused_padded;
   simdjson::ondemand::parser one_off_parser;
@@ -136,19 +142,52 @@ std::optional<std::string> JsonValue::with_string_at(std::string_view text,
       return std::nullopt;
     }
   }
-  simdjson::ondemand::json_type type;
-  if (v.type().get(type) != simdjson::SUCCESS || type != simdjson::ondemand::json_type::string) return std::nullopt;
-  std::string_view old = v.raw_json_token();
-  size_t at = static_cast<size_t>(old.data() - padded.data());
-  // The raw token may run on over whitespace up to the next structural.
-  size_t end = old.rfind('"');
-  if (at >= text.size() || old.empty() || old[0] != '"' || end == 0 || end == std::string_view::npos) return std::nullopt;
+  Replacement r = replace(v, std::string_view(padded.data(), text.size()));
+  if (!r) return std::nullopt;
+  size_t at = static_cast<size_t>(r->first.data() - padded.data());
+  if (at + r->first.size() > text.size()) return std::nullopt;
   std::string out;
-  out.reserve(text.size() + value.size());
+  out.reserve(text.size() - r->first.size() + r->second.size());
   out.append(text.substr(0, at));
-  append_json_string(out, value);
-  out.append(text.substr(at + end + 1));
+  out.append(r->second);
+  out.append(text.substr(at + r->first.size()));
   return out;
+}
+
+}  // namespace
+
+std::optional<std::string> JsonValue::with_string_at(std::string_view text,
+                                                     std::initializer_list<std::string_view> path,
+                                                     std::string_view value) {
+  return edit_at(text, path, [value](simdjson::ondemand::value& v, std::string_view) -> Replacement {
+    simdjson::ondemand::json_type type;
+    if (v.type().get(type) != simdjson::SUCCESS || type != simdjson::ondemand::json_type::string) return std::nullopt;
+    std::string_view old = v.raw_json_token();
+    // The raw token may run on over whitespace up to the next structural.
+    size_t end = old.rfind('"');
+    if (old.empty() || old[0] != '"' || end == 0 || end == std::string_view::npos) return std::nullopt;
+    std::string quoted;
+    append_json_string(quoted, value);
+    return std::make_pair(old.substr(0, end + 1), std::move(quoted));
+  });
+}
+
+std::optional<std::string> JsonValue::with_object_at(std::string_view text, std::initializer_list<std::string_view> path,
+                                                     const std::function<bool(JsonValue&)>& edit) {
+  return edit_at(text, path, [&edit](simdjson::ondemand::value& v, std::string_view) -> Replacement {
+    simdjson::ondemand::object o;
+    std::string_view old;
+    if (v.get_object().get(o) != simdjson::SUCCESS || o.raw_json().get(old) != simdjson::SUCCESS) return std::nullopt;
+    // The raw text may run on over whitespace up to the next structural:
+    // what follows the closing brace stays.
+    size_t close = old.rfind('}');
+    if (close == std::string_view::npos) return std::nullopt;
+    old = old.substr(0, close + 1);
+    std::string error;
+    std::optional<JsonValue> obj = JsonValue::parse(old, &error);
+    if (!obj || !obj->is_object() || !edit(*obj)) return std::nullopt;
+    return std::make_pair(old, obj->dump());
+  });
 }
 
 const JsonValue* JsonValue::get(std::string_view key) const {

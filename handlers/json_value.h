@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,12 @@ class JsonValue {
   // not JSON (what lies off the path is not checked).
   static std::optional<std::string> with_string_at(std::string_view text, std::initializer_list<std::string_view> path,
                                                    std::string_view value);
+  // `text` with the object at `path` changed by `edit`, the rest byte for
+  // byte as it was: only that object is parsed and encoded again (a pod's
+  // status, not its spec). nullopt when there is no object there, the text
+  // on the way is not JSON, or `edit` returns false.
+  static std::optional<std::string> with_object_at(std::string_view text, std::initializer_list<std::string_view> path,
+                                                   const std::function<bool(JsonValue&)>& edit);
 
   Type type() const { return type_; }
   bool is_object() const { return type_ == Type::kObject; }

@@ -563,23 +563,31 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
     case TaskAction::kError:
       return;  // above
     case TaskAction::kMarkRunning: {
-      // The agent may send the pod's status as base64 JSON in `data`.
-      std::optional<JsonValue> extra;
+      // The agent may send the pod's status as base64 JSON in `data`. Shared,
+      // not copied, by the edits below and every retry.
+      std::shared_ptr<const JsonValue> extra;
       if (status && !status->data.empty()) {
         std::string error;
-        if (auto raw = base64_decode(status->data)) extra = JsonValue::parse(*raw, &error);
+        std::optional<JsonValue> parsed;
+        if (auto raw = base64_decode(status->data)) parsed = JsonValue::parse(*raw, &error);
+        if (parsed && parsed->is_object()) extra = std::make_shared<const JsonValue>(std::move(*parsed));
       }
       // Once running, a pod changes rarely (it ends, or is deleted): its copy
       // leaves the cache, and those rare updates read it first.
-      bool merge = extra && extra->is_object();
-      TextEdit phase_only;  // the common case, the phase alone, is a text edit
-      if (!merge) phase_only = [](std::string_view s) { return JsonValue::with_string_at(s, {"status", "phase"}, "Running"); };
-      update_pod(key, std::move(phase_only), [extra, merge](JsonValue& p) {
-        JsonValue& st = p.ensure({"status"});
-        if (merge) st.merge_patch(*extra);
+      bool merge = extra != nullptr;
+      auto running = [extra](JsonValue& st) {
+        if (extra) st.merge_patch(*extra);
         st.set("phase", JsonValue::string("Running"));
         return true;
-      }, 5, [this, key](bool, const std::string&) { cache_.erase(key); });
+      };
+      // Text edits, so the pod's spec and metadata are not parsed and written
+      // again: the phase alone (the common case), or the status object.
+      TextEdit edit = [running, merge](std::string_view s) {
+        return merge ? JsonValue::with_object_at(s, {"status"}, running)
+                     : JsonValue::with_string_at(s, {"status", "phase"}, "Running");
+      };
+      update_pod(key, std::move(edit), [running](JsonValue& p) { return running(p.ensure({"status"})); }, 5,
+                 [this, key](bool, const std::string&) { cache_.erase(key); });
       return;
     }
     case TaskAction::kMarkSucceeded:

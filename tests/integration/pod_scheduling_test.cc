@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "storage/base64.h"
 #include "tests/support/daemon_fixture.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/raw_http.h"
@@ -72,6 +73,41 @@ TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
   EXPECT_TRUE(pod_shows("web", "deletionTimestamp"));  // still there until the task is gone
   agent.status(task, "TASK_KILLED");
   EXPECT_TRUE(pod_shows("web", "404")) << get_pod("web");
+}
+
+// TASK_RUNNING's `data` is the pod's status as the agent sees it: it is
+// merged into the stored status (the phase stays the scheduler's), and the
+// rest of the pod is left as it was.
+TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("web", "500m"));
+  std::string launch = agent.next("LAUNCH");
+  ASSERT_FALSE(launch.empty()) << daemon_->log();
+  std::string task = task_id_of(launch);
+  ASSERT_TRUE(pod_shows("web", "\"nodeName\":\"edge-1\""));
+  std::string before = get_pod("web");
+  agent.status(task, "TASK_STARTING");
+  agent.status(task, "TASK_RUNNING",
+               base64_encode(R"({"phase":"Unknown","podIP":"10.0.0.7","conditions":[{"type":"Ready","status":"True"}],)"
+                             R"("containerStatuses":[{"name":"c","ready":true,"restartCount":0}]})"));
+  ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
+  std::string after = get_pod("web");
+  EXPECT_NE(after.find(R"("podIP":"10.0.0.7")"), std::string::npos) << after;
+  EXPECT_NE(after.find(R"("conditions":[{"type":"Ready","status":"True"}])"), std::string::npos) << after;
+  EXPECT_NE(after.find(R"("containerStatuses":[{"name":"c","ready":true,"restartCount":0}])"), std::string::npos) << after;
+  // Everything before the status is as it was (the binding, the spec).
+  EXPECT_EQ(after.substr(after.find("\"spec\""), after.find("\"status\"") - after.find("\"spec\"")),
+            before.substr(before.find("\"spec\""), before.find("\"status\"") - before.find("\"spec\"")));
+  // Not base64, or not JSON: the phase still moves; nothing else does.
+  create(pod_json("web2", "500m"));
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  std::string launch2 = agent.next("LAUNCH");
+  ASSERT_FALSE(launch2.empty()) << daemon_->log();
+  agent.status(task_id_of(launch2), "TASK_RUNNING", "%%%");
+  EXPECT_TRUE(pod_shows("web2", "\"phase\":\"Running\"")) << get_pod("web2");
 }
 
 // A running pod with a finalizer: the delete kills its task, and the pod

@@ -77,9 +77,12 @@ std::string ScriptedAgent::next(const std::string& type, std::chrono::millisecon
   return "";
 }
 
-void ScriptedAgent::status(const std::string& task, const std::string& state) {
+void ScriptedAgent::status(const std::string& task, const std::string& state) { status(task, state, ""); }
+
+void ScriptedAgent::status(const std::string& task, const std::string& state, const std::string& data) {
+  std::string with_data = data.empty() ? "" : R"(,"data":")" + data + "\"";
   auto r = http_request(port_, "POST", "/v1/agents/" + host_ + "/status",
-                        R"({"statuses":[{"task_id":{"value":")" + task + R"("},"state":")" + state + R"("}]})");
+                        R"({"statuses":[{"task_id":{"value":")" + task + R"("},"state":")" + state + "\"" + with_data + "}]}");
   EXPECT_TRUE(r && r->status == 200);
 }
 

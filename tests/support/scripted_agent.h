@@ -36,6 +36,8 @@ class ScriptedAgent {
   // The next event line of `type` on the stream, or "" at the deadline.
   std::string next(const std::string& type, std::chrono::milliseconds deadline = 10s);
   void status(const std::string& task, const std::string& state);
+  // With `data` (already base64), as an agent reporting the pod's status does.
+  void status(const std::string& task, const std::string& state, const std::string& data);
   void hang_up() { stream_.close(); }
 
  private:

@@ -70,6 +70,37 @@ TEST(JsonValueWithStringAt, ALargeDocument) {
   EXPECT_EQ(JsonValue::with_string_at(R"({"s":"a"})", {"s"}, "b"), R"({"s":"b"})");
 }
 
+// The object edit agrees with building the whole tree and editing it there,
+// and leaves the text alone where it cannot apply.
+TEST(JsonValueWithObjectAt, MatchesATreeEditOfAWrittenPod) {
+  std::string error;
+  auto pod = JsonValue::parse(
+      R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}]},)"
+      R"("status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"True"}]},"after":1})",
+      &error);
+  ASSERT_TRUE(pod) << error;
+  std::string text = pod->dump();
+  auto extra = JsonValue::parse(R"({"conditions":[{"type":"Ready","status":"True"}],"containerStatuses":[{"name":"c"}]})", &error);
+  ASSERT_TRUE(extra) << error;
+  auto edit = [&](JsonValue& st) {
+    st.merge_patch(*extra);
+    st.set("phase", JsonValue::string("Running"));
+    return true;
+  };
+  auto edited = JsonValue::with_object_at(text, {"status"}, edit);
+  edit(pod->ensure({"status"}));
+  EXPECT_EQ(edited, pod->dump());
+  // Nested, and with whitespace around it.
+  EXPECT_EQ(JsonValue::with_object_at(R"({"a": {"b" : {"x":1} , "c":2}})", {"a", "b"},
+                                      [](JsonValue& o) { o.set("y", JsonValue::string("z")); return true; }),
+            R"({"a": {"b" : {"x":1,"y":"z"} , "c":2}})");
+
+  auto any = [](JsonValue&) { return true; };
+  EXPECT_EQ(JsonValue::with_object_at(R"({"status":"x"})", {"status"}, any), std::nullopt);     // not an object
+  EXPECT_EQ(JsonValue::with_object_at(R"({"spec":{}})", {"status"}, any), std::nullopt);        // not there
+  EXPECT_EQ(JsonValue::with_object_at(R"({"status":{"a":})", {"status"}, any), std::nullopt);   // not JSON
+  EXPECT_EQ(JsonValue::with_object_at(R"({"status":{}})", {"status"}, [](JsonValue&) { return false; }), std::nullopt);
+}
 
 // What is read is written back as it was (in compact, canonical form): every
 // kind of value, empty and nested containers, escapes.
