@@ -55,6 +55,20 @@ std::vector<std::string> sample_pods() {
             R"(","dnsPolicy":"ClusterFirst","terminationGracePeriodSeconds":30,"schedulerName":"uvsched")";
     if (bound) spec += R"(,"nodeName":")" + host + "\"";
     std::string phase = bound ? kPhases[i % 4] : "Pending";
+    if (phase == "Running" && i % 8 != 1) {
+      // As an agent that reports the pod's status (TASK_RUNNING's data) leaves it.
+      std::string container = "c" + std::to_string(i % 3);
+      std::string status = R"(},"status":{"phase":"Running","conditions":[)";
+      for (const char* type : {"Initialized", "Ready", "ContainersReady", "PodScheduled"}) {
+        status += std::string(R"({"type":")") + type + R"(","status":"True","lastTransitionTime":")" + ts + "\"},";
+      }
+      status.back() = ']';
+      status += R"(,"containerStatuses":[{"name":")" + container + R"(","image":")" + (i % 2 ? "nginx:1.25" : "i") +
+                R"(","imageID":"","ready":true,"started":true,"restartCount":0,"state":{"running":{"startedAt":")" + ts +
+                "\"}}}]}}";
+      out.push_back(meta + spec + status);
+      continue;
+    }
     std::string status = R"(},"status":{"phase":")" + phase + R"(","conditions":[{"type":"PodScheduled",)";
     status += bound ? R"("status":"True",)"
                     : R"("status":"False","reason":"Unschedulable","message":"no offer fits: 0 of )" +

@@ -2,30 +2,54 @@
 
 namespace uvsched {
 
-std::string pod_value_dictionary_content() {
-  // zstd finds matches anywhere in a dictionary but nearer ones cost fewer
-  // bits, so the most common shape (a bound, running pod) comes last.
-  static const char kPending[] =
-      R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-0","namespace":"default",)"
-      R"("uid":"00000000-0000-4000-8000-000000000000","creationTimestamp":"2026-01-01T00:00:00Z",)"
-      R"("labels":{"app":"web"}},"spec":{"containers":[{"name":"main","image":"nginx:1.25",)"
-      R"("ports":[{"containerPort":80,"hostPort":8080,"protocol":"TCP"}],)"
-      R"("resources":{"requests":{"cpu":"500m","memory":"128Mi"},"limits":{"cpu":"1","memory":"256Mi"}}}],)"
-      R"("nodeSelector":{"zone":"edge"},"restartPolicy":"Never","dnsPolicy":"ClusterFirst",)"
-      R"("terminationGracePeriodSeconds":30,"schedulerName":"uvsched"},"status":{"phase":"Pending",)"
-      R"("conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable",)"
-      R"("message":"no offer fits: 0 of 3 offers have enough cpus","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})";
-  static const char kRunning[] =
-      R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"pod-1","namespace":"default",)"
-      R"("uid":"00000000-0000-4000-8000-000000000000","creationTimestamp":"2026-01-01T00:00:00Z",)"
-      R"("annotations":{"uvsched.io/bindingHost":"node-1","uvsched.io/taskId":"pod.default.pod-1.000000000000",)"
-      R"("uvsched.io/agentId":"node-1-0000000000000","uvsched.io/offerId":"node-1-o1"}},)"
-      R"("spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}],)"
-      R"("restartPolicy":"Always","dnsPolicy":"ClusterFirst","terminationGracePeriodSeconds":30,)"
-      R"("schedulerName":"uvsched","nodeName":"node-1"},"status":{"phase":"Running","conditions":[)"
-      R"({"type":"PodScheduled","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})";
-  return std::string(kPending) + kRunning;
-}
+namespace {
+
+// zstd finds matches anywhere in a dictionary but nearer ones cost fewer
+// bits, so the most common shape comes last.
+constexpr char kPending[] =
+    R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-0","namespace":"default",)"
+    R"("uid":"00000000-0000-4000-8000-000000000000","creationTimestamp":"2026-01-01T00:00:00Z",)"
+    R"("labels":{"app":"web"}},"spec":{"containers":[{"name":"main","image":"nginx:1.25",)"
+    R"("ports":[{"containerPort":80,"hostPort":8080,"protocol":"TCP"}],)"
+    R"("resources":{"requests":{"cpu":"500m","memory":"128Mi"},"limits":{"cpu":"1","memory":"256Mi"}}}],)"
+    R"("nodeSelector":{"zone":"edge"},"restartPolicy":"Never","dnsPolicy":"ClusterFirst",)"
+    R"("terminationGracePeriodSeconds":30,"schedulerName":"uvsched"},"status":{"phase":"Pending",)"
+    R"("conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable",)"
+    R"("message":"no offer fits: 0 of 3 offers have enough cpus","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})";
+
+// Running as an agent that reports no pod status leaves it: bound, the phase
+// alone changed.
+constexpr char kRunning[] =
+    R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"pod-1","namespace":"default",)"
+    R"("uid":"00000000-0000-4000-8000-000000000000","creationTimestamp":"2026-01-01T00:00:00Z",)"
+    R"("annotations":{"uvsched.io/bindingHost":"node-1","uvsched.io/taskId":"pod.default.pod-1.000000000000",)"
+    R"("uvsched.io/agentId":"node-1-0000000000000","uvsched.io/offerId":"node-1-o1"}},)"
+    R"("spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}],)"
+    R"("restartPolicy":"Always","dnsPolicy":"ClusterFirst","terminationGracePeriodSeconds":30,)"
+    R"("schedulerName":"uvsched","nodeName":"node-1"},"status":{"phase":"Running","conditions":[)"
+    R"({"type":"PodScheduled","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})";
+
+// Running as an agent that reports the pod's status (TASK_RUNNING's data)
+// leaves it: every container ready, and the conditions that say so. Most
+// pods at rest look like this.
+constexpr char kRunningReady[] =
+    R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"pod-2","namespace":"default",)"
+    R"("uid":"00000000-0000-4000-8000-000000000000","creationTimestamp":"2026-01-01T00:00:00Z",)"
+    R"("annotations":{"uvsched.io/bindingHost":"node-2","uvsched.io/taskId":"pod.default.pod-2.000000000000",)"
+    R"("uvsched.io/agentId":"node-2-0000000000000","uvsched.io/offerId":"node-2-o2"}},)"
+    R"("spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}],)"
+    R"("restartPolicy":"Always","dnsPolicy":"ClusterFirst","terminationGracePeriodSeconds":30,)"
+    R"("schedulerName":"uvsched","nodeName":"node-2"},"status":{"phase":"Running","conditions":[)"
+    R"({"type":"Initialized","status":"True","lastTransitionTime":"2026-01-01T00:00:01Z"},)"
+    R"({"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:01Z"},)"
+    R"({"type":"ContainersReady","status":"True","lastTransitionTime":"2026-01-01T00:00:01Z"},)"
+    R"({"type":"PodScheduled","status":"True","lastTransitionTime":"2026-01-01T00:00:01Z"}],)"
+    R"("containerStatuses":[{"name":"c","image":"i","imageID":"","ready":true,"started":true,"restartCount":0,)"
+    R"("state":{"running":{"startedAt":"2026-01-01T00:00:01Z"}}}]}})";
+
+}  // namespace
+
+std::string pod_value_dictionary_content() { return std::string(kPending) + kRunning + kRunningReady; }
 
 namespace {
 // zstd's entropy tables for pods (made by tools/pod_dictionary_gen from the
@@ -33,6 +57,18 @@ namespace {
 // faster and a little smaller: without, zstd builds a Huffman table for every
 // value, which was most of a pack's time.
 constexpr char kEntropyHeader[] =
+    "\x37\xa4\x30\xec\x7a\x0c\xe8\x1f\x29\x10\xd0\x92\xa4\x03\xff\xff"
+    "\xff\xff\xff\x03\x01\xb2\xb9\x6d\xe3\x93\x4f\x88\xb5\x36\x6f\xb9"
+    "\x77\x80\xb3\x5e\x18\x19\x6c\xcb\x94\x64\x4a\x29\x25\x9a\x70\x55"
+    "\x75\x04\x43\x03\x00\x00\x00\x87\x86\x65\x70\xd9\xe6\x00\x00\x04"
+    "\x20\x43\x86\x92\x13\x85\x08\x82\x05\x80\x87\x8c\x9d\x11\x01\x00"
+    "\x00\x50\x28\x06\x00\x42\x61\x80\x78\x18\x1a\x04\x03\xc2\x21\x00"
+    "\x84\x65\x1a\x0d\x48\x0d\x01\x00\x00\xd4\x2e\xc4\xe6\x44\x69\x5c"
+    "\xa4\x45\x01\x00\xa2\x49\x04\x00\x20\x01\x00\x00\x00\x00\x00\x01"
+    "\x00\x00\x00\x04\x00\x00\x00\x08\x00\x00\x00";
+
+// The release before: these tables, over the content without kRunningReady.
+constexpr char kEntropyHeaderBefore[] =
     "\x37\xa4\x30\xec\x61\x17\xda\x76\x28\x10\xd8\x41\x92\x0e\x0c\xc3"
     "\x30\x0c\x83\xcb\xa6\xe1\x86\x08\x4b\x2c\x21\xd6\x5a\xb6\xe5\x96"
     "\x7d\x15\x21\x75\x04\x62\x4b\x99\x64\x4a\x29\xa5\xf9\xe3\x06\x2f"
@@ -42,12 +78,18 @@ constexpr char kEntropyHeader[] =
     "\x65\xd2\x08\x48\xab\x01\x00\x00\x24\x4d\x83\xc8\x45\xf2\xd8\x4c"
     "\xa4\x02\x00\x88\x67\x29\x00\x80\x09\x00\x00\x00\x00\x00\x00\x01"
     "\x00\x00\x00\x04\x00\x00\x00\x08\x00\x00\x00";
+
 }  // namespace
 
 std::string pod_value_dictionary() {
   return std::string(kEntropyHeader, sizeof kEntropyHeader - 1) + pod_value_dictionary_content();
 }
 
-std::vector<std::string> pod_value_dictionaries_before() { return {pod_value_dictionary_content()}; }
+std::vector<std::string> pod_value_dictionaries_before() {
+  // Both earlier releases had the content without kRunningReady; the first,
+  // no entropy tables.
+  std::string earlier = std::string(kPending) + kRunning;
+  return {std::string(kEntropyHeaderBefore, sizeof kEntropyHeaderBefore - 1) + earlier, earlier};
+}
 
 }  // namespace uvsched

@@ -89,20 +89,22 @@ TEST(EtcdValues, AnotherDictionarysValueIsRefusedAndLeftAsStored) {
 // packed, when told their dictionaries; new values are packed against its own.
 TEST(EtcdValues, AnEarlierReleasesValuesStayReadable) {
   std::vector<std::string> before = pod_value_dictionaries_before();
-  ASSERT_FALSE(before.empty());
-  std::string by_earlier = EtcdValues(before[0], true).encode(kPod);
+  ASSERT_EQ(before.size(), 2u);
   EtcdValues now(pod_value_dictionary(), true, before);
-  std::string read = by_earlier;
-  ASSERT_TRUE(now.decode(&read));
-  EXPECT_EQ(read, kPod);
   std::string by_now = now.encode(kPod);
-  EXPECT_NE(by_now.substr(0, EtcdValues::kMarkerSize), by_earlier.substr(0, EtcdValues::kMarkerSize));
-  read = by_now;
+  std::string read = by_now;
   ASSERT_TRUE(now.decode(&read));
   EXPECT_EQ(read, kPod);
-  // Not told of the earlier dictionary, it cannot read its values.
-  read = by_earlier;
-  EXPECT_FALSE(EtcdValues(pod_value_dictionary(), true).decode(&read));
+  for (const std::string& earlier : before) {
+    std::string by_earlier = EtcdValues(earlier, true).encode(kPod);
+    read = by_earlier;
+    ASSERT_TRUE(now.decode(&read));
+    EXPECT_EQ(read, kPod);
+    EXPECT_NE(by_now.substr(0, EtcdValues::kMarkerSize), by_earlier.substr(0, EtcdValues::kMarkerSize));
+    // Not told of the earlier dictionary, it cannot read its values.
+    read = by_earlier;
+    EXPECT_FALSE(EtcdValues(pod_value_dictionary(), true).decode(&read));
+  }
 }
 
 // The dictionary's entropy tables (tools/pod_dictionary_gen) belong to its
