@@ -30,12 +30,16 @@
 #include <string>
 #include <vector>
 
+#include <simdjson.h>
+
 #include "handlers/agents/agent_events.h"
+#include "handlers/pods/pod_validation.h"
 #include "reactor/http_client.h"
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
 #include "reactor/next_turn.h"
+#include "storage/base64.h"
 
 namespace {
 
@@ -56,6 +60,7 @@ struct Options {
   int agent_mux = 1;
   double reoffer_s = 4;  // inside the daemon's default 5 s offer TTL
   bool hold_statuses = false;
+  bool pod_status = true;
 };
 
 // Written without JsonWriter: an agent offers after every LAUNCH, and the
@@ -73,6 +78,7 @@ struct TaskResources {
   double cpus = 0;
   double mem = 0;
   std::vector<uint32_t> ports;
+  std::string running_data;  // TASK_RUNNING's `data` (--pod-status): the pod's status, base64
 };
 
 double number_after(std::string_view text, std::string_view key, size_t from) {
@@ -96,6 +102,36 @@ TaskResources task_resources(std::string_view line) {
     ++at;
   }
   return r;
+}
+
+// The pod status an agent that runs the pod's containers reports with
+// TASK_RUNNING (as the seed's executor does), so kubectl shows them ready:
+// every container running and ready (none has a probe here to say
+// otherwise), and the conditions that follow. Empty if the LAUNCH is not
+// readable.
+std::string running_pod_status(simdjson::dom::parser& parser, std::string_view launch, const std::string& now) {
+  simdjson::dom::element event;
+  simdjson::dom::array containers;
+  if (parser.parse(launch.data(), launch.size()).get(event) != simdjson::SUCCESS ||
+      event.at_pointer("/task/pod/spec/containers").get(containers) != simdjson::SUCCESS)
+    return {};
+  uvsched::JsonWriter w;
+  w.begin_object().key("conditions").begin_array();
+  for (const char* type : {"Initialized", "Ready", "ContainersReady", "PodScheduled"}) {
+    w.begin_object().key("type").value(type).key("status").value("True").key("lastTransitionTime").value(now).end_object();
+  }
+  w.end_array().key("containerStatuses").begin_array();
+  for (simdjson::dom::element c : containers) {
+    std::string_view name, image;
+    if (c["name"].get(name) != simdjson::SUCCESS) continue;
+    if (c["image"].get(image) != simdjson::SUCCESS) image = {};
+    w.begin_object().key("name").value(name).key("image").value(image).key("imageID").value("");
+    w.key("ready").value(true).key("started").value(true).key("restartCount").value(0);
+    w.key("state").begin_object().key("running").begin_object().key("startedAt").value(now).end_object().end_object();
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return uvsched::base64_encode(w.take());
 }
 
 // An agent's free ports as sorted, disjoint ranges.
@@ -212,6 +248,7 @@ class Sim {
       std::string id(field_after(line, "value"));
       std::string name(field_after(line, "name"));
       TaskResources used = task_resources(line);
+      if (o_.pod_status) used.running_data = running_pod_status(parser_, line, uvsched::rfc3339(clock_.unix_ms()));
       a.free_cpus -= used.cpus;
       a.free_mem -= used.mem;
       for (uint32_t p : used.ports) take_port(a.free_ports, p);
@@ -324,7 +361,12 @@ class Sim {
     for (const char* state : states) {
       if (!first) req.body += ',';
       first = false;
-      req.body += std::string(R"({"task_id":{"value":")") + id + R"("},"state":")" + state + R"("})";
+      req.body += std::string(R"({"task_id":{"value":")") + id + R"("},"state":")" + state + '"';
+      auto task = a.tasks.find(id);
+      if (std::string_view(state) == "TASK_RUNNING" && task != a.tasks.end() && !task->second.running_data.empty()) {
+        req.body += R"(,"data":")" + task->second.running_data + '"';
+      }
+      req.body += '}';
     }
     req.body += "]}";
     return {std::move(req), [](uvsched::ClientResponse&&) {}};
@@ -432,6 +474,7 @@ class Sim {
  private:
   uvsched::LoopClock clock_;
   Options o_;
+  simdjson::dom::parser parser_;  // for --pod-status
   uvsched::HttpClient client_;
   std::map<std::string, std::unique_ptr<Agent>> agents_;
   int offered_ = 0;
@@ -455,12 +498,13 @@ class Sim {
 
 constexpr const char* kUsage =
     "usage: agent_sim [--server URL] [--agents N] [--prefix NAME] [--labels K=V,...] [--cpus C] [--mem MIB]\n"
-    "                 [--ports B-E,...|none] [--finish-after S] [--reoffer S]\n"
+    "                 [--ports B-E,...|none] [--finish-after S] [--reoffer S] [--pod-status 0]\n"
     "                 [--pods M [--concurrency C] [--pipeline P] [--agent-mux K] [--hold-statuses 1]]\n"
     "  N simulated agents (default 1000) named NAME-0.. (default sim) subscribe to the daemon at URL\n"
     "  (default http://127.0.0.1:10200), each offering C cpus (4), MIB memory (8192) and the port\n"
     "  ranges (31000-32000), labelled K=V (sim=true). They answer LAUNCH with TASK_STARTING and\n"
     "  TASK_RUNNING (TASK_FINISHED S seconds later with --finish-after) and KILL with TASK_KILLED.\n"
+    "  TASK_RUNNING carries the pod's status, its containers running and ready (--pod-status 0: none).\n"
     "  With --pods M it then creates M pods and reports pods placed per second.\n";
 
 // A number that is all of `text` and at least `min`.
@@ -542,6 +586,10 @@ int main(int argc, char** argv) {
     else if (k == "--pipeline") ok = parse_number(v, 1, &o.pipeline);
     else if (k == "--agent-mux") ok = parse_number(v, 1, &o.agent_mux);
     else if (k == "--reoffer") ok = parse_number(v, 0.001, &o.reoffer_s);
+    else if (k == "--pod-status") {
+      o.pod_status = v == "1" || v == "true";
+      ok = o.pod_status || v == "0" || v == "false";
+    }
     else if (k == "--hold-statuses") {
       o.hold_statuses = v == "1" || v == "true";
       ok = o.hold_statuses || v == "0" || v == "false";

@@ -157,6 +157,10 @@ TEST_F(AgentSimTest, HostPortsAreOfferedTakenAndGivenBack) {
   for (const char* name : {"web-a", "web-b"}) {
     ASSERT_NO_FATAL_FAILURE(create(name, spec));
     ASSERT_TRUE(pod_shows(name, "\"phase\":\"Running\"")) << pod(name) << sim_log();
+    // The simulated agent reports the pod's status: kubectl counts it ready.
+    EXPECT_NE(pod(name).find(R"({"type":"Ready","status":"True")"), std::string::npos) << pod(name);
+    EXPECT_NE(pod(name).find(R"("containerStatuses":[{"name":"c","image":"i","imageID":"","ready":true)"), std::string::npos)
+        << pod(name);
   }
   ASSERT_NO_FATAL_FAILURE(create("web-c", spec));
   EXPECT_TRUE(pod_shows("web-c", "hostPort 31000 not offered")) << pod("web-c");
