@@ -118,8 +118,8 @@ namespace {
 // the path; it needs padding past the text, so the text is copied into a
 // buffer that has it. As in parse(), a small document reuses the thread's
 // parser and buffer; a large one gets its own, so their capacity is not kept.
-// `replace` gets the value and the padded copy, and returns the span of the
-// copy it replaces and the new text, or nullopt to leave the text alone.
+// `replace` returns the span (of the copy) that it replaces and the new text,
+// or nullopt to leave the text alone.
 using Replacement = std::optional<std::pair<std::string_view, std::string>>;
 template <typename Replace>
 std::optional<std::string> edit_at(std::string_view text, std::initializer_list<std::string_view> path, Replace&& replace) {
@@ -142,7 +142,7 @@ std::optional<std::string> edit_at(std::string_view text, std::initializer_list<
       return std::nullopt;
     }
   }
-  Replacement r = replace(v, std::string_view(padded.data(), text.size()));
+  Replacement r = replace(v);
   if (!r) return std::nullopt;
   size_t at = static_cast<size_t>(r->first.data() - padded.data());
   if (at + r->first.size() > text.size()) return std::nullopt;
@@ -159,7 +159,7 @@ std::optional<std::string> edit_at(std::string_view text, std::initializer_list<
 std::optional<std::string> JsonValue::with_string_at(std::string_view text,
                                                      std::initializer_list<std::string_view> path,
                                                      std::string_view value) {
-  return edit_at(text, path, [value](simdjson::ondemand::value& v, std::string_view) -> Replacement {
+  return edit_at(text, path, [value](simdjson::ondemand::value& v) -> Replacement {
     simdjson::ondemand::json_type type;
     if (v.type().get(type) != simdjson::SUCCESS || type != simdjson::ondemand::json_type::string) return std::nullopt;
     std::string_view old = v.raw_json_token();
@@ -174,7 +174,7 @@ std::optional<std::string> JsonValue::with_string_at(std::string_view text,
 
 std::optional<std::string> JsonValue::with_object_at(std::string_view text, std::initializer_list<std::string_view> path,
                                                      const std::function<bool(JsonValue&)>& edit) {
-  return edit_at(text, path, [&edit](simdjson::ondemand::value& v, std::string_view) -> Replacement {
+  return edit_at(text, path, [&edit](simdjson::ondemand::value& v) -> Replacement {
     simdjson::ondemand::object o;
     std::string_view old;
     if (v.get_object().get(o) != simdjson::SUCCESS || o.raw_json().get(old) != simdjson::SUCCESS) return std::nullopt;

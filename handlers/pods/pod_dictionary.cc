@@ -47,11 +47,6 @@ constexpr char kRunningReady[] =
     R"("containerStatuses":[{"name":"c","image":"i","imageID":"","ready":true,"started":true,"restartCount":0,)"
     R"("state":{"running":{"startedAt":"2026-01-01T00:00:01Z"}}}]}})";
 
-}  // namespace
-
-std::string pod_value_dictionary_content() { return std::string(kPending) + kRunning + kRunningReady; }
-
-namespace {
 // zstd's entropy tables for pods (made by tools/pod_dictionary_gen from the
 // content above: regenerate when it changes). With them a pod packs ~3 times
 // faster and a little smaller: without, zstd builds a Huffman table for every
@@ -80,6 +75,8 @@ constexpr char kEntropyHeaderBefore[] =
     "\x00\x00\x00\x04\x00\x00\x00\x08\x00\x00\x00";
 
 }  // namespace
+
+std::string pod_value_dictionary_content() { return std::string(kPending) + kRunning + kRunningReady; }
 
 std::string pod_value_dictionary() {
   return std::string(kEntropyHeader, sizeof kEntropyHeader - 1) + pod_value_dictionary_content();
