@@ -45,6 +45,12 @@ class PodSchedulingTest : public DaemonFixture {
     auto r = http_request(port(), "POST", "/api/v1/namespaces/default/pods", body);
     ASSERT_TRUE(r && r->status == 201) << (r ? r->body : "");
   }
+  // Creates a pod of 500m that the agent's live offer fits and waits for its
+  // LAUNCH: the task's id, or "" when none came.
+  std::string launch_task(ScriptedAgent& agent, const std::string& name) {
+    create(pod_json(name, "500m"));
+    return task_id_of(agent.next("LAUNCH"));
+  }
 };
 
 TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
@@ -83,10 +89,8 @@ TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
   ScriptedAgent agent(port(), "edge-1");
   ASSERT_TRUE(agent.subscribe());
   ASSERT_FALSE(agent.offer(2, 1024).empty());
-  create(pod_json("web", "500m"));
-  std::string launch = agent.next("LAUNCH");
-  ASSERT_FALSE(launch.empty()) << daemon_->log();
-  std::string task = task_id_of(launch);
+  std::string task = launch_task(agent, "web");
+  ASSERT_FALSE(task.empty()) << daemon_->log();
   ASSERT_TRUE(pod_shows("web", "\"nodeName\":\"edge-1\""));
   std::string before = get_pod("web");
   agent.status(task, "TASK_STARTING");
@@ -102,11 +106,10 @@ TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
   EXPECT_EQ(after.substr(after.find("\"spec\""), after.find("\"status\"") - after.find("\"spec\"")),
             before.substr(before.find("\"spec\""), before.find("\"status\"") - before.find("\"spec\"")));
   // Not base64, or not JSON: the phase still moves; nothing else does.
-  create(pod_json("web2", "500m"));
   ASSERT_FALSE(agent.offer(1, 512).empty());
-  std::string launch2 = agent.next("LAUNCH");
-  ASSERT_FALSE(launch2.empty()) << daemon_->log();
-  agent.status(task_id_of(launch2), "TASK_RUNNING", "%%%");
+  std::string task2 = launch_task(agent, "web2");
+  ASSERT_FALSE(task2.empty()) << daemon_->log();
+  agent.status(task2, "TASK_RUNNING", "%%%");
   EXPECT_TRUE(pod_shows("web2", "\"phase\":\"Running\"")) << get_pod("web2");
 }
 
@@ -117,8 +120,7 @@ TEST_F(PodSchedulingTest, AKilledPodStaysWhileAFinalizerHoldsIt) {
   ScriptedAgent agent(port(), "edge-1");
   ASSERT_TRUE(agent.subscribe());
   ASSERT_FALSE(agent.offer(2, 1024).empty());
-  create(pod_json("held", "500m"));
-  std::string task = task_id_of(agent.next("LAUNCH"));
+  std::string task = launch_task(agent, "held");
   ASSERT_FALSE(task.empty()) << daemon_->log();
   agent.status(task, "TASK_RUNNING");
   ASSERT_TRUE(pod_shows("held", "\"phase\":\"Running\"")) << get_pod("held");
@@ -374,8 +376,7 @@ TEST_F(PodSchedulingTest, ARestartRecoversRunningTasksAndReconcilesThem) {
   ScriptedAgent agent(port(), "steady");
   ASSERT_TRUE(agent.subscribe());
   ASSERT_FALSE(agent.offer(2, 1024).empty());
-  create(pod_json("keeper", "500m"));
-  std::string task = task_id_of(agent.next("LAUNCH"));
+  std::string task = launch_task(agent, "keeper");
   agent.status(task, "TASK_RUNNING");
   ASSERT_TRUE(pod_shows("keeper", "\"phase\":\"Running\""));
   ASSERT_TRUE(daemon_->wait_for_log("event=framework_registered"));
