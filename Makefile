@@ -16,7 +16,7 @@ deps:
 	@scripts/install-deps.sh
 
 $(BUILD)/build.ninja: | deps
-	meson setup $(BUILD) $(MESON_OPTS)
+	meson setup $(BUILD) -Dwerror=true $(MESON_OPTS)
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -29,7 +29,7 @@ test: build
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 $(ASAN_BUILD)/build.ninja: | deps
-	meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dbenchmarks=false
+	meson setup $(ASAN_BUILD) -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dbenchmarks=false
 
 test-asan: deps $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
@@ -41,7 +41,7 @@ bench: build
 
 # libFuzzer targets (clang, ASan+UBSan), each run FUZZ_SECONDS from tests/fuzz/corpus.
 $(FUZZ_BUILD)/build.ninja: | deps
-	CC=clang CXX=clang++ meson setup $(FUZZ_BUILD) -Dfuzz=true -Dtests=false -Dbenchmarks=false \
+	CC=clang CXX=clang++ meson setup $(FUZZ_BUILD) -Dwerror=true -Dfuzz=true -Dtests=false -Dbenchmarks=false \
 	  -Db_sanitize=address,undefined -Db_lundef=false
 
 fuzz: deps $(FUZZ_BUILD)/build.ninja

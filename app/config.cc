@@ -106,6 +106,10 @@ const std::vector<Flag>& flags() {
          return "expects embedded:DIR or etcd:http://H:P[,http://H2:P2]";
        }},
       {"ps-url", "URL", "parameter server (default http://127.0.0.1:10300)", http_url(&Config::ps_url)},
+      {"ps-metrics-url", "URL", "the PS's Prometheus metrics (default: the PS's host, port 8080, /metrics)",
+       http_url(&Config::ps_metrics_url)},
+      {"ps-start-timeout", "SECONDS", "how long the PS may take to answer /start before it is asked /tasks (default 60)",
+       seconds(&Config::ps_start_timeout_ms)},
       {"router-url", "URL", "function router for inference (default http://127.0.0.1:8888)",
        http_url(&Config::router_url)},
       {"max-parallelism", "N", "upper bound of any job's parallelism (default 32)",
@@ -220,6 +224,14 @@ std::string help_text() {
 }
 
 }  // namespace
+
+std::string ps_metrics_url(const Config& c) {
+  if (!c.ps_metrics_url.empty()) return c.ps_metrics_url;
+  auto u = parse_url(c.ps_url);
+  if (!u) return "";
+  bool v6 = u->host.find(':') != std::string::npos;
+  return u->scheme + "://" + (v6 ? "[" + u->host + "]" : u->host) + ":8080/metrics";
+}
 
 std::string_view uvsched_version() { return "0.1.0"; }
 

@@ -23,6 +23,8 @@ struct Config {
   uint16_t listen_port = 10200;  // KubeML's scheduler debug port
   std::string store = "embedded:./data";
   std::string ps_url = "http://127.0.0.1:10300";
+  std::string ps_metrics_url;  // empty: the PS URL's scheme and host, port 8080, /metrics
+  uint64_t ps_start_timeout_ms = 60'000;
   std::string router_url = "http://127.0.0.1:8888";
   int max_parallelism = 32;
   uint64_t metrics_poll_interval_ms = 10'000;  // 0 = off
@@ -56,6 +58,9 @@ struct ConfigResult {
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 
 // args excludes the program name. env defaults to the process environment.
+// The PS's Prometheus listener: --ps-metrics-url, or KubeML's :8080/metrics on the PS's host.
+std::string ps_metrics_url(const Config& c);
+
 ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup& env = nullptr);
 
 std::string_view uvsched_version();

@@ -80,6 +80,8 @@ int Daemon::start() {
   ml.recompute_interval_ms = config_.recompute_interval_ms;
   ml.metrics_poll_interval_ms = config_.metrics_poll_interval_ms;
   ml.ps_url = config_.ps_url;
+  ml.ps_metrics_url = ps_metrics_url(config_);
+  ml.ps_start_timeout_ms = config_.ps_start_timeout_ms;
   ml.router_url = config_.router_url;
   ml_ = std::make_unique<MlScheduler>(loop_, clock_, *store_, *client_, metrics_, ml, [this] { return is_leader(); });
   ml_->add_routes(router_);

@@ -27,6 +27,10 @@ std::optional<std::pair<std::string, uint16_t>> parse_host_port(std::string_view
 // Decodes %XX and '+' (as space, for query strings). nullopt on a bad escape.
 std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space);
 
+// Encodes every byte but RFC 3986's unreserved ones (A-Z a-z 0-9 - . _ ~)
+// as %XX: a value that is safe as one path segment or one query value.
+std::string percent_encode(std::string_view in);
+
 // The decoded value of the first `name` parameter of a query string.
 std::optional<std::string> query_param(std::string_view query, std::string_view name);
 

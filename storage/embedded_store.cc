@@ -509,13 +509,14 @@ void EmbeddedStore::lease_grant(int64_t ttl_seconds, LeaseCallback cb) {
 }
 
 void EmbeddedStore::lease_keepalive(int64_t id, LeaseCallback cb) {
-  LeaseResult r{{}, id, state_.lease_ttl(id)};
-  if (!state_.lease_exists(id)) {
-    r.status = {StoreCode::kNotFound, "lease not found"};
-  } else {
-    arm_lease(id, r.ttl_seconds);
-  }
-  enqueue(nullptr, [r, cb = std::move(cb)]() mutable { cb(std::move(r)); });
+  const bool exists = state_.lease_exists(id);
+  const int64_t ttl = state_.lease_ttl(id);
+  if (exists) arm_lease(id, ttl);
+  enqueue(nullptr, [id, ttl, exists, cb = std::move(cb)] {
+    LeaseResult r{{}, id, ttl};
+    if (!exists) r.status = {StoreCode::kNotFound, "lease not found"};
+    cb(std::move(r));
+  });
 }
 
 void EmbeddedStore::lease_revoke(int64_t id, LeaseCallback cb) {

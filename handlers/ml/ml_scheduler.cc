@@ -38,12 +38,25 @@ MlScheduler::MlScheduler(uv_loop_t* loop, Clock& clock, Store& store, HttpClient
       client_(client),
       settings_(std::move(settings)),
       is_leader_(std::move(is_leader)),
-      ps_(client, clock, metrics, settings_.ps_url, PsDelivery::Options{}),
+      ps_(client, clock, metrics, settings_.ps_url, PsDelivery::Options{.start_timeout_ms = settings_.ps_start_timeout_ms}),
       drain_turn_(loop, [this] { drain(); }),
       recompute_timer_(clock.new_timer()),
       poll_timer_(clock.new_timer()),
+      answer_timer_(clock.new_timer()),
+      flush_timer_(clock.new_timer()),
       decisions_(metrics.counter("uvsched_ml_decisions_total", "Parallelism decisions by reason.")),
-      polls_(metrics.counter("uvsched_ps_metrics_polls_total", "Polls of the PS's /metrics by result.")) {
+      polls_(metrics.counter("uvsched_ps_metrics_polls_total", "Polls of the PS's /metrics by result.")),
+      held_(metrics.counter("uvsched_ml_answers_held_total",
+                            "Answers to /job that kept the job's parallelism because the decision was not stored, by cause.")),
+      lost_(metrics.counter("uvsched_ml_jobs_lost_total", "Jobs the parameter server no longer holds, by phase.")) {
+  ps_.on_lost([this](const std::string& id, const std::string& why) {
+    auto it = jobs_.find(id);
+    const PsDelivery::JobStatus* st = ps_.status(id);
+    lost_.add(labels({{"phase", st ? PsDelivery::phase_name(st->phase) : "lost"}}));
+    if (it == jobs_.end()) return;
+    it->second.ps_lost = true;
+    it->second.ps_lost_reason = why;
+  });
   metrics.gauge("uvsched_job_parallelism", "Current parallelism of each training job.", [this](const GaugeEmit& emit) {
     for (const auto& [id, job] : jobs_) emit(labels({{"jobid", id}}), job.parallelism);
   });
@@ -104,12 +117,11 @@ void MlScheduler::load_jobs(std::map<std::string, std::string> requests) {
       job->last_report_mono_ms = clock_.now_ms();
       std::string id = job->id;
       auto& placed = jobs_[id] = std::move(*job);
-      // At-least-once: the last decision is sent again (the PS just sets it).
-      if (!placed.start_delivered) {
-        send_start(placed);
-      } else {
-        ps_.update(id, JobState{placed.parallelism, placed.last_elapsed});
-      }
+      placed.request_stored = true;
+      // A started job hears from us only in answer to its next /job: an update
+      // it did not ask for would be taken as a later epoch's answer. One whose
+      // /start may be under way (or done) is asked about before it is sent.
+      if (!placed.start_delivered) send_start(placed, /*ask_first=*/true);
     }
     loaded_ = true;
     jobs_changed();
@@ -127,13 +139,18 @@ void MlScheduler::load_jobs(std::map<std::string, std::string> requests) {
 void MlScheduler::stop() {
   recompute_timer_->stop();
   poll_timer_->stop();
+  answer_timer_->stop();
+  flush_timer_->stop();
+}
+
+bool MlScheduler::refuse_unless_leader(RequestContext& ctx) {
+  if (is_leader_()) return false;
+  ctx.reply(unavailable("this uvsched is a standby; ask the leader"));
+  return true;
 }
 
 bool MlScheduler::refuse_unless_serving(RequestContext& ctx) {
-  if (!is_leader_()) {
-    ctx.reply(unavailable("this uvsched is a standby; ask the leader"));
-    return true;
-  }
+  if (refuse_unless_leader(ctx)) return true;
   if (auto why = store_.unavailable_reason()) {
     ctx.reply(unavailable("store unavailable: " + *why));
     return true;
@@ -158,7 +175,20 @@ void MlScheduler::handle_job(RequestContext& ctx) {
   TrainTask task;
   if (auto e = parse_json_object(parser_, ctx.request.body, &obj)) return ctx.reply(bad_request(*e));
   if (auto e = parse_train_task(obj, &task)) return ctx.reply(bad_request(*e));
-  if (refuse_unless_serving(ctx)) return;
+  // Not refused when the store is down: the job would wait for its update forever.
+  if (refuse_unless_leader(ctx)) return;
+  if (!loaded_) {
+    // The jobs' records are not loaded yet (the store was down at start): the
+    // job keeps its parallelism for this epoch rather than wait.
+    held_.add(labels({{"cause", "not-loaded"}}));
+    const std::string& id = task.job.id;
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || !it->second.ps_lost) {
+      ps_.update(id, JobState{static_cast<int>(std::max<int64_t>(task.job.state.parallelism, 1)),
+                              task.job.state.elapsed_time});
+    }
+    return ctx.reply(text_response(200, ""));
+  }
   queue_.push_back(Queued{Queued::Op::kUpdate, {}, std::move(task), ctx.responder});
   if (loaded_) drain_turn_.schedule();
 }
@@ -168,6 +198,7 @@ void MlScheduler::handle_finish(RequestContext& ctx) {
   const std::string& id = ctx.param("id");
   bool known = jobs_.erase(id) > 0;
   jobs_changed();
+  dirty_.erase(id);
   ps_.forget(id);
   Responder res = ctx.responder;
   store_.del(kRequestPrefix + id, false, [](WriteResult&&) {});
@@ -186,7 +217,7 @@ void MlScheduler::handle_infer(RequestContext& ctx) {
   std::string fn = req.function_name.empty() ? "network" : req.function_name;
   ClientRequest fwd;
   fwd.method = "POST";
-  fwd.url = settings_.router_url + "/" + fn + "?task=infer&jobId=" + req.model_id +
+  fwd.url = settings_.router_url + "/" + percent_encode(fn) + "?task=infer&jobId=" + percent_encode(req.model_id) +
             "&N=1&K=-1&funcId=0&batchSize=0&lr=1&epoch=1";
   fwd.headers = {{"Content-Type", "application/json"}};
   fwd.body = ctx.request.body;
@@ -260,7 +291,7 @@ void MlScheduler::create_job(Queued& q) {
   in.op = PolicyInput::Op::kCreate;
   in.default_parallelism = static_cast<int>(jobs_[id].request.options.default_parallelism);
   in.cap = cap_for(id);
-  record_decision(jobs_[id], policy_.decide(PolicyState{}, in), 0, q.responder, true);
+  record_create(jobs_[id], policy_.decide(PolicyState{}, in), q.responder);
 }
 
 void MlScheduler::update_job(Queued& q) {
@@ -292,63 +323,151 @@ void MlScheduler::update_job(Queued& q) {
   job.last_elapsed = in.elapsed_seconds;
   job.last_report_unix_ms = clock_.unix_ms();
   job.last_report_mono_ms = clock_.now_ms();
-  record_decision(job, policy_.decide(job.policy, in), in.elapsed_seconds, q.responder, created);
+  job.parallelism = in.parallelism;  // what it runs now: kept if this decision cannot be stored
+  record_update(job, policy_.decide(job.policy, in), in.elapsed_seconds, q.responder, created);
 }
 
-// Applies a decision, stores it, and only then answers and tells the PS.
-// A store failure undoes it (unless a newer decision came on top) and answers 503.
-void MlScheduler::record_decision(Job& job, const Decision& d, double elapsed, Responder responder, bool created) {
-  const int prev_parallelism = job.parallelism;
-  const PolicyState prev_policy = job.policy;
+void MlScheduler::apply(Job& job, const Decision& d, double elapsed) {
   job.parallelism = d.parallelism;
   job.policy = d.state;
   job.version += 1;
   job.history.push_back({job.epochs_reported, elapsed, d.parallelism, d.reason, clock_.unix_ms()});
   while (job.history.size() > kHistoryKept) job.history.pop_front();
   decisions_.add(labels({{"reason", d.reason}}));
-  std::string id = job.id;
-  uint64_t version = job.version;
-  bool is_create = d.reason.rfind("create", 0) == 0;
-  persist(job, [this, id, version, prev_parallelism, prev_policy, responder, created, is_create,
-                elapsed](const StoreStatus& st) mutable {
-    auto it = jobs_.find(id);
-    if (!st.ok()) {
-      if (it != jobs_.end() && it->second.version == version) {
-        if (created || is_create) {
-          jobs_.erase(it);
-          jobs_changed();
-        } else {
-          it->second.parallelism = prev_parallelism;
-          it->second.policy = prev_policy;
-          it->second.history.pop_back();
-        }
-      }
-      responder.send(unavailable("store unavailable: " + st.message));
-      return;
-    }
-    if (it == jobs_.end()) {  // finished meanwhile
-      responder.send(text_response(200, is_create ? id : ""));
-      return;
-    }
-    if (is_create) {
-      send_start(it->second);
-      responder.send(text_response(200, id));
-    } else {
-      ps_.update(id, JobState{it->second.parallelism, elapsed});
-      responder.send(text_response(200, ""));
-    }
-  }, created || is_create);
 }
 
-void MlScheduler::send_start(const Job& job) {
+// A new job is stored (request and state, one commit) before its id is
+// acknowledged; when that fails it is forgotten and the caller hears 503.
+void MlScheduler::record_create(Job& job, const Decision& d, Responder responder) {
+  apply(job, d, 0);
+  std::string id = job.id;
+  persist(job, [this, id, responder](const StoreStatus& st) mutable {
+    auto it = jobs_.find(id);
+    if (!st.ok()) {
+      log_warn("ml_job_not_created").kv("job", id).kv("error", st.message);
+      if (it != jobs_.end()) {
+        jobs_.erase(it);
+        jobs_changed();
+      }
+      return responder.send(unavailable("store unavailable: " + st.message));
+    }
+    if (it != jobs_.end()) {
+      it->second.request_stored = true;
+      send_start(it->second, /*ask_first=*/false);
+    }
+    responder.send(text_response(200, id));
+  }, /*with_request=*/true);
+}
+
+// An epoch's decision is stored, then answered and sent to the PS. A train job
+// waits for that update with no time-out, so when the write fails or is not
+// done by the deadline the job keeps its parallelism for this epoch, gets
+// that as its update all the same, and its state is stored later.
+void MlScheduler::record_update(Job& job, const Decision& d, double elapsed, Responder responder, bool created) {
+  auto p = std::make_shared<PendingAnswer>();
+  p->job_id = job.id;
+  p->prev_parallelism = job.parallelism;
+  p->prev_policy = job.policy;
+  p->elapsed = elapsed;
+  p->responder = std::move(responder);
+  apply(job, d, elapsed);
+  p->version = job.version;
+  if (auto why = store_.unavailable_reason()) return answer(*p, false, "store unavailable: " + *why);
+  p->deadline_ms = clock_.now_ms() + settings_.decision_store_deadline_ms;
+  answers_.push_back(p);
+  arm_answer_deadline();
+  persist(job, [this, p](const StoreStatus& st) {
+    auto it = jobs_.find(p->job_id);
+    if (st.ok() && it != jobs_.end()) it->second.request_stored = true;
+    if (!p->answered) return answer(*p, st.ok(), st.message);
+    // Answered at the deadline: memory went back to the kept parallelism, which
+    // is not what this wrote (or the write failed). Store what memory holds.
+    if (it != jobs_.end()) mark_dirty(p->job_id);
+  }, created);
+}
+
+void MlScheduler::answer(PendingAnswer& p, bool stored, const std::string& why) {
+  p.answered = true;
+  auto it = jobs_.find(p.job_id);
+  if (it == jobs_.end()) return p.responder.send(text_response(200, ""));  // finished meanwhile
+  Job& job = it->second;
+  if (!stored) {
+    if (job.version == p.version) {
+      job.parallelism = p.prev_parallelism;
+      job.policy = p.prev_policy;
+      if (!job.history.empty()) {
+        job.history.back().parallelism = p.prev_parallelism;
+        job.history.back().reason = "held";
+      }
+    }
+    held_.add(labels({{"cause", why.rfind("store unavailable", 0) == 0 ? "store-unavailable" : "store-failed-or-slow"}}));
+    log_warn("ml_decision_held").kv("job", p.job_id).kv("parallelism", job.parallelism).kv("why", why);
+    mark_dirty(p.job_id);
+  }
+  if (!job.ps_lost) ps_.update(p.job_id, JobState{job.parallelism, p.elapsed});
+  p.responder.send(text_response(200, ""));
+}
+
+void MlScheduler::arm_answer_deadline() {
+  if (answer_timer_->active() || answers_.empty()) return;
+  uint64_t now = clock_.now_ms();
+  uint64_t at = answers_.front()->deadline_ms;
+  answer_timer_->start(at > now ? at - now : 0, [this] { answer_overdue(); });
+}
+
+void MlScheduler::answer_overdue() {
+  uint64_t now = clock_.now_ms();
+  while (!answers_.empty() && (answers_.front()->answered || answers_.front()->deadline_ms <= now)) {
+    std::shared_ptr<PendingAnswer> p = std::move(answers_.front());
+    answers_.pop_front();
+    if (!p->answered) {
+      answer(*p, false, "decision not stored within " + std::to_string(settings_.decision_store_deadline_ms) + " ms");
+    }
+  }
+  arm_answer_deadline();
+}
+
+void MlScheduler::mark_dirty(const std::string& id) {
+  dirty_.insert(id);
+  if (!flush_timer_->active()) flush_timer_->start(1000, [this] { flush_dirty(); });
+}
+
+// Stores the jobs whose state in memory the store does not have yet.
+void MlScheduler::flush_dirty() {
+  if (dirty_.empty()) return;
+  if (store_.unavailable_reason()) {
+    flush_timer_->start(1000, [this] { flush_dirty(); });
+    return;
+  }
+  std::set<std::string> ids;
+  ids.swap(dirty_);
+  for (const auto& id : ids) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    persist(it->second, [this, id](const StoreStatus& st) {
+      if (st.ok()) {
+        auto it = jobs_.find(id);
+        if (it != jobs_.end()) it->second.request_stored = true;
+        return;
+      }
+      log_warn("ml_job_store_failed").kv("job", id).kv("error", st.message);
+      if (jobs_.count(id)) mark_dirty(id);
+    }, !it->second.request_stored);
+  }
+}
+
+void MlScheduler::send_start(const Job& job, bool ask_first) {
   JsonWriter w;
   write_train_task(w, job.request, job.id, JobState{job.parallelism, 0});
   std::string id = job.id;
-  ps_.start(id, w.take(), [this, id] {
+  ps_.start(id, w.take(), ask_first, [this, id] {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) return;
     it->second.start_delivered = true;
-    persist(it->second, [](const StoreStatus&) {});  // so a restart does not start it twice
+    // So a restart does not ask again; if this write is lost, a restart asks /tasks.
+    persist(it->second, [id](const StoreStatus& st) {
+      if (!st.ok()) log_warn("ml_job_store_failed").kv("job", id).kv("error", st.message);
+    });
   });
 }
 
@@ -383,32 +502,17 @@ int MlScheduler::cap_for(const std::string& job_id) const {
 
 void MlScheduler::recompute() {
   recompute_timer_->start(settings_.recompute_interval_ms, [this] { recompute(); });
-  if (!is_leader_()) return;
-  caps_cache_ = caps();  // capacity may have moved since the last tick
-  for (const auto& [id, cap] : *caps_cache_) {
-    Job& job = jobs_[id];
-    if (job.parallelism <= cap) continue;
-    // Capacity shrank (an agent or its offers went away): scale down now.
-    Decision d;
-    d.parallelism = cap;
-    d.state = job.policy;
-    d.reason = "capacity";
-    job.version += 1;
-    job.parallelism = cap;
-    job.history.push_back({job.epochs_reported, job.last_elapsed, cap, d.reason, clock_.unix_ms()});
-    while (job.history.size() > kHistoryKept) job.history.pop_front();
-    decisions_.add(labels({{"reason", "capacity"}}));
-    log_info("ml_capacity_scale_down").kv("job", id).kv("parallelism", cap);
-    persist(job, [](const StoreStatus&) {});
-    ps_.update(id, JobState{cap, job.last_elapsed});
-  }
+  // Capacity may have moved since the last tick. A job over its new share is
+  // not told now (it would take an update it did not ask for as a later
+  // epoch's answer): its next /job is answered within the share.
+  if (capacity_) caps_cache_ = caps();
 }
 
 // ---- PS metrics --------------------------------------------------------------------------
 
 void MlScheduler::poll_metrics() {
   ClientRequest req;
-  req.url = settings_.ps_url + "/metrics";
+  req.url = settings_.ps_metrics_url;
   req.timeout_ms = std::max<uint64_t>(1000, settings_.metrics_poll_interval_ms / 2);
   client_.request(std::move(req), [this](ClientResponse&& r) {
     poll_timer_->start(settings_.metrics_poll_interval_ms, [this] { poll_metrics(); });
@@ -453,10 +557,20 @@ void MlScheduler::write_job(JsonWriter& w, const Job& job, bool full) const {
   write_train_request(w, job.request);
   w.key("ps").begin_object();
   w.key("start_delivered").value(job.start_delivered);
+  w.key("lost").value(job.ps_lost);
   if (const auto* st = ps_.status(job.id)) {
-    w.key("state").value(st->in_flight ? "sending" : (st->failures > 0 ? "retrying" : (st->update_pending || st->start_pending ? "queued" : "delivered")));
+    using Phase = PsDelivery::Phase;
+    const char* state = st->phase != Phase::kStarted && st->phase != Phase::kStarting ? PsDelivery::phase_name(st->phase)
+                        : st->in_flight                                            ? "sending"
+                        : st->failures > 0                                         ? "retrying"
+                        : st->update_pending || st->phase == Phase::kStarting     ? "queued"
+                                                                                   : "delivered";
+    w.key("state").value(state);
     w.key("delivered").value(st->delivered).key("failures").value(st->failures);
+    w.key("unconfirmed").value(st->unconfirmed);
     if (!st->last_error.empty()) w.key("last_error").value(st->last_error);
+  } else if (job.ps_lost) {
+    w.key("state").value("lost");
   }
   w.end_object();
   w.key("metrics").begin_object();

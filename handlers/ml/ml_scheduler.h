@@ -3,8 +3,12 @@
 // SchedulerQueue) that the loop drains on its next turn; each decision comes
 // from the ParallelismPolicy, is stored before it is acknowledged (so a
 // restart keeps every job's reference epoch time) and then goes to the
-// parameter server through PsDelivery. Timers re-check every job against the
-// capacity cap and poll the PS's metrics.
+// parameter server through PsDelivery.
+// A train job waits for its update without a time-out, so every /job gets
+// exactly one update and nothing else ever does (SPEC §8): when its decision
+// cannot be stored in time the job keeps its parallelism for that epoch and
+// its state is stored once the store is back. Capacity changes take effect in
+// the next answer. Timers refresh the fair shares and poll the PS's metrics.
 #pragma once
 
 #include <simdjson.h>
@@ -15,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "handlers/ml/kubeml_types.h"
@@ -36,6 +41,11 @@ class MlScheduler {
     uint64_t recompute_interval_ms = 5'000;
     uint64_t metrics_poll_interval_ms = 10'000;  // 0: off
     std::string ps_url = "http://127.0.0.1:10300";
+    std::string ps_metrics_url = "http://127.0.0.1:8080/metrics";
+    uint64_t ps_start_timeout_ms = 60'000;
+    // A /job whose decision is not stored within this is answered with the
+    // job's parallelism unchanged (the job waits for nothing else).
+    uint64_t decision_store_deadline_ms = 1'000;
     std::string router_url = "http://127.0.0.1:8888";
   };
   // How many parallel functions the cluster can hold now; nullopt: unlimited.
@@ -75,6 +85,9 @@ class MlScheduler {
     uint64_t order = 0;  // creation order: fair shares go earliest first
     std::deque<HistoryEntry> history;
     bool start_delivered = false;
+    bool request_stored = false;  // the request record is in the store
+    bool ps_lost = false;  // the PS no longer holds it (400 to /update)
+    std::string ps_lost_reason;
     uint64_t version = 0;  // bumped by every decision; guards rollbacks
     std::map<std::string, double> ps_metrics;
   };
@@ -91,15 +104,34 @@ class MlScheduler {
   void handle_infer(RequestContext& ctx);
   void handle_list(RequestContext& ctx);
   void handle_get(RequestContext& ctx);
+  bool refuse_unless_leader(RequestContext& ctx);
   bool refuse_unless_serving(RequestContext& ctx);
 
   void drain();
   void create_job(Queued& q);
   void update_job(Queued& q);
-  void record_decision(Job& job, const Decision& d, double elapsed, Responder responder, bool created);
+  // A decision waiting for its store write, answered by the write or by the deadline.
+  struct PendingAnswer {
+    std::string job_id;
+    uint64_t version = 0;
+    uint64_t deadline_ms = 0;
+    int prev_parallelism = 1;
+    PolicyState prev_policy;
+    double elapsed = 0;
+    Responder responder;
+    bool answered = false;
+  };
+  void record_create(Job& job, const Decision& d, Responder responder);
+  void record_update(Job& job, const Decision& d, double elapsed, Responder responder, bool created);
+  void apply(Job& job, const Decision& d, double elapsed);
+  void answer(PendingAnswer& p, bool stored, const std::string& why);
+  void arm_answer_deadline();
+  void answer_overdue();
+  void mark_dirty(const std::string& id);
+  void flush_dirty();
   void persist(const Job& job, std::function<void(const StoreStatus&)> done, bool with_request = false);
   void load_jobs(std::map<std::string, std::string> requests);
-  void send_start(const Job& job);
+  void send_start(const Job& job, bool ask_first);
   int cap_for(const std::string& job_id) const;
   std::map<std::string, int> caps() const;
   void jobs_changed() { caps_cache_.reset(); }
@@ -126,9 +158,15 @@ class MlScheduler {
   bool loaded_ = false;
   std::unique_ptr<Timer> recompute_timer_;
   std::unique_ptr<Timer> poll_timer_;
+  std::unique_ptr<Timer> answer_timer_;
+  std::unique_ptr<Timer> flush_timer_;
+  std::deque<std::shared_ptr<PendingAnswer>> answers_;  // by deadline
+  std::set<std::string> dirty_;  // jobs whose state in memory is not yet stored
   simdjson::dom::parser parser_;
   CounterFamily& decisions_;
   CounterFamily& polls_;
+  CounterFamily& held_;
+  CounterFamily& lost_;
   std::map<std::string, double> running_by_type_;  // kubeml_job_running_total{type}
   // Fair shares change only when jobs come or go, or capacity moves (seen on
   // the recompute tick): computing them per decision would cost a sort.

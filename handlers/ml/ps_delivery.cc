@@ -1,10 +1,26 @@
 #include "handlers/ml/ps_delivery.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 
 #include "reactor/log.h"
 
 namespace uvsched {
+
+std::optional<bool> tasks_list_holds(std::string_view body, std::string_view job_id) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(body.data(), body.size()).get(doc)) return std::nullopt;
+  if (doc.is_null()) return false;  // Go marshals an empty index as null
+  simdjson::dom::array tasks;
+  if (doc.get(tasks)) return std::nullopt;
+  for (simdjson::dom::element t : tasks) {
+    std::string_view id;
+    if (!t["job"]["id"].get(id) && id == job_id) return true;
+  }
+  return false;
+}
 
 PsDelivery::PsDelivery(HttpClient& client, Clock& clock, MetricsRegistry& metrics, std::string ps_url,
                        Options options)
@@ -16,16 +32,30 @@ PsDelivery::PsDelivery(HttpClient& client, Clock& clock, MetricsRegistry& metric
   while (!ps_url_.empty() && ps_url_.back() == '/') ps_url_.pop_back();
 }
 
-void PsDelivery::start(const std::string& job_id, std::string task_json, std::function<void()> on_started) {
+const char* PsDelivery::phase_name(Phase p) {
+  switch (p) {
+    case Phase::kStarting: return "starting";
+    case Phase::kStarted: return "started";
+    case Phase::kStartRefused: return "start-refused";
+    case Phase::kLost: return "lost";
+  }
+  return "?";
+}
+
+void PsDelivery::start(const std::string& job_id, std::string task_json, bool ask_first,
+                       std::function<void()> on_started) {
   Job& job = jobs_[job_id];
-  job.status.start_pending = true;
+  job.status.phase = Phase::kStarting;
   job.start_body = std::move(task_json);
+  job.ask_first = ask_first;
   job.on_started = std::move(on_started);
   pump(job_id);
 }
 
 void PsDelivery::update(const std::string& job_id, JobState state) {
-  jobs_[job_id].status.update_pending = state;  // replaces an older one still waiting
+  Job& job = jobs_[job_id];
+  if (job.status.phase == Phase::kLost || job.status.phase == Phase::kStartRefused) return;
+  job.status.update_pending = state;
   pump(job_id);
 }
 
@@ -46,55 +76,138 @@ void PsDelivery::pump(const std::string& job_id) {
   if (it == jobs_.end()) return;
   Job& job = it->second;
   if (job.status.in_flight || (job.retry && job.retry->active())) return;
+  switch (job.status.phase) {
+    case Phase::kStarting:
+      return job.ask_first ? ask_tasks(job_id, job) : send_start(job_id, job);
+    case Phase::kStarted:
+      if (job.status.update_pending) send_update(job_id, job);
+      return;
+    case Phase::kStartRefused:
+    case Phase::kLost:
+      return;
+  }
+}
 
+void PsDelivery::send_start(const std::string& job_id, Job& job) {
   ClientRequest req;
   req.method = "POST";
+  req.url = ps_url_ + "/start";
   req.headers = {{"Content-Type", "application/json"}};
-  req.timeout_ms = options_.timeout_ms;
-  std::string op;
-  std::optional<JobState> sent_update;
-  if (job.status.start_pending) {
-    op = "start";
-    req.url = ps_url_ + "/start";
-    req.body = job.start_body;
-  } else if (job.status.update_pending) {
-    op = "update";
-    req.url = ps_url_ + "/update/" + job_id;
-    JsonWriter w;
-    write_job_state(w, *job.status.update_pending);
-    req.body = w.take();
-    sent_update = job.status.update_pending;
-    job.status.update_pending.reset();
-  } else {
-    return;
-  }
+  req.body = job.start_body;
+  req.timeout_ms = options_.start_timeout_ms;
   job.status.in_flight = true;
-  job.request = client_.request(std::move(req), [this, job_id, op, sent_update](ClientResponse&& r) {
+  job.request = client_.request(std::move(req), [this, job_id](ClientResponse&& r) {
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) return;
     Job& job = it->second;
     job.status.in_flight = false;
-    if (!r.ok()) {
-      // Put the update back unless a newer decision has arrived meanwhile.
-      if (sent_update && !job.status.update_pending) job.status.update_pending = sent_update;
-      failed(job_id, op, r.error != 0 ? r.error_text : "PS answered " + std::to_string(r.status));
-      return;
+    if (r.ok()) {
+      succeeded("start", job);
+      return started(job_id, job);
     }
-    calls_.add(labels({{"op", op}, {"result", "ok"}}));
-    job.status.delivered += 1;
-    job.status.failures = 0;
-    job.status.last_error.clear();
-    job.backoff_ms = 0;
-    if (op == "start") {
-      job.status.start_pending = false;
-      job.start_body.clear();
-      if (auto cb = std::move(job.on_started)) cb();
+    if (r.error == 0 && r.status >= 400 && r.status < 500) {
+      calls_.add(labels({{"op", "start"}, {"result", "refused"}}));
+      return gone(job_id, job, Phase::kStartRefused, "PS refused /start with " + std::to_string(r.status));
     }
-    pump(job_id);
+    // It may hold the job all the same (a slow pod, an answer lost on the
+    // way): ask before sending /start again.
+    job.ask_first = true;
+    retry_later(job_id, "start", r.error != 0 ? r.error_text : "PS answered " + std::to_string(r.status));
   });
 }
 
-void PsDelivery::failed(const std::string& job_id, const std::string& op, const std::string& why) {
+void PsDelivery::ask_tasks(const std::string& job_id, Job& job) {
+  ClientRequest req;
+  req.url = ps_url_ + "/tasks";
+  req.timeout_ms = options_.tasks_timeout_ms;
+  job.status.in_flight = true;
+  job.request = client_.request(std::move(req), [this, job_id](ClientResponse&& r) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return;
+    Job& job = it->second;
+    job.status.in_flight = false;
+    std::optional<bool> holds = r.ok() ? tasks_list_holds(r.body, job_id) : std::nullopt;
+    if (!holds) {
+      return retry_later(job_id, "tasks",
+                         r.error != 0 ? r.error_text
+                                      : (r.ok() ? "PS's /tasks is not a task list" : "PS answered " + std::to_string(r.status)));
+    }
+    succeeded("tasks", job);
+    if (*holds) {
+      log_info("ps_already_holds_job").kv("job", job_id);
+      return started(job_id, job);
+    }
+    log_info("ps_start_resent").kv("job", job_id).kv("why", "the PS does not hold the job");
+    job.ask_first = false;
+    send_start(job_id, job);
+  });
+}
+
+void PsDelivery::send_update(const std::string& job_id, Job& job) {
+  ClientRequest req;
+  req.method = "POST";
+  req.url = ps_url_ + "/update/" + job_id;
+  req.headers = {{"Content-Type", "application/json"}};
+  JsonWriter w;
+  write_job_state(w, *job.status.update_pending);
+  req.body = w.take();
+  req.timeout_ms = options_.update_timeout_ms;
+  JobState sent = *job.status.update_pending;
+  job.status.update_pending.reset();
+  job.status.in_flight = true;
+  job.request = client_.request(std::move(req), [this, job_id, sent](ClientResponse&& r) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return;
+    Job& job = it->second;
+    job.status.in_flight = false;
+    if (r.ok()) {
+      succeeded("update", job);
+      return pump(job_id);
+    }
+    if (r.error == 0 && r.status == 400) {
+      calls_.add(labels({{"op", "update"}, {"result", "lost"}}));
+      return gone(job_id, job, Phase::kLost, "PS answered 400 to /update: it does not hold the job");
+    }
+    if (r.error == UV_ETIMEDOUT) {
+      // The PS may still hand it to the job: a second copy would answer a later epoch.
+      calls_.add(labels({{"op", "update"}, {"result", "unconfirmed"}}));
+      job.status.unconfirmed += 1;
+      job.status.last_error = "update timed out; not sent again";
+      log_warn("ps_update_unconfirmed").kv("job", job_id).kv("parallelism", sent.parallelism);
+      return pump(job_id);
+    }
+    // Refused, reset before an answer, or a 5xx: the job did not get it.
+    if (!job.status.update_pending) job.status.update_pending = sent;
+    retry_later(job_id, "update", r.error != 0 ? r.error_text : "PS answered " + std::to_string(r.status));
+  });
+}
+
+void PsDelivery::started(const std::string& job_id, Job& job) {
+  job.status.phase = Phase::kStarted;
+  job.start_body.clear();
+  job.start_body.shrink_to_fit();
+  if (auto cb = std::move(job.on_started)) cb();
+  pump(job_id);
+}
+
+void PsDelivery::gone(const std::string& job_id, Job& job, Phase phase, const std::string& why) {
+  job.status.phase = phase;
+  job.status.update_pending.reset();
+  job.status.last_error = why;
+  job.start_body.clear();
+  log_warn("ps_job_lost").kv("job", job_id).kv("phase", phase_name(phase)).kv("error", why);
+  if (on_lost_) on_lost_(job_id, why);
+}
+
+void PsDelivery::succeeded(const std::string& op, Job& job) {
+  calls_.add(labels({{"op", op}, {"result", "ok"}}));
+  job.status.delivered += op == "update" ? 1 : 0;
+  job.status.failures = 0;
+  job.status.last_error.clear();
+  job.backoff_ms = 0;
+}
+
+void PsDelivery::retry_later(const std::string& job_id, const std::string& op, const std::string& why) {
   Job& job = jobs_[job_id];
   calls_.add(labels({{"op", op}, {"result", "error"}}));
   job.status.failures += 1;
@@ -102,10 +215,7 @@ void PsDelivery::failed(const std::string& job_id, const std::string& op, const 
   job.backoff_ms = std::clamp(job.backoff_ms * 2, options_.backoff_min_ms, options_.backoff_max_ms);
   log_warn("ps_call_failed").kv("job", job_id).kv("op", op).kv("error", why).kv("retry_ms", job.backoff_ms);
   if (!job.retry) job.retry = clock_.new_timer();
-  job.retry->start(job.backoff_ms, [this, job_id] {
-    calls_.add(labels({{"op", "retry"}, {"result", "scheduled"}}));
-    pump(job_id);
-  });
+  job.retry->start(job.backoff_ms, [this, job_id] { pump(job_id); });
 }
 
 }  // namespace uvsched

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "reactor/tls.h"
+#include "reactor/url.h"
 #include "tests/support/daemon_fixture.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/fake_service.h"
@@ -128,12 +129,15 @@ TEST_F(MlSchedulerTest, StaticJobsKeepTheirParallelism) {
   EXPECT_EQ(epoch(id, 3, 5.0), 3);
 }
 
-TEST_F(MlSchedulerTest, FailedPsCallsAreRetriedUntilDelivered) {
+TEST_F(MlSchedulerTest, AFailedStartIsResentOnlyWhenThePsDoesNotHoldTheJob) {
   start_with_fakes();
+  ps_.answer("/tasks", 200, "application/json", "null");  // Go's empty index
   ps_.fail_next("/start", 2, 503);
   std::string id = train();
-  ASSERT_TRUE(ps_.wait_for("/start", 3)) << "the start was not retried";
-  ps_.fail_next("/update/", 3, 500);
+  ASSERT_TRUE(ps_.wait_for("/start", 3)) << "the start was not sent again";
+  // Asked before each second /start.
+  EXPECT_EQ(ps_.calls_to("/tasks").size(), 2u);
+  ps_.fail_next("/update/", 3, 500);  // a 5xx: the job did not get it
   auto r = http_request(daemon_->port(), "POST", "/job", job_update(id, 3, 10.0));
   ASSERT_TRUE(r && r->status == 200);
   ASSERT_TRUE(ps_.wait_for("/update/" + id, 4, 20s)) << "the update was not retried";
@@ -141,14 +145,67 @@ TEST_F(MlSchedulerTest, FailedPsCallsAreRetriedUntilDelivered) {
   EXPECT_EQ(updates.back().body, R"({"parallelism":4,"elapsed_time":10})");
   auto metrics = http_request(daemon_->port(), "GET", "/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("uvsched_ps_calls_total{op=\"update\",result=\"error\"} 3"), std::string::npos)
+  EXPECT_NE(metrics->body.find("uvsched_ps_calls_total{op=\"update\",result=\"error\"} 3\n"), std::string::npos)
       << metrics->body;
-  EXPECT_NE(metrics->body.find("uvsched_ps_calls_total{op=\"start\",result=\"error\"} 2"), std::string::npos);
+  EXPECT_NE(metrics->body.find("uvsched_ps_calls_total{op=\"start\",result=\"error\"} 2\n"), std::string::npos);
 }
 
-TEST_F(MlSchedulerTest, AHungPsTimesOutIntoRetriesWithoutStallingTheLoop) {
-  ps_.hang("/");
+TEST_F(MlSchedulerTest, AStartThePsAlreadyHoldsIsNotSentAgain) {
+  ps_.hang("/start");
+  start_with_fakes({"--ps-start-timeout", "0.3"});
+  std::string id = train();
+  ASSERT_TRUE(ps_.wait_for("/start", 1));
+  // The PS is still making the pod; its index already lists the job.
+  ps_.answer("/tasks", 200, "application/json", R"([{"request":)" + kTrain + R"(,"job":{"id":")" + id +
+                                                      R"(","state":{"parallelism":3,"elapsed_time":0}}}])");
+  ASSERT_TRUE(ps_.wait_for("/tasks", 1, 5s));
+  auto until = std::chrono::steady_clock::now() + 5s;
+  std::string view;
+  while (std::chrono::steady_clock::now() < until) {
+    view = job_view(id);
+    if (view.find("\"start_delivered\":true") != std::string::npos) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_NE(view.find("\"start_delivered\":true"), std::string::npos) << view;
+  EXPECT_EQ(ps_.calls_to("/start").size(), 1u);
+  // Its first epoch's update goes out as usual.
+  auto r = http_request(daemon_->port(), "POST", "/job", job_update(id, 3, 10.0));
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_TRUE(ps_.wait_for("/update/" + id, 1));
+}
+
+TEST_F(MlSchedulerTest, AnUpdateAnsweredWith400MarksTheJobLost) {
   start_with_fakes();
+  std::string id = train();
+  ASSERT_TRUE(ps_.wait_for("/start", 1));
+  ps_.fail_next("/update/", 1, 400);  // a restarted PS does not hold the job
+  auto r = http_request(daemon_->port(), "POST", "/job", job_update(id, 3, 10.0));
+  ASSERT_TRUE(r && r->status == 200);
+  ASSERT_TRUE(ps_.wait_for("/update/" + id, 1));
+  auto until = std::chrono::steady_clock::now() + 5s;
+  std::string view;
+  while (std::chrono::steady_clock::now() < until) {
+    view = job_view(id);
+    if (view.find("\"lost\":true") != std::string::npos) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_NE(view.find("\"lost\":true"), std::string::npos) << view;
+  EXPECT_NE(view.find("\"state\":\"lost\""), std::string::npos) << view;
+  EXPECT_TRUE(daemon_->wait_for_log("event=ps_job_lost job=" + id));
+  auto metrics = http_request(daemon_->port(), "GET", "/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("uvsched_ml_jobs_lost_total{phase=\"lost\"} 1\n"), std::string::npos) << metrics->body;
+  // Nothing more is sent for it; its next /job is still answered.
+  r = http_request(daemon_->port(), "POST", "/job", job_update(id, 3, 10.0));
+  ASSERT_TRUE(r && r->status == 200);
+  auto health = http_request(daemon_->port(), "GET", "/health");  // one more loop turn
+  ASSERT_TRUE(health);
+  EXPECT_EQ(ps_.calls_to("/update/" + id).size(), 1u);
+}
+
+TEST_F(MlSchedulerTest, AHungPsTimesOutWithoutStallingTheLoopAndWithoutASecondStart) {
+  ps_.hang("/");
+  start_with_fakes({"--ps-start-timeout", "0.3"});
   std::string id = train();
   ASSERT_TRUE(ps_.wait_for("/start", 1));  // the call went out and hangs
   auto until = std::chrono::steady_clock::now() + 20s;
@@ -158,10 +215,26 @@ TEST_F(MlSchedulerTest, AHungPsTimesOutIntoRetriesWithoutStallingTheLoop) {
     ASSERT_TRUE(health && health->status == 200);
     view = http_request(daemon_->port(), "GET", "/v1/jobs/" + id)->body;
     if (view.find("request timed out") != std::string::npos) break;
-    std::this_thread::sleep_for(100ms);
+    std::this_thread::sleep_for(50ms);
   }
   EXPECT_NE(view.find("\"last_error\":\"request timed out\""), std::string::npos) << view;
-  EXPECT_TRUE(ps_.wait_for("/start", 2, 20s)) << "the timed-out start was not retried";
+  // It asks whether the PS holds the job (that hangs too), and sends no second /start.
+  EXPECT_TRUE(ps_.wait_for("/tasks", 1, 10s));
+  EXPECT_EQ(ps_.calls_to("/start").size(), 1u);
+}
+
+TEST_F(MlSchedulerTest, InferEncodesEveryQueryValue) {
+  start_with_fakes();
+  auto r = http_request(daemon_->port(), "POST", "/infer",
+                        R"({"model_id":"a&b/ c\r\nX: y","function_name":"net work","data":[1]})");
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(router_.wait_for("/", 1));
+  auto calls = router_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].target, "/net%20work?task=infer&jobId=a%26b%2F%20c%0D%0AX%3A%20y&N=1&K=-1&funcId=0&batchSize=0&lr=1&epoch=1");
+  auto decoded = query_param(calls[0].target.substr(calls[0].target.find('?') + 1), "jobId");
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(*decoded, "a&b/ c\r\nX: y");
 }
 
 TEST_F(MlSchedulerTest, FinishForgetsTheJob) {
@@ -247,7 +320,7 @@ TEST_F(MlSchedulerTest, BadInputIs400NamingTheFieldAndChangesNothing) {
 }
 
 TEST_F(MlSchedulerTest, PsMetricsArePolledPerJob) {
-  start_with_fakes();
+  start_with_fakes({"--ps-metrics-url", ps_.url() + "/metrics"});
   std::string id = train();
   ps_.answer("/metrics", 200, "text/plain; version=0.0.4",
              "# HELP kubeml_job_validation_loss x\n# TYPE kubeml_job_validation_loss gauge\n"
