@@ -7,10 +7,20 @@
 namespace uvsched {
 
 LeaderElection::LeaderElection(Store& store, Clock& clock, std::string identity, int64_t ttl_seconds)
-    : store_(store), identity_(std::move(identity)), ttl_seconds_(ttl_seconds), timer_(clock.new_timer()) {}
+    : store_(store),
+      clock_(clock),
+      identity_(std::move(identity)),
+      ttl_seconds_(ttl_seconds),
+      timer_(clock.new_timer()),
+      expiry_(clock.new_timer()) {}
 
 uint64_t LeaderElection::retry_ms() const {
   return std::min<uint64_t>(1000, static_cast<uint64_t>(ttl_seconds_) * 1000 / 3);
+}
+
+// Room for etcd's clock and ours to disagree and for a pause right after a check.
+uint64_t LeaderElection::margin_ms() const {
+  return std::max<uint64_t>(200, static_cast<uint64_t>(ttl_seconds_) * 100);
 }
 
 void LeaderElection::start() { campaign(); }
@@ -18,6 +28,7 @@ void LeaderElection::start() { campaign(); }
 void LeaderElection::stop(std::function<void()> revoked) {
   stopped_ = true;
   timer_->stop();
+  expiry_->stop();
   if (lease_ != 0) {
     store_.lease_revoke(lease_, [revoked](LeaseResult&&) {
       if (revoked) revoked();
@@ -36,30 +47,48 @@ void LeaderElection::set_leader(bool leader) {
   if (on_change_) on_change_(leader);
 }
 
+void LeaderElection::hold_until(uint64_t valid_until_ms) {
+  uint64_t now = clock_.now_ms();
+  if (valid_until_ms <= now) return step_down("the lease may have lapsed");
+  expiry_->start(valid_until_ms - now, [this] { step_down("no keep-alive answered within the lease"); });
+}
+
+void LeaderElection::step_down(const char* why) {
+  ++generation_;
+  expiry_->stop();
+  if (leader_) log_warn("leader_stepping_down").kv("identity", identity_).kv("why", why);
+  set_leader(false);
+  timer_->start(retry_ms(), [this] { campaign(); });
+}
+
 void LeaderElection::campaign() {
   if (stopped_) return;
-  auto try_key = [this] {
+  const uint64_t granted_at = clock_.now_ms();
+  auto try_key = [this, granted_at](bool fresh) {
     TxnRequest t;
     t.compares.push_back({kKey, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
     t.success.push_back({TxnOp::Type::kPut, kKey, identity_, lease_, false});
     t.failure.push_back({TxnOp::Type::kRange, kKey, {}, 0, false});
-    store_.txn(std::move(t), [this](TxnResult&& r) {
+    store_.txn(std::move(t), [this, granted_at, fresh](TxnResult&& r) {
       if (stopped_) return;
       // Still our key from before an outage: its lease is ours too.
       bool ours = r.status.ok() && !r.succeeded && !r.ranges.empty() && r.ranges[0].kvs.size() == 1 &&
                   r.ranges[0].kvs[0].value == identity_;
       if (ours) lease_ = r.ranges[0].kvs[0].lease;
-      if (r.status.ok() && (r.succeeded || ours)) {
+      if (r.status.ok() && r.succeeded && fresh) {
+        // A lease granted since granted_at lives at least the TTL from then.
+        hold_until(granted_at + static_cast<uint64_t>(ttl_seconds_) * 1000 - margin_ms());
         set_leader(true);
-        timer_->start(static_cast<uint64_t>(ttl_seconds_) * 1000 / 3, [this] { keep_alive(); });
+        timer_->start(static_cast<uint64_t>(ttl_seconds_) * 1000 / 3, [this] { keep_alive(false); });
         return;
       }
+      if (r.status.ok() && (r.succeeded || ours)) return keep_alive(true);  // how long it has left is unknown
       if (r.status.code == StoreCode::kNotFound) lease_ = 0;  // our lease lapsed meanwhile
       timer_->start(retry_ms(), [this] { campaign(); });
     });
   };
   if (lease_ != 0) {
-    try_key();
+    try_key(false);
     return;
   }
   store_.lease_grant(ttl_seconds_, [this, try_key](LeaseResult&& r) {
@@ -69,21 +98,29 @@ void LeaderElection::campaign() {
       return;
     }
     lease_ = r.id;
-    try_key();
+    try_key(true);
   });
 }
 
-void LeaderElection::keep_alive() {
-  store_.lease_keepalive(lease_, [this](LeaseResult&& r) {
-    if (stopped_) return;
+void LeaderElection::keep_alive(bool claiming) {
+  const uint64_t sent = clock_.now_ms();
+  const uint64_t generation = generation_;
+  store_.lease_keepalive(lease_, [this, sent, generation, claiming](LeaseResult&& r) {
+    if (stopped_ || generation != generation_) return;
     if (r.status.ok()) {
-      timer_->start(static_cast<uint64_t>(ttl_seconds_) * 1000 / 3, [this] { keep_alive(); });
+      hold_until(sent + static_cast<uint64_t>(std::max<int64_t>(r.ttl_seconds, 0)) * 1000 - std::min(margin_ms(), sent));
+      if (claiming) set_leader(true);
+      timer_->start(static_cast<uint64_t>(ttl_seconds_) * 1000 / 3, [this] { keep_alive(false); });
       return;
     }
-    log_warn("leader_keepalive_failed").kv("error", r.status.message);
-    if (r.status.code == StoreCode::kNotFound) lease_ = 0;
-    set_leader(false);
-    timer_->start(retry_ms(), [this] { campaign(); });
+    log_warn("leader_keepalive_failed").kv("error", r.status.message).kv("leader", leader_);
+    if (r.status.code == StoreCode::kNotFound) {
+      lease_ = 0;
+      return step_down("the lease is gone");
+    }
+    if (claiming || !leader_) return step_down("the store did not renew the lease");
+    // Still leading: the lease holds until the expiry timer says otherwise.
+    timer_->start(retry_ms(), [this] { keep_alive(false); });
   });
 }
 

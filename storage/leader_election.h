@@ -2,8 +2,12 @@
 // /uvsched/leader, created only if absent and tied to its lease; it keeps the
 // lease alive every ttl/3. A standby tries to take the key every
 // min(1 s, ttl/3), so it takes over within the TTL once the leader's lease
-// lapses. A leader whose keep-alive fails stops leading at once: better no
-// leader for a moment than two.
+// lapses. A leader leads while its lease surely holds: until the TTL etcd
+// last granted, counted from when that keep-alive was sent, less a margin.
+// So a store that stalls for less than the TTL costs no leadership (a train
+// job waiting on an answer would wait for nothing else), and a leader whose
+// keep-alives go unanswered stops leading before a standby can take over.
+// A keep-alive answered "no such lease" ends leadership at once.
 #pragma once
 
 #include <cstdint>
@@ -31,14 +35,21 @@ class LeaderElection {
 
  private:
   void campaign();
-  void keep_alive();
+  // claiming: the key is ours from before (an outage); lead once the lease is renewed.
+  void keep_alive(bool claiming);
+  void hold_until(uint64_t valid_until_ms);
+  void step_down(const char* why);
   void set_leader(bool leader);
   uint64_t retry_ms() const;
+  uint64_t margin_ms() const;
 
   Store& store_;
+  Clock& clock_;
   std::string identity_;
   int64_t ttl_seconds_;
   std::unique_ptr<Timer> timer_;
+  std::unique_ptr<Timer> expiry_;  // when the lease may lapse: leadership ends
+  uint64_t generation_ = 0;        // bumped by step_down: older callbacks are ignored
   int64_t lease_ = 0;
   bool leader_ = false;
   bool stopped_ = false;

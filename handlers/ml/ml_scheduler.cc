@@ -194,18 +194,34 @@ void MlScheduler::handle_job(RequestContext& ctx) {
 }
 
 void MlScheduler::handle_finish(RequestContext& ctx) {
-  if (refuse_unless_serving(ctx)) return;
+  // The PS calls this when a job is done and ignores what it hears (KubeML
+  // logs it and goes on), so it is answered even when the store is down: the
+  // job is forgotten now and its records are deleted once the store is back.
+  if (refuse_unless_leader(ctx)) return;
   const std::string& id = ctx.param("id");
   bool known = jobs_.erase(id) > 0;
   jobs_changed();
   dirty_.erase(id);
   ps_.forget(id);
-  Responder res = ctx.responder;
-  store_.del(kRequestPrefix + id, false, [](WriteResult&&) {});
-  store_.del(kJobPrefix + id, false, [res, id, known](WriteResult&& r) mutable {
-    if (!r.status.ok()) return res.send(unavailable("store unavailable: " + r.status.message));
-    if (known) log_info("ml_job_finished").kv("job", id);
-    res.send(text_response(200, ""));  // KubeML answers 200 whether or not it knew the job
+  if (known) log_info("ml_job_finished").kv("job", id);
+  delete_records(id);
+  ctx.reply(text_response(200, ""));  // KubeML answers 200 whether or not it knew the job
+}
+
+void MlScheduler::delete_records(const std::string& id) {
+  if (store_.unavailable_reason()) {
+    deletes_pending_.insert(id);
+    if (!flush_timer_->active()) flush_timer_->start(1000, [this] { flush_dirty(); });
+    return;
+  }
+  store_.del(kRequestPrefix + id, false, [](WriteResult&&) {});  // same commit as the one below
+  store_.del(kJobPrefix + id, false, [this, id](WriteResult&& r) {
+    if (r.status.ok()) return;
+    log_warn("ml_job_delete_failed").kv("job", id).kv("error", r.status.message);
+    if (!jobs_.count(id)) {
+      deletes_pending_.insert(id);
+      if (!flush_timer_->active()) flush_timer_->start(1000, [this] { flush_dirty(); });
+    }
   });
 }
 
@@ -434,10 +450,15 @@ void MlScheduler::mark_dirty(const std::string& id) {
 
 // Stores the jobs whose state in memory the store does not have yet.
 void MlScheduler::flush_dirty() {
-  if (dirty_.empty()) return;
+  if (dirty_.empty() && deletes_pending_.empty()) return;
   if (store_.unavailable_reason()) {
     flush_timer_->start(1000, [this] { flush_dirty(); });
     return;
+  }
+  std::set<std::string> deletes;
+  deletes.swap(deletes_pending_);
+  for (const auto& id : deletes) {
+    if (!jobs_.count(id)) delete_records(id);  // a job of that id since: its records stay
   }
   std::set<std::string> ids;
   ids.swap(dirty_);

@@ -129,6 +129,7 @@ class MlScheduler {
   void answer_overdue();
   void mark_dirty(const std::string& id);
   void flush_dirty();
+  void delete_records(const std::string& id);
   void persist(const Job& job, std::function<void(const StoreStatus&)> done, bool with_request = false);
   void load_jobs(std::map<std::string, std::string> requests);
   void send_start(const Job& job, bool ask_first);
@@ -162,6 +163,7 @@ class MlScheduler {
   std::unique_ptr<Timer> flush_timer_;
   std::deque<std::shared_ptr<PendingAnswer>> answers_;  // by deadline
   std::set<std::string> dirty_;  // jobs whose state in memory is not yet stored
+  std::set<std::string> deletes_pending_;  // finished jobs whose records are not yet deleted
   simdjson::dom::parser parser_;
   CounterFamily& decisions_;
   CounterFamily& polls_;

@@ -32,6 +32,7 @@ class EtcdProcess {
   // SIGTERM (or `sig`), then wait for it to exit.
   void stop(int sig = 15);
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }  // to freeze it (SIGSTOP) in a drill
   std::string url() const {
     return (tls_cert_.empty() ? "http://" : "https://") + std::string("127.0.0.1:") + std::to_string(client_port_);
   }

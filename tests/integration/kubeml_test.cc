@@ -1,0 +1,157 @@
+// uvsched against KubeML as it really runs (tools/kubeml_emulator: the PS's
+// blocking /start, its unbuffered update hand-off, train jobs that ignore
+// /job's status and wait for their update without a time-out). Every test
+// runs whole training jobs and then reads the emulator's counts of what a
+// real job would have suffered: a second /start, an update it did not ask for,
+// a wait past the limit.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <memory>
+#include <thread>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/etcd_process.h"
+#include "tests/support/kubeml_emulator_process.h"
+#include "tests/support/raw_http.h"
+#include "tests/support/store_fixture.h"
+
+namespace uvsched::test {
+namespace {
+
+class KubemlTest : public ::testing::Test {
+ protected:
+  // The emulator needs the scheduler's address before the daemon has the
+  // PS's: the daemon gets a port picked here.
+  void SetUp() override { port_ = free_loopback_port(); }
+  void TearDown() override {
+    if (daemon_ && daemon_->running()) {
+      EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
+    }
+  }
+  std::string scheduler_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  void start_emulator(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--scheduler", scheduler_url()});
+    ASSERT_TRUE(emu_.start(args)) << emu_.log();
+  }
+  void start_daemon(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--listen", "127.0.0.1:" + std::to_string(port_), "--ps-url", emu_.ps_url(),
+                                     "--ps-metrics-url", emu_.metrics_url(), "--metrics-poll-interval", "0.2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    daemon_ = std::make_unique<DaemonProcess>(args);
+    ASSERT_TRUE(daemon_->start()) << daemon_->log();
+    ASSERT_EQ(daemon_->port(), port_);
+  }
+  // Waits until every job finished; then no violation may be counted.
+  void expect_all_finished_cleanly(int jobs, int epochs, std::chrono::milliseconds deadline) {
+    ASSERT_TRUE(emu_.wait_stat("finished", jobs, deadline))
+        << "stats: " << stats_text() << "\nemulator:\n" << emu_.log() << "\ndaemon:\n" << daemon_->log();
+    auto s = emu_.stats();
+    EXPECT_EQ(violations_of(s), "") << stats_text() << "\n" << emu_.log();
+    EXPECT_EQ(s["starts"], jobs) << "exactly one /start per job";
+    EXPECT_EQ(s["epochs"], jobs * epochs);
+    EXPECT_EQ(s["finish_errors"], 0);
+    // Every /job that reached the scheduler was answered with one update.
+    EXPECT_EQ(s["answers"], s["job_posts"] - s["job_post_errors"]);
+    auto list = http_request(port_, "GET", "/v1/jobs");
+    ASSERT_TRUE(list);
+    EXPECT_NE(list->body.find("\"jobs\":[]"), std::string::npos) << "finished jobs are forgotten: " << list->body;
+  }
+  std::string stats_text() const {
+    std::string out;
+    for (const auto& [k, v] : emu_.stats()) out += k + "=" + std::to_string(v) + " ";
+    return out;
+  }
+
+  uint16_t port_ = 0;
+  KubemlEmulator emu_;
+  std::unique_ptr<DaemonProcess> daemon_;
+};
+
+TEST_F(KubemlTest, JobsWhosePsStartTakesOverTenSecondsFinishEveryEpoch) {
+  start_emulator({"--start-delay", "11", "--jobs", "3", "--epochs", "10", "--epoch-ms", "100", "--wait-limit", "3"});
+  start_daemon();
+  // While they run, the PS's own gauges show per job.
+  ASSERT_TRUE(emu_.wait_stat("answers", 3, 30s)) << stats_text();
+  std::string view;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < until) {
+    auto list = http_request(port_, "GET", "/v1/jobs");
+    ASSERT_TRUE(list);
+    view = list->body;
+    if (view.find("\"kubeml_job_validation_accuracy\":") != std::string::npos) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_NE(view.find("\"kubeml_job_epoch_duration_seconds\":"), std::string::npos) << view;
+  EXPECT_NE(view.find("\"train\":3"), std::string::npos) << "kubeml_job_running_total: " << view;
+  expect_all_finished_cleanly(3, 10, 60s);
+  EXPECT_EQ(emu_.stats()["tasks_listed"], 0) << "no /start timed out, so /tasks was never needed";
+}
+
+TEST_F(KubemlTest, AStartTimeOutAsksThePsInsteadOfStartingTwice) {
+  start_emulator({"--start-delay", "2", "--jobs", "2", "--epochs", "4", "--epoch-ms", "50", "--wait-limit", "3"});
+  start_daemon({"--ps-start-timeout", "0.5"});
+  expect_all_finished_cleanly(2, 4, 30s);
+  EXPECT_GE(emu_.stats()["tasks_listed"], 2);
+  EXPECT_TRUE(daemon_->wait_for_log("event=ps_already_holds_job"));
+}
+
+TEST_F(KubemlTest, JobsGoOnThroughADaemonKilledMidTraining) {
+  TempDir data;
+  std::string store = "embedded:" + data.path() + "/data";
+  start_emulator({"--start-delay", "0.5", "--jobs", "3", "--epochs", "30", "--epoch-ms", "100", "--wait-limit", "3"});
+  start_daemon({"--store", store});
+  ASSERT_TRUE(emu_.wait_stat("answers", 15, 30s)) << stats_text();
+  EXPECT_EQ(daemon_->stop(SIGKILL), 128 + SIGKILL);
+  // Meanwhile the jobs' posts are refused and they go on without an answer.
+  ASSERT_TRUE(emu_.wait_stat("job_post_errors", 1, 10s)) << stats_text();
+  start_daemon({"--store", store});
+  expect_all_finished_cleanly(3, 30, 60s);
+}
+
+TEST_F(KubemlTest, JobsGoOnThroughASixSecondStoreStall) {
+  if (!etcd_installed()) GTEST_SKIP() << "etcd not installed";
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  // About 10 s of training: the stall falls in the middle.
+  start_emulator({"--start-delay", "0.5", "--jobs", "3", "--epochs", "100", "--epoch-ms", "200", "--wait-limit", "3"});
+  start_daemon({"--store", "etcd:" + etcd.url()});
+  ASSERT_TRUE(emu_.wait_stat("answers", 6, 30s)) << stats_text();
+  kill(etcd.pid(), SIGSTOP);
+  std::this_thread::sleep_for(6s);  // the stall itself is the test's input, not a wait for an event
+  auto during = emu_.stats();
+  kill(etcd.pid(), SIGCONT);
+  EXPECT_EQ(violations_of(during), "") << "during the stall: " << stats_text();
+  EXPECT_EQ(during["finished"], 0) << "the jobs ended before the stall did";
+  expect_all_finished_cleanly(3, 100, 60s);
+  EXPECT_GT(metric_value(port_, "uvsched_ml_answers_held_total{cause=\"store-failed-or-slow\"}") +
+                std::max(0.0, metric_value(port_, "uvsched_ml_answers_held_total{cause=\"store-unavailable\"}")),
+            0)
+      << "no answer was held: the stall did not reach the decisions";
+}
+
+TEST_F(KubemlTest, APsRestartMarksItsJobsLost) {
+  start_emulator({"--start-delay", "0.2", "--jobs", "2", "--epochs", "1000", "--epoch-ms", "50", "--wait-limit", "60"});
+  start_daemon();
+  ASSERT_TRUE(emu_.wait_stat("answers", 4, 30s)) << stats_text();
+  ASSERT_TRUE(emu_.forget());
+  auto until = std::chrono::steady_clock::now() + 10s;
+  std::string list;
+  while (std::chrono::steady_clock::now() < until) {
+    list = http_request(port_, "GET", "/v1/jobs")->body;
+    size_t lost = 0;
+    for (size_t at = list.find("\"lost\":true"); at != std::string::npos; at = list.find("\"lost\":true", at + 1)) ++lost;
+    if (lost == 2) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_NE(list.find("\"state\":\"lost\""), std::string::npos) << list;
+  EXPECT_EQ(metric_value(port_, "uvsched_ml_jobs_lost_total{phase=\"lost\"}"), 2);
+  auto s = emu_.stats();
+  EXPECT_EQ(s["duplicate_starts"], 0);
+  EXPECT_EQ(s["unsolicited_updates"], 0);
+  // Each lost job was told 400 once, and nothing more was sent for it.
+  EXPECT_EQ(s["updates_unknown_job"], 2) << stats_text();
+}
+
+}  // namespace
+}  // namespace uvsched::test
