@@ -3,13 +3,18 @@
 # uvsched, which stores each decision (embedded store, group commit) and
 # delivers it to a parameter-server stub (tools/ps_stub, same reactor).
 # Reports wrk's acknowledged decisions/s and the /update calls/s the PS got
-# (fewer when a newer decision for a job replaces one still queued). Loopback only.
-# Usage: bench/ml.sh [BUILD_DIR] [SECONDS] [CONNECTIONS] [JOBS]
+# (fewer when a newer decision for a job replaces one still queued).
+# Then the same against KubeML as it runs (tools/kubeml_emulator): JOBS train
+# jobs at once, each posting /job and waiting for its /update before its next
+# epoch (epochs take no time, so only the answers do), beside nginx's /health
+# rate in the same run (SPEC §7's ratio). Loopback only.
+# Usage: bench/ml.sh [BUILD_DIR] [SECONDS] [CONNECTIONS] [JOBS] [EPOCHS]
 set -euo pipefail
 build=${1:-build}
 secs=${2:-10}
 conns=${3:-128}
 jobs=${4:-1000}
+epochs=${5:-150}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
@@ -37,4 +42,66 @@ acked = float("$acked"); calls = $after - $before; delivered = calls / $secs
 print(f"decisions acknowledged: {acked:.0f}/s (goal >= 30000/s); non-2xx: {'${non2xx:-0}'}")
 print(f"decisions delivered to the PS: {delivered:.0f}/s ({calls} /update calls for the {$secs}s of load, counted after a 1s drain; $jobs jobs)")
 print(f"uvsched peak RSS: {$rss/1024:.1f} MiB")
+PY
+
+# ---- against the KubeML emulator, with nginx's /health rate beside it ----
+kill "$upid" 2>/dev/null || true; wait "$upid" 2>/dev/null || true
+pin_server="taskset -c 0"; pin_load="taskset -c 1"
+[ "$(nproc)" -ge 2 ] || { pin_server=""; pin_load=""; }
+nport=$(free_port)
+mkdir -p "$work/nginx/logs"
+cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log stderr warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  server { listen 127.0.0.1:$nport; location / { return 200; } }
+}
+CONF
+$pin_server nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+npid=$!
+wait_up "$nport" health
+nginx_rps=$($pin_load wrk -t1 -c64 -d5s "http://127.0.0.1:$nport/health" | awk '/Requests/ {print $2}')
+kill "$npid" 2>/dev/null || true; wait "$npid" 2>/dev/null || true
+
+# Two shapes: saturated (epochs take no time, so every job always waits: by
+# Little's law the wait is jobs / rate, whatever the scheduler does) and paced
+# (epochs of --epoch-ms at every parallelism: the load a real cluster offers,
+# where the answer time is the scheduler's own).
+run_emulator() {  # EPOCH_MS SERIAL_FRACTION -> the emulator's stats JSON
+  local uport eport mport out
+  uport=$(free_port); eport=$(free_port); mport=$(free_port)
+  $pin_server "$build/uvsched" --listen "127.0.0.1:$uport" --ps-url "http://127.0.0.1:$eport" \
+    --ps-metrics-url "http://127.0.0.1:$mport/metrics" --store "embedded:$work/data-emu-$1" \
+    --metrics-poll-interval 0 --log-level warn --max-connections 20000 &
+  upid=$!
+  wait_up "$uport" health
+  out=$($pin_load "$build/kubeml_emulator" --listen "127.0.0.1:$eport" --metrics-listen "127.0.0.1:$mport" \
+    --scheduler "http://127.0.0.1:$uport" --jobs "$jobs" --epochs "$epochs" --epoch-ms "$1" --serial-fraction "$2" \
+    --start-delay 0 --wait-limit 5 --quiet 1 --exit-when-done 1 2>/dev/null) || { echo "violations: $out" >&2; return 1; }
+  rss=$(awk '/VmHWM/ {print $2}' "/proc/$upid/status")
+  kill "$upid"; wait "$upid" 2>/dev/null || true
+  echo "$out $rss"
+}
+saturated=$(run_emulator 0 0.3)
+paced=$(run_emulator "${PACED_EPOCH_MS:-50}" 1)
+python3 - <<PY
+import json
+n = float("$nginx_rps")
+for name, line in (("saturated", "$saturated"), ("paced, ${PACED_EPOCH_MS:-50} ms epochs", "$paced")):
+    js, rss = line.rsplit(" ", 1)
+    s = json.loads(js)
+    rate = s["answers_per_second"]
+    print(f"KubeML emulator, {name}: $jobs jobs x $epochs epochs, each waiting for its answer: "
+          f"{rate:.0f} epochs answered/s = {rate/n:.3f} x nginx /health ({n:.0f}/s) (goal >= 0.15); "
+          f"/job -> /update p50 {s['answer_p50_ms']:.1f} ms, p99 {s['answer_p99_ms']:.1f} ms (goal <= 20 ms); "
+          f"violations {s['violations']}, starts {s['starts']}; uvsched peak RSS {int(rss)/1024:.1f} MiB")
 PY
