@@ -1,6 +1,7 @@
 #include "handlers/pods/discovery.h"
 
 #include "handlers/pods/k8s_status.h"
+#include "handlers/pods/openapi_proto.h"
 #include "reactor/json_writer.h"
 
 namespace uvsched {
@@ -122,7 +123,18 @@ void add_discovery_routes(Router& router) {
   });
   router.add("GET", "/openapi/v3/api/v1", [](RequestContext& ctx) { ctx.reply(k8s_object(200, v3_core)); });
   static const std::string v2 = openapi_v2();
-  router.add("GET", "/openapi/v2", [](RequestContext& ctx) { ctx.reply(k8s_object(200, v2)); });
+  static const std::string v2_proto = openapi_v2_protobuf(v2).value();
+  router.add("GET", "/openapi/v2", [](RequestContext& ctx) {
+    // kubectl before 1.27 validates a manifest against the protobuf form.
+    const std::string* accept = ctx.request.header("Accept");
+    if (accept && accept->find(kOpenApiV2ProtobufType) != std::string::npos) {
+      HttpResponse r;
+      r.content_type = "application/octet-stream";  // what the API server says: Go cannot parse the type with its @
+      r.body = v2_proto;
+      return ctx.reply(std::move(r));
+    }
+    ctx.reply(k8s_object(200, v2));
+  });
   // Unknown API paths answer a Status, never the plain JSON error.
   for (const char* prefix : {"/api/", "/apis/", "/openapi/"}) {
     router.set_not_found(prefix, [](RequestContext& ctx) {

@@ -31,4 +31,15 @@ HttpResponse k8s_error(int code, std::string_view reason, std::string_view messa
   return r;
 }
 
+HttpResponse k8s_request_invalid(std::string_view message) {
+  JsonWriter w;
+  w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");
+  w.key("metadata").begin_object().end_object().key("status").value("Failure");
+  w.key("message").value(message).key("reason").value("Invalid");
+  w.key("details").begin_object().key("causes").begin_array();
+  w.begin_object().key("reason").value("UnexpectedServerResponse").key("message").value(message).end_object();
+  w.end_array().end_object().key("code").value(422).end_object();
+  return k8s_object(422, w.take());
+}
+
 }  // namespace uvsched

@@ -14,6 +14,10 @@ HttpResponse k8s_object(int status, std::string json);
 // UnsupportedMediaType, ServiceUnavailable, Expired, InternalError.
 HttpResponse k8s_error(int code, std::string_view reason, std::string_view message, std::string_view kind = {},
                        std::string_view name = {});
+// A 422 Invalid that is about the request rather than one field (a JSON patch
+// that cannot be applied): as the API server's generic 422, its message is
+// also its one cause, which is what kubectl before 1.2x prints.
+HttpResponse k8s_request_invalid(std::string_view message);
 std::string k8s_status_json(int code, std::string_view reason, std::string_view message, std::string_view kind = {},
                             std::string_view name = {});
 

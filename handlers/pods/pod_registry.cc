@@ -140,7 +140,7 @@ std::optional<HttpResponse> apply_patch(JsonValue& pod, const JsonValue& patch, 
     // only what they did to the status.
     JsonValue whole = status_only ? pod : JsonValue();
     JsonValue& doc = status_only ? whole : pod;
-    if (!apply_json_patch(doc, patch, &why)) return k8s_error(422, "Invalid", "the JSON patch cannot be applied: " + why);
+    if (!apply_json_patch(doc, patch, &why)) return k8s_request_invalid("the JSON patch cannot be applied: " + why);
     if (status_only) pod.set("status", whole.get("status") ? *whole.get("status") : JsonValue::object());
     return std::nullopt;
   }
