@@ -1,5 +1,7 @@
 # The two commands a newcomer types: `make run` and `make test`.
-# Each installs missing Debian packages first, then configures and builds.
+# Each installs the Debian packages it needs that are missing, then configures
+# and builds: `make run` only what building and running the daemon need,
+# `make test` also what the suites need (their libraries, etcd, kubectl).
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -7,44 +9,52 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 MESON_OPTS ?=
 RUN_ARGS   ?=
+# -Werror is ours, for every build made here and in CI; meson.build leaves it to whoever builds.
+WERROR     ?= -Dwerror=true
 
-.PHONY: all deps build run test test-asan bench fuzz clean
+.PHONY: all deps-run deps-test deps-bench deps-fuzz build build-tests run test test-asan bench fuzz clean
 
 all: build
 
-deps:
-	@scripts/install-deps.sh
+deps-run deps-test deps-bench deps-fuzz: deps-%:
+	@scripts/install-deps.sh $*
 
-$(BUILD)/build.ninja: | deps
-	meson setup $(BUILD) -Dwerror=true $(MESON_OPTS)
+# Configured without the suites, whose libraries `make run` does not install;
+# `make test` turns them on in the same build directory.
+$(BUILD)/build.ninja: | deps-run
+	meson setup $(BUILD) $(WERROR) -Dtests=false -Dbenchmarks=false $(MESON_OPTS)
 
-build: deps $(BUILD)/build.ninja
+build: deps-run $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+build-tests: deps-test $(BUILD)/build.ninja
+	meson configure $(BUILD) -Dtests=true -Dbenchmarks=true
 	ninja -C $(BUILD)
 
 run: build
 	./$(BUILD)/uvsched $(RUN_ARGS)
 
-test: build
+test: build-tests
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-$(ASAN_BUILD)/build.ninja: | deps
-	meson setup $(ASAN_BUILD) -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dbenchmarks=false
+$(ASAN_BUILD)/build.ninja: | deps-test
+	meson setup $(ASAN_BUILD) $(WERROR) -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dbenchmarks=false
 
-test-asan: deps $(ASAN_BUILD)/build.ninja
+test-asan: deps-test $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes 2 --timeout-multiplier 3
 
-bench: build
+bench: deps-bench build-tests
 	bench/run.sh
 
 # libFuzzer targets (clang, ASan+UBSan), each run FUZZ_SECONDS from tests/fuzz/corpus.
-$(FUZZ_BUILD)/build.ninja: | deps
-	CC=clang CXX=clang++ meson setup $(FUZZ_BUILD) -Dwerror=true -Dfuzz=true -Dtests=false -Dbenchmarks=false \
+$(FUZZ_BUILD)/build.ninja: | deps-fuzz
+	CC=clang CXX=clang++ meson setup $(FUZZ_BUILD) $(WERROR) -Dfuzz=true -Dtests=false -Dbenchmarks=false \
 	  -Db_sanitize=address,undefined -Db_lundef=false
 
-fuzz: deps $(FUZZ_BUILD)/build.ninja
+fuzz: deps-fuzz $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
 	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 

@@ -1,15 +1,33 @@
 #!/usr/bin/env bash
-# Installs the Debian packages uvsched needs, only those that are missing, so a
-# second run costs one dpkg query. Runs apt-get only when something is missing.
+# Installs the Debian packages a target needs, only those that are missing, so
+# a second run costs one dpkg query. Runs apt-get only when something is missing.
+#   install-deps.sh run    building and running the daemon (make run)
+#   install-deps.sh test   + the suites' libraries and peers: GoogleTest, etcd,
+#                          kubectl (Debian's kubernetes-client, unless one is on
+#                          the PATH), the Python client, curl (make test)
+#   install-deps.sh bench  + Google Benchmark, wrk, nginx (make bench)
+#   install-deps.sh fuzz   + clang and its sanitizer runtime (make fuzz)
 set -euo pipefail
+mode=${1:-run}
 
-packages=(
-  build-essential pkg-config meson ninja-build
-  libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libzstd-dev libssl-dev libabsl-dev libjemalloc-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
-  etcd-server etcd-client wrk nginx-light curl python3-kubernetes
-  clang libclang-rt-14-dev
-)
+run=(build-essential pkg-config meson ninja-build
+     libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libzstd-dev libssl-dev libabsl-dev libjemalloc-dev)
+test=(libgtest-dev libgmock-dev googletest libbenchmark-dev etcd-server etcd-client curl python3-kubernetes)
+bench=(wrk nginx-light)
+fuzz=(clang libclang-rt-14-dev)
+
+case "$mode" in
+  run) packages=("${run[@]}") ;;
+  test) packages=("${run[@]}" "${test[@]}") ;;
+  bench) packages=("${run[@]}" "${test[@]}" "${bench[@]}") ;;
+  fuzz) packages=("${run[@]}" "${fuzz[@]}") ;;
+  *) echo "usage: install-deps.sh run|test|bench|fuzz" >&2; exit 2 ;;
+esac
+# The kubectl tests run whatever kubectl is on the PATH; a machine without one
+# gets Debian's (1.20, a supported client).
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+  command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
