@@ -87,6 +87,8 @@ const std::vector<Flag>& flags() {
          c.listen_port = hp->second;
          return "";
        }},
+      {"advertise-url", "URL", "where standbys redirect clients to this daemon when it leads (default: from --listen)",
+       http_url(&Config::advertise_url)},
       {"store", "embedded:DIR|etcd:URLS", "state store (default embedded:./data)",
        [](Config& c, const std::string& v) -> std::string {
          if (v.rfind("embedded:", 0) == 0 && v.size() > 9) {

@@ -21,6 +21,7 @@ struct FunctionSize {
 struct Config {
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 10200;  // KubeML's scheduler debug port
+  std::string advertise_url;     // where standbys send clients; empty: scheme and address of --listen
   std::string store = "embedded:./data";
   std::string ps_url = "http://127.0.0.1:10300";
   std::string ps_metrics_url;  // empty: the PS URL's scheme and host, port 8080, /metrics

@@ -135,7 +135,18 @@ int Daemon::start() {
   if (config_.store.rfind("etcd:", 0) == 0) {
     std::string identity = config_.listen_host + ":" + std::to_string(server_->port()) + "/" +
                            std::to_string(uv_os_getpid());
-    election_ = std::make_unique<LeaderElection>(*store_, clock_, identity, config_.leader_ttl_s);
+    std::string url = config_.advertise_url;
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    if (url.empty()) {
+      bool v6 = config_.listen_host.find(':') != std::string::npos;
+      url = std::string(server_tls_ ? "https" : "http") + "://" +
+            (v6 ? "[" + config_.listen_host + "]" : config_.listen_host) + ":" + std::to_string(server_->port());
+    }
+    election_ = std::make_unique<LeaderElection>(*store_, clock_, leader_record(identity, url), config_.leader_ttl_s);
+    redirect_.set_leader_view([this]() -> std::optional<std::optional<std::string>> {
+      if (election_->is_leader()) return std::nullopt;
+      return leader_record_url(election_->leader_identity());
+    });
     readiness_.add("leader", [this]() -> std::optional<std::string> {
       if (election_->is_leader()) return std::nullopt;
       return std::string("standby: another uvsched leads");

@@ -23,6 +23,7 @@
 #include "handlers/pods/pod_scheduler.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/ops/readiness.h"
+#include "handlers/ops/standby_redirect.h"
 #include "handlers/router.h"
 #include "reactor/clock.h"
 #include "reactor/http_client.h"
@@ -69,7 +70,8 @@ class Daemon {
   HttpMetrics http_metrics_;
   Readiness readiness_;
   Router router_;
-  AuthGate gate_{router_};
+  StandbyRedirect redirect_{router_};
+  AuthGate gate_{redirect_};
   std::unique_ptr<TlsContext> server_tls_;  // outlives server_, whose connections use it
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<Store> store_;

@@ -38,6 +38,8 @@ std::string_view status_reason(int status) {
     case 201: return "Created";
     case 202: return "Accepted";
     case 204: return "No Content";
+    case 307: return "Temporary Redirect";
+    case 308: return "Permanent Redirect";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 403: return "Forbidden";
@@ -59,6 +61,7 @@ std::string_view status_reason(int status) {
     case 503: return "Service Unavailable";
     case 504: return "Gateway Timeout";
     case 505: return "HTTP Version Not Supported";
+    case 507: return "Insufficient Storage";
     default: return "Unknown";
   }
 }

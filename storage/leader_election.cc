@@ -75,6 +75,10 @@ void LeaderElection::campaign() {
       bool ours = r.status.ok() && !r.succeeded && !r.ranges.empty() && r.ranges[0].kvs.size() == 1 &&
                   r.ranges[0].kvs[0].value == identity_;
       if (ours) lease_ = r.ranges[0].kvs[0].lease;
+      if (r.status.ok()) {
+        bool held = !r.succeeded && !r.ranges.empty() && r.ranges[0].kvs.size() == 1;
+        seen_leader_ = held ? r.ranges[0].kvs[0].value : std::string();
+      }
       if (r.status.ok() && r.succeeded && fresh) {
         // A lease granted since granted_at lives at least the TTL from then.
         hold_until(granted_at + static_cast<uint64_t>(ttl_seconds_) * 1000 - margin_ms());

@@ -31,6 +31,9 @@ class LeaderElection {
   // stay open until then, or the revoke is lost and standbys wait the TTL).
   void stop(std::function<void()> revoked = nullptr);
   bool is_leader() const { return leader_; }
+  // The leader's identity as stored in the key (ours while we lead); empty
+  // when no leader was seen on the last try.
+  const std::string& leader_identity() const { return leader_ ? identity_ : seen_leader_; }
   void on_change(std::function<void(bool leader)> cb) { on_change_ = std::move(cb); }
 
  private:
@@ -46,6 +49,7 @@ class LeaderElection {
   Store& store_;
   Clock& clock_;
   std::string identity_;
+  std::string seen_leader_;
   int64_t ttl_seconds_;
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<Timer> expiry_;  // when the lease may lapse: leadership ends

@@ -11,6 +11,8 @@
 //  - POST /update/{id} is handed to the job over an unbuffered channel: the
 //    call blocks until the job reads, which it does only right after its own
 //    POST /job. An update for a job not in the index is 400.
+//  - Its HTTP calls follow redirects as Go's default client does (307/308:
+//    the same method and body again), so a standby uvsched can hand them on.
 //  - A train job runs its epochs (time from --epoch-ms and the parallelism),
 //    posts the TrainTask to the scheduler's /job after each epoch but the last
 //    (unless static), ignores the answer's status, and waits for its update
@@ -236,6 +238,19 @@ class Emulator final : public uvsched::RequestHandler {
     if (!o_.quiet) fprintf(stderr, "kubeml_emulator: %s\n", line.c_str());
   }
 
+  // Go's default client: it follows up to 10 redirects, a 307 or 308 with
+  // the same method and body (a standby uvsched hands requests to its leader so).
+  void go_request(ClientRequest req, uvsched::ClientCallback cb, int hops = 0) {
+    ClientRequest again = req;
+    client_.request(std::move(req), [this, again = std::move(again), cb = std::move(cb), hops](ClientResponse&& r) mutable {
+      const std::string* location = r.header("Location");
+      bool redirect = r.error == 0 && (r.status == 307 || r.status == 308) && location && !location->empty();
+      if (!redirect || hops >= 10) return cb(std::move(r));
+      again.url = location->rfind("http", 0) == 0 ? *location : o_.scheduler + *location;
+      go_request(std::move(again), std::move(cb), hops + 1);
+    });
+  }
+
   // ---- the controller's half: TrainRequests to the scheduler ----
 
   void submit(int i) {
@@ -253,7 +268,7 @@ class Emulator final : public uvsched::RequestHandler {
     req.headers = {{"Content-Type", "application/json"}};
     req.body = w.take();
     req.timeout_ms = 0;  // Go's default client has no time-out
-    client_.request(std::move(req), [this, i](ClientResponse&& r) {
+    go_request(std::move(req), [this, i](ClientResponse&& r) {
       if (!r.ok()) {
         // Not the controller's behaviour (it passes the error to the user), but
         // a test starts the emulator before the scheduler is ready.
@@ -362,7 +377,7 @@ class Emulator final : public uvsched::RequestHandler {
     req.method = "DELETE";
     req.url = o_.scheduler + "/finish/" + id;
     req.timeout_ms = 0;
-    client_.request(std::move(req), [this, id](ClientResponse&& r) {
+    go_request(std::move(req), [this, id](ClientResponse&& r) {
       if (!r.ok()) ++stats_.finish_errors;  // the PS logs it and goes on
       ++stats_.finished;
       say("job " + id + " finished");
@@ -451,7 +466,7 @@ class Emulator final : public uvsched::RequestHandler {
     if (stats_.first_post_ms == 0) stats_.first_post_ms = job.posted_at_ms;
     ++stats_.job_posts;
     std::string id = job.id;
-    client_.request(std::move(req), [this, id](ClientResponse&& r) {
+    go_request(std::move(req), [this, id](ClientResponse&& r) {
       auto it = jobs_.find(id);
       if (it == jobs_.end()) return;
       TrainJob& j = *it->second;

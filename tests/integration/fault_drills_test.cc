@@ -137,6 +137,8 @@ class SigkillDrill : public ::testing::TestWithParam<Backend> {
     // A short leader TTL: the restarted daemon leads once the killed one's lease is gone.
     auto d = std::make_unique<DaemonProcess>(std::vector<std::string>{"--store", store_, "--leader-ttl", "1"});
     EXPECT_TRUE(d->start()) << d->log();
+    // Until it leads it hands requests on (or, with no leader known, answers 503).
+    EXPECT_TRUE(d->wait_ready(20s)) << d->log();
     return d;
   }
   TempDir dir_;

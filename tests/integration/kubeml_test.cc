@@ -43,7 +43,8 @@ class KubemlTest : public ::testing::Test {
     ASSERT_EQ(daemon_->port(), port_);
   }
   // Waits until every job finished; then no violation may be counted.
-  void expect_all_finished_cleanly(int jobs, int epochs, std::chrono::milliseconds deadline) {
+  // `leader`: the daemon that holds the jobs (default: the one on port_).
+  void expect_all_finished_cleanly(int jobs, int epochs, std::chrono::milliseconds deadline, uint16_t leader = 0) {
     ASSERT_TRUE(emu_.wait_stat("finished", jobs, deadline))
         << "stats: " << stats_text() << "\nemulator:\n" << emu_.log() << "\ndaemon:\n" << daemon_->log();
     auto s = emu_.stats();
@@ -53,7 +54,7 @@ class KubemlTest : public ::testing::Test {
     EXPECT_EQ(s["finish_errors"], 0);
     // Every /job that reached the scheduler was answered with one update.
     EXPECT_EQ(s["answers"], s["job_posts"] - s["job_post_errors"]);
-    auto list = http_request(port_, "GET", "/v1/jobs");
+    auto list = http_request(leader ? leader : port_, "GET", "/v1/jobs");
     ASSERT_TRUE(list);
     EXPECT_NE(list->body.find("\"jobs\":[]"), std::string::npos) << "finished jobs are forgotten: " << list->body;
   }
@@ -151,6 +152,40 @@ TEST_F(KubemlTest, APsRestartMarksItsJobsLost) {
   EXPECT_EQ(s["unsolicited_updates"], 0);
   // Each lost job was told 400 once, and nothing more was sent for it.
   EXPECT_EQ(s["updates_unknown_job"], 2) << stats_text();
+}
+
+TEST_F(KubemlTest, AStandbyHandsEveryCallToTheLeader) {
+  if (!etcd_installed()) GTEST_SKIP() << "etcd not installed";
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  // The jobs and the PS talk to the standby only (port_); the leader is elsewhere.
+  start_emulator({"--start-delay", "0.2", "--jobs", "2", "--epochs", "8", "--epoch-ms", "50", "--wait-limit", "3"});
+  const std::vector<std::string> common = {"--ps-url", emu_.ps_url(), "--ps-metrics-url", emu_.metrics_url(),
+                                           "--store", "etcd:" + etcd.url(), "--metrics-poll-interval", "0"};
+  std::vector<std::string> leader_args = common;
+  DaemonProcess leader(leader_args);
+  ASSERT_TRUE(leader.start()) << leader.log();
+  ASSERT_TRUE(leader.wait_ready()) << leader.log();
+  std::vector<std::string> standby_args = common;
+  standby_args.insert(standby_args.end(), {"--listen", "127.0.0.1:" + std::to_string(port_)});
+  daemon_ = std::make_unique<DaemonProcess>(standby_args);
+  ASSERT_TRUE(daemon_->start()) << daemon_->log();
+  // Its own probes it answers itself; the rest goes to the leader.
+  auto ready = http_request(port_, "GET", "/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503);
+  auto until = std::chrono::steady_clock::now() + 10s;
+  std::optional<RawResponse> r;
+  while (std::chrono::steady_clock::now() < until) {
+    r = http_request(port_, "GET", "/v1/jobs?x=1");
+    if (r && r->status == 307) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 307) << r->body;
+  EXPECT_EQ(r->header("Location"), "http://127.0.0.1:" + std::to_string(leader.port()) + "/v1/jobs?x=1");
+  expect_all_finished_cleanly(2, 8, 30s, leader.port());
+  EXPECT_EQ(leader.stop(SIGTERM), 0) << leader.log();
 }
 
 }  // namespace

@@ -445,6 +445,7 @@ TEST(PodRegistryOnEtcd, APodWrittenStraightIntoEtcdShowsUpInWatchesAndLists) {
   ASSERT_TRUE(etcd.start());
   DaemonProcess daemon({"--store", "etcd:" + etcd.url()});
   ASSERT_TRUE(daemon.start()) << daemon.log();
+  ASSERT_TRUE(daemon.wait_ready()) << daemon.log();  // a standby would hand the watch on
   RawConnection w;
   ASSERT_TRUE(w.connect(daemon.port()));
   ASSERT_TRUE(w.send("GET /api/v1/pods?watch=true HTTP/1.1\r\nHost: t\r\n\r\n"));
