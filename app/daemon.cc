@@ -126,13 +126,16 @@ int Daemon::start() {
     });
     return rc;
   }
-  ml_->start();
+  const bool elected = config_.store.rfind("etcd:", 0) == 0;
   pods_->start();
-  scheduler_->start();
+  if (!elected) {  // alone on its store: it leads from the start
+    ml_->start();
+    scheduler_->start();
+  }
   log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
       .kv("scheme", server_tls_ ? "https" : "http")
       .kv("store", config_.store);
-  if (config_.store.rfind("etcd:", 0) == 0) {
+  if (elected) {
     std::string identity = config_.listen_host + ":" + std::to_string(server_->port()) + "/" +
                            std::to_string(uv_os_getpid());
     std::string url = config_.advertise_url;
@@ -147,6 +150,12 @@ int Daemon::start() {
       if (election_->is_leader()) return std::nullopt;
       return leader_record_url(election_->leader_identity());
     });
+    // A daemon acts only while it leads, on what it loaded when it took over.
+    election_->on_change([this](bool leading) {
+      if (!leading) hub_->drop_all();
+      scheduler_->leadership_changed(leading);
+      ml_->leadership_changed(leading);
+    });
     readiness_.add("leader", [this]() -> std::optional<std::string> {
       if (election_->is_leader()) return std::nullopt;
       return std::string("standby: another uvsched leads");
@@ -158,6 +167,10 @@ int Daemon::start() {
   readiness_.add("scheduler", [this]() -> std::optional<std::string> {
     if (scheduler_->watching()) return std::nullopt;
     return std::string("loading pods");
+  });
+  readiness_.add("ml", [this]() -> std::optional<std::string> {
+    if (ml_->loaded()) return std::nullopt;
+    return std::string("loading training jobs");
   });
   return 0;
 }

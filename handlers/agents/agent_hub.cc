@@ -68,6 +68,17 @@ void AgentHub::stop() {
   for (auto& [h, a] : agents_) a->lost_timer.reset();
 }
 
+void AgentHub::drop_all() {
+  AgentMap agents;
+  agents.swap(agents_);  // the streams' close callbacks find no agent
+  for (auto& [host, a] : agents) {
+    a->lost_timer.reset();
+    if (a->stream.open()) a->stream.end();
+  }
+  offers_ = OfferRegistry({settings_.offer_ttl_ms, settings_.offer_linger_ms});
+  log_info("agents_dropped").kv("agents", static_cast<uint64_t>(agents.size())).kv("why", "no longer the leader");
+}
+
 void AgentHub::add_routes(Router& router) {
   router.add("POST", "/v1/agents/{host}/subscribe", [this](RequestContext& ctx) { subscribe(ctx); });
   router.add("POST", "/v1/agents/{host}/offers", [this](RequestContext& ctx) { post_offers(ctx); });
@@ -191,6 +202,11 @@ void AgentHub::post_status(RequestContext& ctx) {
   std::vector<TaskStatus> statuses;
   if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
   if (auto e = read_statuses(body, &statuses)) return ctx.reply(bad(e->message, e->field));
+  if (events_ && !events_->ready()) {
+    HttpResponse r = json_error(503, "the scheduler is loading its pods; report these statuses again");
+    r.headers.push_back({"Retry-After", "1"});
+    return ctx.reply(std::move(r));
+  }
   ctx.reply(json_response(200, "{}"));
   if (events_) {
     for (const auto& st : statuses) events_->status_update(host, st);

@@ -36,6 +36,8 @@ class AgentEvents {
   // Registered, or back within the timeout (Reregistered): reconcile tasks.
   virtual void agent_registered(const std::string& agent, bool reregistered) = 0;
   virtual void agent_lost(const std::string& agent) = 0;
+  // False while statuses cannot be judged yet (the pods are loading).
+  virtual bool ready() const { return true; }
 };
 
 class AgentHub {
@@ -75,6 +77,9 @@ class AgentHub {
   // Node objects for the pod registry's /api/v1/nodes.
   std::vector<JsonValue> nodes() const;
   void stop();
+  // Leadership lost: every agent's stream ends (it subscribes again, to the
+  // leader, through a standby's redirect), and agents and offers are forgotten.
+  void drop_all();
 
  private:
   void subscribe(RequestContext& ctx);

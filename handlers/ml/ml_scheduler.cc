@@ -143,6 +143,22 @@ void MlScheduler::stop() {
   flush_timer_->stop();
 }
 
+void MlScheduler::leadership_changed(bool leading) {
+  for (auto& p : answers_) {
+    if (!p->answered) answer(*p, false, "leadership lost");
+  }
+  answers_.clear();
+  stop();
+  ps_.forget_all();
+  jobs_.clear();
+  dirty_.clear();
+  deletes_pending_.clear();
+  jobs_changed();
+  loaded_ = false;
+  log_info(leading ? "ml_taking_over" : "ml_standing_by");
+  if (leading) start();
+}
+
 bool MlScheduler::refuse_unless_leader(RequestContext& ctx) {
   if (is_leader_()) return false;
   ctx.reply(unavailable("this uvsched is a standby; ask the leader"));

@@ -63,6 +63,12 @@ class MlScheduler {
   // Restores jobs from the store and resumes their deliveries; starts the timers.
   void start();
   void stop();
+  // Leadership moved. Taking over: the jobs are loaded afresh (decisions the
+  // old leader stored since are known). Stepping down: every decision waiting
+  // for its write is answered now (its job waits for nothing else), then the
+  // timers and PS calls stop and the jobs are forgotten.
+  void leadership_changed(bool leading);
+  bool loaded() const { return loaded_; }
 
  private:
   struct HistoryEntry {

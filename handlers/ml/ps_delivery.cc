@@ -66,6 +66,13 @@ void PsDelivery::forget(const std::string& job_id) {
   jobs_.erase(it);
 }
 
+void PsDelivery::forget_all() {
+  for (auto& [id, job] : jobs_) {
+    if (job.status.in_flight) client_.cancel(job.request);
+  }
+  jobs_.clear();
+}
+
 const PsDelivery::JobStatus* PsDelivery::status(const std::string& job_id) const {
   auto it = jobs_.find(job_id);
   return it == jobs_.end() ? nullptr : &it->second.status;

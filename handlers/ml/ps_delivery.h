@@ -67,6 +67,7 @@ class PsDelivery {
   // Sends one update; a job never start()ed here counts as started.
   void update(const std::string& job_id, JobState state);
   void forget(const std::string& job_id);
+  void forget_all();
   const JobStatus* status(const std::string& job_id) const;
   static const char* phase_name(Phase p);
 

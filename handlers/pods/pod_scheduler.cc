@@ -118,6 +118,25 @@ void PodScheduler::stop() {
   watching_ = false;
 }
 
+void PodScheduler::forget_everything() {
+  std::vector<std::string> keys;
+  for (const auto& [key, p] : pending_) keys.push_back(key);
+  for (const auto& key : keys) drop_pending(key);
+  tasks_ = PodTaskRegistry();
+  queue_ = DelayQueue();
+  backoff_ = PodBackoff();
+  to_reconcile_.clear();
+  cache_.clear();
+  own_writes_.clear();
+}
+
+void PodScheduler::leadership_changed(bool leading) {
+  stop();
+  forget_everything();
+  log_info(leading ? "scheduler_taking_over" : "scheduler_standing_by");
+  if (leading) start();
+}
+
 void PodScheduler::start() {
   register_framework();
   reconciler_.start(clock_.now_ms());
@@ -538,16 +557,46 @@ void PodScheduler::status_update(const std::string& agent, const TaskStatus& sta
   const std::string& state = status.state;
   reconciler_.reported(id);
   PodTask* task = tasks_.by_id(id);
-  if (!task) {
-    // Unknown to us and to every pod's annotations: it must not run.
-    if (!is_terminal_mesos_state(state)) {
-      log_warn("unknown_task_killed").kv("task", id).kv("agent", agent);
-      hub_.send(agent, kill_event(id));
-    }
-    return;
-  }
+  if (!task) return adopt_or_kill(agent, status);
   Transition t = apply_status(*task, state);
   apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
+}
+
+void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& status) {
+  if (is_terminal_mesos_state(status.state)) return;  // it is over: nothing to keep or kill
+  std::optional<std::string> pod = PodTaskRegistry::pod_of(status.task_id);
+  auto kill_unknown = [this, agent](const std::string& id, const char* why) {
+    log_warn("unknown_task_killed").kv("task", id).kv("agent", agent).kv("why", why);
+    hub_.send(agent, kill_event(id));
+  };
+  if (!pod) return kill_unknown(status.task_id, "not a task id of ours");
+  store_.get(PodRegistry::kPodPrefix + *pod, {}, [this, agent, status, key = *pod, kill_unknown](RangeResult&& r) {
+    if (!r.status.ok()) {
+      // The store cannot say: nothing is killed now; the agent's next report asks again.
+      log_warn("unknown_task_unjudged").kv("task", status.task_id).kv("error", r.status.message);
+      return;
+    }
+    if (PodTask* known = tasks_.by_id(status.task_id)) {  // adopted meanwhile
+      Transition t = apply_status(*known, status.state);
+      return apply(key, *known, t, &status);
+    }
+    if (r.kvs.empty()) return kill_unknown(status.task_id, "its pod is gone");
+    std::optional<PodTask> t = recover_task(r.kvs[0]);
+    if (!t || PodTaskRegistry::id_of(key, *t) != status.task_id || tasks_.has_pod(key)) {
+      if (status.state == "TASK_STAGING" || status.state == "TASK_STARTING") {
+        // Its binding may still be on its way into the store: its next report decides.
+        log_info("unknown_task_waiting").kv("task", status.task_id).kv("agent", agent);
+        return;
+      }
+      return kill_unknown(status.task_id, "its pod names another task");
+    }
+    if (t->deleted) return kill_unknown(status.task_id, "its pod is being deleted");
+    log_info("task_adopted").kv("task", status.task_id).kv("agent", agent);
+    tasks_.add(key, *t);
+    PodTask* adopted = tasks_.by_pod(key);
+    Transition tr = apply_status(*adopted, status.state);
+    apply(key, *adopted, tr, &status);
+  });
 }
 
 void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status) {

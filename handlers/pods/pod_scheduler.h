@@ -51,6 +51,14 @@ class PodScheduler final : public AgentEvents {
   ~PodScheduler() override;
   void start();
   void stop();
+  // Leadership moved. Taking over: everything followed as a standby is
+  // dropped and the pods, the tasks their annotations name and the framework
+  // id are loaded afresh before anything acts (pods the old leader bound since
+  // start are known then). Stepping down: it stops acting and forgets.
+  void leadership_changed(bool leading);
+  // False until the pods are loaded: statuses are refused then (503), so no
+  // task is killed for being unknown before its pod could be read.
+  bool ready() const override { return watching_; }
 
   // The registry asks before deleting a pod: true when the pod has a live
   // task, in which case a KILL went out and the answer was sent here.
@@ -89,6 +97,11 @@ class PodScheduler final : public AgentEvents {
   };
 
   void load();
+  void forget_everything();
+  // A status for a task not followed: its pod is read from the store and the
+  // task adopted if the pod's annotations name it; killed only if the store
+  // says the pod is gone or names another task.
+  void adopt_or_kill(const std::string& agent, const TaskStatus& status);
   std::optional<PodTask> recover_task(const KeyValue& kv);
   void forget_unlisted(const std::set<std::string>& listed);
   void on_pod(const KeyValue& kv, bool deleted);
