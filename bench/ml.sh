@@ -91,13 +91,13 @@ run_emulator() {  # EPOCH_MS SERIAL_FRACTION -> the emulator's stats JSON
   kill "$upid"; wait "$upid" 2>/dev/null || true
   echo "$out $rss"
 }
-saturated=$(run_emulator 0 0.3)
-paced=$(run_emulator "${PACED_EPOCH_MS:-50}" 1)
-python3 - <<PY
-import json
+run_emulator 0 0.3 > "$work/saturated"
+run_emulator "${PACED_EPOCH_MS:-30}" 1 > "$work/paced"
+python3 - "$work/saturated" "$work/paced" <<PY
+import json, sys
 n = float("$nginx_rps")
-for name, line in (("saturated", "$saturated"), ("paced, ${PACED_EPOCH_MS:-50} ms epochs", "$paced")):
-    js, rss = line.rsplit(" ", 1)
+for name, path in (("saturated", sys.argv[1]), ("paced, ${PACED_EPOCH_MS:-30} ms epochs", sys.argv[2])):
+    js, rss = open(path).read().strip().rsplit(" ", 1)
     s = json.loads(js)
     rate = s["answers_per_second"]
     print(f"KubeML emulator, {name}: $jobs jobs x $epochs epochs, each waiting for its answer: "
