@@ -19,6 +19,28 @@ ConfigResult parse(std::vector<std::string> args, std::map<std::string, std::str
   return parse_config(args, env_of(std::move(env)));
 }
 
+// KubeML's PS serves Prometheus on its own listener, :8080, on the PS's host.
+TEST(Config, ThePsMetricsUrlDefaultsToPort8080OnThePsHost) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string want;
+  } cases[] = {
+      {{}, "http://127.0.0.1:8080/metrics"},
+      {{"--ps-url", "http://ps.kubeml:9090"}, "http://ps.kubeml:8080/metrics"},
+      {{"--ps-url", "https://[::1]:9090/x"}, "https://[::1]:8080/metrics"},
+      {{"--ps-url", "http://ps:9090", "--ps-metrics-url", "http://prom:9100/m"}, "http://prom:9100/m"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse(c.args);
+    ASSERT_EQ(r.action, ConfigResult::Action::kRun) << r.message;
+    EXPECT_EQ(ps_metrics_url(r.config), c.want);
+  }
+  auto bad = parse({"--ps-start-timeout", "soon"});
+  EXPECT_EQ(bad.action, ConfigResult::Action::kError);
+  EXPECT_NE(bad.message.find("ps-start-timeout"), std::string::npos) << bad.message;
+  EXPECT_EQ(parse({}).config.ps_start_timeout_ms, 60'000u);
+}
+
 TEST(Config, DefaultsFollowTheSpec) {
   auto r = parse({});
   ASSERT_EQ(r.action, ConfigResult::Action::kRun) << r.message;
