@@ -218,12 +218,38 @@ void EtcdStore::flush_writes() {
   if (!batch.empty()) send_write_batch(std::move(batch));
 }
 
+bool EtcdStore::add_fence(TxnRequest& t) const {
+  if (!fence_ || t.unfenced) return false;
+  t.compares.push_back(*fence_);
+  t.failure.push_back({TxnOp::Type::kRange, fence_->key, {}, 0, false});
+  return true;
+}
+
+bool EtcdStore::fence_failed(TxnResult& r) const {
+  if (r.ranges.empty()) return true;  // the read of the fence key is the failure branch's last
+  RangeResult fence = std::move(r.ranges.back());
+  r.ranges.pop_back();
+  return fence.kvs.size() != 1 || fence.kvs[0].create_revision != fence_->number;
+}
+
+namespace {
+StoreStatus fenced_status() { return {StoreCode::kFenced, "fenced: this uvsched no longer leads"}; }
+}  // namespace
+
 void EtcdStore::send_write_batch(std::vector<PendingWrite> batch) {
   TxnRequest t;
   for (const auto& w : batch) t.success.push_back(w.op);
+  const bool fenced = add_fence(t);
   auto shared = std::make_shared<std::vector<PendingWrite>>(std::move(batch));
-  send_txn(txn_body(t, /*with_prev=*/true), [this, shared](const StoreStatus& st, TxnResult&& tr, element doc) {
+  send_txn(txn_body(t, /*with_prev=*/true), [this, shared, fenced](const StoreStatus& status, TxnResult&& tr, element doc) {
     auto& ws = *shared;
+    StoreStatus st = status;
+    if (st.ok() && fenced && !tr.succeeded) {
+      log_warn("store_write_fenced").kv("writes", static_cast<uint64_t>(ws.size()));
+      st = fenced_status();
+      for (auto& w : ws) w.cb(WriteResult{st, 0, {}});
+      return;
+    }
     if (!st.ok() && st.code != StoreCode::kUnavailable && ws.size() > 1) {
       // One bad op (an unknown lease, say) fails the whole txn: retry each alone
       // so the others are not failed with it.
@@ -261,7 +287,7 @@ namespace {
 // writes single keys on success and reads nothing. Its failure branch may
 // read: a shared txn that fails is sent again one by one, each with its own.
 bool combinable(const TxnRequest& t) {
-  if (t.compares.empty() || t.success.size() > 8) return false;
+  if (t.unfenced || t.compares.empty() || t.success.size() > 8) return false;
   for (const auto& op : t.success) {
     if (op.type == TxnOp::Type::kRange || op.prefix) return false;
   }
@@ -304,7 +330,11 @@ void EtcdStore::txn(TxnRequest request, TxnCallback cb) {
     if (c.target == Compare::Target::kValue) c.value = values_.encode(std::move(c.value));
   }
   if (!combinable(request)) {
-    send_txn(txn_body(request, false), [cb = std::move(cb)](const StoreStatus&, TxnResult&& r, element) { cb(std::move(r)); });
+    const bool fenced = add_fence(request);
+    send_txn(txn_body(request, false), [this, fenced, cb = std::move(cb)](const StoreStatus&, TxnResult&& r, element) {
+      if (fenced && r.status.ok() && !r.succeeded && fence_failed(r)) r.status = fenced_status();
+      cb(std::move(r));
+    });
     return;
   }
   pending_txns_.push_back({std::move(request), std::move(cb)});
@@ -348,7 +378,11 @@ void EtcdStore::flush_txns() {
 
 void EtcdStore::send_txn_alone(PendingTxn t) {
   auto cb = std::make_shared<TxnCallback>(std::move(t.cb));
-  send_txn(txn_body(t.request, false), [cb](const StoreStatus&, TxnResult&& r, element) { (*cb)(std::move(r)); });
+  const bool fenced = add_fence(t.request);
+  send_txn(txn_body(t.request, false), [this, cb, fenced](const StoreStatus&, TxnResult&& r, element) {
+    if (fenced && r.status.ok() && !r.succeeded && fence_failed(r)) r.status = fenced_status();
+    (*cb)(std::move(r));
+  });
 }
 
 void EtcdStore::send_txn_group(std::vector<PendingTxn> group) {
@@ -361,6 +395,8 @@ void EtcdStore::send_txn_group(std::vector<PendingTxn> group) {
     }
     combined.success.insert(combined.success.end(), t.request.success.begin(), t.request.success.end());
   }
+  // A failed fence fails the group; each is then sent alone and hears why.
+  if (fence_) combined.compares.push_back(*fence_);
   auto shared = std::make_shared<std::vector<PendingTxn>>(std::move(group));
   send_txn(txn_body(combined, false), [this, shared](const StoreStatus& st, TxnResult&& r, element) {
     if ((st.ok() && !r.succeeded) || (!st.ok() && st.code != StoreCode::kUnavailable)) {

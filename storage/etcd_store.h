@@ -55,9 +55,18 @@ class EtcdStore final : public Store {
   int64_t revision() const override { return revision_; }
   std::optional<std::string> unavailable_reason() const override { return down_reason_; }
   void close(std::function<void()> done) override;
+  void set_write_fence(Compare fence) override { fence_ = std::move(fence); }
 
  private:
   using JsonCallback = std::function<void(const StoreStatus&, simdjson::dom::element)>;
+  // Adds the fence's compare, and a read of its key to the failure branch so
+  // a failed txn tells a failed fence from a failed compare of the caller's.
+  // True when it was added.
+  bool add_fence(TxnRequest& t) const;
+  // For a fenced txn that did not succeed: true (and the read taken off the
+  // result) when it was the fence that failed.
+  bool fence_failed(TxnResult& r) const;
+  std::optional<Compare> fence_;
   struct PendingWrite {
     TxnOp op;
     WriteCallback cb;

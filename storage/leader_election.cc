@@ -43,6 +43,9 @@ void LeaderElection::stop(std::function<void()> revoked) {
 void LeaderElection::set_leader(bool leader) {
   if (leader == leader_) return;
   leader_ = leader;
+  // Every write from now on holds only while the key is the one we made; a
+  // deposed leader keeps its old fence, which fails, until it wins again.
+  if (leader) store_.set_write_fence({kKey, Compare::Target::kCreateRevision, Compare::Op::kEqual, key_revision_, {}});
   log_info(leader ? "leader_elected" : "leader_lost").kv("identity", identity_);
   if (on_change_) on_change_(leader);
 }
@@ -69,12 +72,17 @@ void LeaderElection::campaign() {
     t.compares.push_back({kKey, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
     t.success.push_back({TxnOp::Type::kPut, kKey, identity_, lease_, false});
     t.failure.push_back({TxnOp::Type::kRange, kKey, {}, 0, false});
+    t.unfenced = true;  // the fence is what this txn makes
     store_.txn(std::move(t), [this, granted_at, fresh](TxnResult&& r) {
       if (stopped_) return;
       // Still our key from before an outage: its lease is ours too.
       bool ours = r.status.ok() && !r.succeeded && !r.ranges.empty() && r.ranges[0].kvs.size() == 1 &&
                   r.ranges[0].kvs[0].value == identity_;
-      if (ours) lease_ = r.ranges[0].kvs[0].lease;
+      if (ours) {
+        lease_ = r.ranges[0].kvs[0].lease;
+        key_revision_ = r.ranges[0].kvs[0].create_revision;
+      }
+      if (r.status.ok() && r.succeeded) key_revision_ = r.revision;  // the key was made by this txn
       if (r.status.ok()) {
         bool held = !r.succeeded && !r.ranges.empty() && r.ranges[0].kvs.size() == 1;
         seen_leader_ = held ? r.ranges[0].kvs[0].value : std::string();

@@ -35,6 +35,8 @@ class LeaderElection {
   // when no leader was seen on the last try.
   const std::string& leader_identity() const { return leader_ ? identity_ : seen_leader_; }
   void on_change(std::function<void(bool leader)> cb) { on_change_ = std::move(cb); }
+  // The create revision of the leader key while we lead: the fence of our writes.
+  int64_t key_revision() const { return key_revision_; }
 
  private:
   void campaign();
@@ -55,6 +57,7 @@ class LeaderElection {
   std::unique_ptr<Timer> expiry_;  // when the lease may lapse: leadership ends
   uint64_t generation_ = 0;        // bumped by step_down: older callbacks are ignored
   int64_t lease_ = 0;
+  int64_t key_revision_ = 0;
   bool leader_ = false;
   bool stopped_ = false;
   std::function<void(bool)> on_change_;

@@ -19,6 +19,7 @@ enum class StoreCode {
   kCompacted,    // a watch asked for history that is gone
   kInvalid,      // a request the backend refused as malformed
   kNotFound,     // a lease that does not exist
+  kFenced,       // a write refused because this daemon no longer leads (its fence compare failed)
 };
 
 struct StoreStatus {
@@ -75,6 +76,7 @@ struct TxnRequest {
   std::vector<Compare> compares;
   std::vector<TxnOp> success;
   std::vector<TxnOp> failure;
+  bool unfenced = false;  // the election's own txns: sent without the write fence
 };
 
 struct TxnResult {
@@ -145,6 +147,12 @@ class Store {
   virtual std::optional<std::string> unavailable_reason() const = 0;
   // Finishes what was acknowledged, fails the rest, releases every handle.
   virtual void close(std::function<void()> done) = 0;
+  // From now on every write (put, delete, and each txn but the unfenced) is
+  // made only if `fence` holds, in the same transaction: a leader fences its
+  // writes with a compare on its own leader key, so a deposed one's writes
+  // fail with kFenced instead of landing. A store with one process per
+  // directory (the embedded one) needs none and ignores it.
+  virtual void set_write_fence(Compare fence) { (void)fence; }
 };
 
 }  // namespace uvsched

@@ -305,11 +305,18 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
     // reads the namespace to tell "no such namespace" from "name taken".
     t.compares.push_back({ns_key, Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
     t.failure.push_back({TxnOp::Type::kRange, ns_key, {}, 0, false});
+    // And reads the name: a create sent again after an etcd member failed
+    // mid-call may find its own first attempt there (same uid, same bytes).
+    t.failure.push_back({TxnOp::Type::kRange, key, {}, 0, false});
   }
   store_.txn(std::move(t), [res, json, ns, name, expect, how = std::move(how)](TxnResult&& r) mutable {
-    if (how.created) how.created(r.status.ok() && r.succeeded, r.revision, json);
+    int64_t revision = r.revision;
+    bool landed_before = r.status.ok() && !r.succeeded && expect == 0 && r.ranges.size() > 1 &&
+                         r.ranges[1].kvs.size() == 1 && r.ranges[1].kvs[0].value == json;
+    if (landed_before) revision = r.ranges[1].kvs[0].mod_revision;
+    if (how.created) how.created(r.status.ok() && (r.succeeded || landed_before), revision, json);
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (!r.succeeded) {
+    if (!r.succeeded && !landed_before) {
       if (expect == 0 && (r.ranges.empty() || r.ranges[0].kvs.empty())) {
         return res.send(k8s_error(404, "NotFound", "namespaces \"" + ns + "\" not found", "namespaces", ns));
       }
@@ -320,7 +327,7 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
       return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
     }
     if (how.answer_status) return res.send(k8s_object(how.ok_status, k8s_status_json(how.ok_status, "", "")));
-    res.send(k8s_object(how.ok_status, with_rv(json, r.revision)));
+    res.send(k8s_object(how.ok_status, with_rv(json, revision)));
   });
 }
 

@@ -101,6 +101,57 @@ TEST_P(StoreConformance, PutGetAndRevisions) {
   EXPECT_GE(store_->revision(), p2.revision);
 }
 
+// A leader fences its writes with a compare on its own leader key: once
+// another daemon has made the key again, the deposed leader's writes fail
+// (etcd) instead of landing. One process per directory needs no fence: the
+// embedded store ignores it.
+TEST_P(StoreConformance, AWriteFenceRefusesADeposedLeadersWrites) {
+  using T = Compare::Target;
+  using O = Compare::Op;
+  auto made = put("/t/leader", "me");
+  ASSERT_TRUE(made.status.ok());
+  store_->set_write_fence({"/t/leader", T::kCreateRevision, O::kEqual, made.revision, {}});
+  ASSERT_TRUE(put("/t/x", "1").status.ok());
+  TxnRequest cas;
+  cas.compares = {{"/t/x", T::kVersion, O::kEqual, 1, {}}};
+  cas.success = {{TxnOp::Type::kPut, "/t/x", "2", 0, false}};
+  EXPECT_TRUE(txn(cas).succeeded);
+  // A txn whose own compare fails says so, with its own failure reads only.
+  TxnRequest stale;
+  stale.compares = {{"/t/x", T::kVersion, O::kEqual, 7, {}}};
+  stale.success = {{TxnOp::Type::kPut, "/t/x", "3", 0, false}};
+  stale.failure = {{TxnOp::Type::kRange, "/t/x", {}, 0, false}};
+  auto lost = txn(stale);
+  EXPECT_TRUE(lost.status.ok()) << lost.status.message;
+  EXPECT_FALSE(lost.succeeded);
+  ASSERT_EQ(lost.ranges.size(), 1u);
+  EXPECT_EQ(lost.ranges[0].kvs.at(0).value, "2");
+
+  // Another daemon takes over: it deletes and makes the key again (unfenced, as an election does).
+  TxnRequest take;
+  take.success = {{TxnOp::Type::kDelete, "/t/leader", {}, 0, false}};
+  take.unfenced = true;
+  ASSERT_TRUE(txn(take).status.ok());
+  take.success = {{TxnOp::Type::kPut, "/t/leader", "other", 0, false}};
+  ASSERT_TRUE(txn(take).status.ok());
+
+  auto p = put("/t/x", "4");
+  auto d = del("/t/x");
+  cas.compares = {{"/t/x", T::kVersion, O::kGreater, 0, {}}};
+  auto c = txn(cas);
+  if (backend_->name() == "embedded") {
+    EXPECT_TRUE(p.status.ok() && d.status.ok() && c.status.ok());
+    return;
+  }
+  EXPECT_EQ(p.status.code, StoreCode::kFenced) << p.status.message;
+  EXPECT_EQ(d.status.code, StoreCode::kFenced) << d.status.message;
+  EXPECT_EQ(c.status.code, StoreCode::kFenced) << c.status.message;
+  EXPECT_FALSE(c.succeeded);
+  auto g = get("/t/x");  // reads go on, and nothing of the deposed leader's landed
+  ASSERT_EQ(g.kvs.size(), 1u);
+  EXPECT_EQ(g.kvs[0].value, "2");
+}
+
 TEST_P(StoreConformance, BinaryValuesSurvive) {
   std::string v("\0\x01\xff{\"json\":1}\n", 14);
   ASSERT_TRUE(put("/t/bin", v).status.ok());
@@ -477,8 +528,11 @@ TEST(EtcdTxnGroups, ACompareTheMembersShareIsSentOnce) {
   EXPECT_EQ(uv_loop_close(&loop), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, ::testing::Values(&make_embedded_backend, &make_etcd_backend),
-                         [](const auto& info) { return info.index == 0 ? "embedded" : "etcd"; });
+INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance,
+                         ::testing::Values(&make_embedded_backend, &make_etcd_backend, &make_etcd_cluster_backend),
+                         [](const auto& info) {
+                           return std::string(info.index == 0 ? "embedded" : info.index == 1 ? "etcd" : "etcd3");
+                         });
 
 }  // namespace
 }  // namespace uvsched::test

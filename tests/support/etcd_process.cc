@@ -108,4 +108,97 @@ void EtcdProcess::stop(int sig) {
   pid_ = -1;
 }
 
+EtcdCluster::EtcdCluster(int members) : members_(static_cast<size_t>(members)) {}
+
+EtcdCluster::~EtcdCluster() {
+  for (int i = 0; i < size(); ++i) stop_member(i, SIGKILL);
+}
+
+std::string EtcdCluster::urls() const {
+  std::string out;
+  for (int i = 0; i < size(); ++i) out += (i ? "," : "") + url(i);
+  return out;
+}
+
+void EtcdCluster::spawn(int i, bool fresh) {
+  std::string cluster;
+  for (int j = 0; j < size(); ++j) {
+    cluster += (j ? "," : "") + std::string("m") + std::to_string(j) + "=http://127.0.0.1:" +
+               std::to_string(members_[j].peer);
+  }
+  Member& m = members_[i];
+  std::string peer = "http://127.0.0.1:" + std::to_string(m.peer);
+  std::vector<std::string> args = {"/usr/bin/etcd",
+                                   "--name", "m" + std::to_string(i),
+                                   "--data-dir", dir_.path() + "/m" + std::to_string(i),
+                                   "--listen-client-urls", url(i),
+                                   "--advertise-client-urls", url(i),
+                                   "--listen-peer-urls", peer,
+                                   "--initial-advertise-peer-urls", peer,
+                                   "--initial-cluster", cluster,
+                                   "--initial-cluster-state", fresh ? "new" : "existing",
+                                   "--initial-cluster-token", "uvsched-test-cluster",
+                                   "--listen-metrics-urls", "http://127.0.0.1:" + std::to_string(m.health),
+                                   "--log-level", "error"};
+  m.pid = fork();
+  if (m.pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+}
+
+bool EtcdCluster::healthy(int i) const {
+  auto r = http_request(members_[i].health, "GET", "/health");
+  return r && r->status == 200 && r->body.find("true") != std::string::npos;
+}
+
+bool EtcdCluster::start(std::chrono::milliseconds deadline) {
+  if (!etcd_installed()) return false;
+  for (auto& m : members_) {
+    m.client = free_loopback_port();
+    m.peer = free_loopback_port();
+    m.health = free_loopback_port();
+  }
+  // All at once: each waits for the others to form a quorum.
+  for (int i = 0; i < size(); ++i) spawn(i, true);
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (int i = 0; i < size(); ++i) {
+    while (!healthy(i)) {
+      int status;
+      if (waitpid(members_[i].pid, &status, WNOHANG) == members_[i].pid) {
+        members_[i].pid = -1;
+        return false;
+      }
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(20ms);  // harness polling for a child's readiness
+    }
+  }
+  return true;
+}
+
+void EtcdCluster::stop_member(int i, int sig) {
+  Member& m = members_[i];
+  if (m.pid <= 0) return;
+  kill(m.pid, sig);
+  waitpid(m.pid, nullptr, 0);
+  m.pid = -1;
+}
+
+bool EtcdCluster::restart_member(int i, std::chrono::milliseconds deadline) {
+  stop_member(i);
+  spawn(i, false);
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (!healthy(i)) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
 }  // namespace uvsched::test

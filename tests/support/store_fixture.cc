@@ -39,17 +39,39 @@ class EmbeddedBackend : public StoreBackend {
 // One etcd for the whole test binary; each backend starts from an empty keyspace.
 class EtcdBackend : public StoreBackend {
  public:
-  explicit EtcdBackend(EtcdProcess* etcd) : etcd_(etcd) {}
+  explicit EtcdBackend(std::string urls) : urls_(std::move(urls)) {}
   std::string name() const override { return "etcd"; }
   std::unique_ptr<Store> open(uv_loop_t* loop, Clock& clock, std::string*) override {
     std::vector<Url> eps;
-    parse_etcd_endpoints(etcd_->url(), &eps);
+    parse_etcd_endpoints(urls_, &eps);
     return std::make_unique<EtcdStore>(loop, clock, std::move(eps));
   }
 
  private:
-  EtcdProcess* etcd_;
+  std::string urls_;  // one member, or every member of a cluster
 };
+
+bool wipe_keyspace(uint16_t client_port) {
+  // "\0" to "\0" is the whole keyspace.
+  auto r = http_request(client_port, "POST", "/v3/kv/deleterange", R"({"key":"AA==","range_end":"AA=="})");
+  return r && r->status == 200;
+}
+
+EtcdCluster* shared_etcd_cluster() {
+  static EtcdCluster* cluster = [] {
+    auto* c = new EtcdCluster(3);  // lives until the binary exits
+    if (!c->start()) {
+      delete c;
+      return static_cast<EtcdCluster*>(nullptr);
+    }
+    std::atexit([] {
+      EtcdCluster* c = shared_etcd_cluster();
+      for (int i = 0; i < c->size(); ++i) c->stop_member(i, SIGKILL);
+    });
+    return c;
+  }();
+  return cluster;
+}
 
 EtcdProcess* shared_etcd() {
   static EtcdProcess* etcd = [] {
@@ -71,10 +93,14 @@ std::unique_ptr<StoreBackend> make_embedded_backend() { return std::make_unique<
 std::unique_ptr<StoreBackend> make_etcd_backend() {
   EtcdProcess* etcd = shared_etcd();
   if (etcd == nullptr) return nullptr;
-  // Wipe every key ("\0" to "\0" is the whole keyspace) so tests start clean.
-  auto r = http_request(etcd->client_port(), "POST", "/v3/kv/deleterange", R"({"key":"AA==","range_end":"AA=="})");
-  if (!r || r->status != 200) return nullptr;
-  return std::make_unique<EtcdBackend>(etcd);
+  if (!wipe_keyspace(etcd->client_port())) return nullptr;  // tests start clean
+  return std::make_unique<EtcdBackend>(etcd->url());
+}
+
+std::unique_ptr<StoreBackend> make_etcd_cluster_backend() {
+  EtcdCluster* cluster = shared_etcd_cluster();
+  if (cluster == nullptr || !wipe_keyspace(cluster->client_port(0))) return nullptr;
+  return std::make_unique<EtcdBackend>(cluster->urls());
 }
 
 

@@ -23,6 +23,8 @@ class StoreBackend {
 std::unique_ptr<StoreBackend> make_embedded_backend();
 // nullptr when etcd cannot be started here.
 std::unique_ptr<StoreBackend> make_etcd_backend();
+// Over a 3-member etcd cluster (one for the binary), with every member's URL.
+std::unique_ptr<StoreBackend> make_etcd_cluster_backend();
 
 // A temporary directory removed with the object.
 class TempDir {
