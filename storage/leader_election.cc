@@ -15,7 +15,7 @@ LeaderElection::LeaderElection(Store& store, Clock& clock, std::string identity,
       expiry_(clock.new_timer()) {}
 
 uint64_t LeaderElection::retry_ms() const {
-  return std::min<uint64_t>(1000, static_cast<uint64_t>(ttl_seconds_) * 1000 / 3);
+  return std::min<uint64_t>(1000, static_cast<uint64_t>(ttl_seconds_) * 1000 / 6);
 }
 
 // Room for etcd's clock and ours to disagree and for a pause right after a check.
@@ -61,58 +61,63 @@ void LeaderElection::step_down(const char* why) {
   expiry_->stop();
   if (leader_) log_warn("leader_stepping_down").kv("identity", identity_).kv("why", why);
   set_leader(false);
-  timer_->start(retry_ms(), [this] { campaign(); });
+  retry();
 }
 
+// A standby reads the key each try (no lease of its own to keep alive while
+// it waits); once the key is free it takes a fresh lease and makes the key
+// with it, so the lease it leads on is as young as it can be.
 void LeaderElection::campaign() {
   if (stopped_) return;
-  const uint64_t granted_at = clock_.now_ms();
-  auto try_key = [this, granted_at](bool fresh) {
-    TxnRequest t;
-    t.compares.push_back({kKey, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
-    t.success.push_back({TxnOp::Type::kPut, kKey, identity_, lease_, false});
-    t.failure.push_back({TxnOp::Type::kRange, kKey, {}, 0, false});
-    t.unfenced = true;  // the fence is what this txn makes
-    store_.txn(std::move(t), [this, granted_at, fresh](TxnResult&& r) {
-      if (stopped_) return;
-      // Still our key from before an outage: its lease is ours too.
-      bool ours = r.status.ok() && !r.succeeded && !r.ranges.empty() && r.ranges[0].kvs.size() == 1 &&
-                  r.ranges[0].kvs[0].value == identity_;
-      if (ours) {
-        lease_ = r.ranges[0].kvs[0].lease;
-        key_revision_ = r.ranges[0].kvs[0].create_revision;
-      }
-      if (r.status.ok() && r.succeeded) key_revision_ = r.revision;  // the key was made by this txn
-      if (r.status.ok()) {
-        bool held = !r.succeeded && !r.ranges.empty() && r.ranges[0].kvs.size() == 1;
-        seen_leader_ = held ? r.ranges[0].kvs[0].value : std::string();
-      }
-      if (r.status.ok() && r.succeeded && fresh) {
-        // A lease granted since granted_at lives at least the TTL from then.
-        hold_until(granted_at + static_cast<uint64_t>(ttl_seconds_) * 1000 - margin_ms());
-        set_leader(true);
-        timer_->start(static_cast<uint64_t>(ttl_seconds_) * 1000 / 3, [this] { keep_alive(false); });
-        return;
-      }
-      if (r.status.ok() && (r.succeeded || ours)) return keep_alive(true);  // how long it has left is unknown
-      if (r.status.code == StoreCode::kNotFound) lease_ = 0;  // our lease lapsed meanwhile
-      timer_->start(retry_ms(), [this] { campaign(); });
-    });
-  };
-  if (lease_ != 0) {
-    try_key(false);
-    return;
-  }
-  store_.lease_grant(ttl_seconds_, [this, try_key](LeaseResult&& r) {
+  store_.get(kKey, {}, [this](RangeResult&& r) {
     if (stopped_) return;
-    if (!r.status.ok()) {
-      timer_->start(retry_ms(), [this] { campaign(); });
-      return;
+    if (!r.status.ok()) return retry();
+    if (!r.kvs.empty()) {
+      const KeyValue& kv = r.kvs[0];
+      if (kv.value == identity_) {  // ours from before an outage: so is its lease, if it still lives
+        lease_ = kv.lease;
+        key_revision_ = kv.create_revision;
+        return keep_alive(true);
+      }
+      seen_leader_ = kv.value;
+      return retry();
     }
-    lease_ = r.id;
-    try_key(true);
+    seen_leader_.clear();
+    const uint64_t granted_at = clock_.now_ms();
+    store_.lease_grant(ttl_seconds_, [this, granted_at](LeaseResult&& l) {
+      if (stopped_) return;
+      if (!l.status.ok()) return retry();
+      lease_ = l.id;
+      take_key(granted_at);
+    });
   });
 }
+
+void LeaderElection::take_key(uint64_t granted_at) {
+  TxnRequest t;
+  t.compares.push_back({kKey, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+  t.success.push_back({TxnOp::Type::kPut, kKey, identity_, lease_, false});
+  t.failure.push_back({TxnOp::Type::kRange, kKey, {}, 0, false});
+  t.unfenced = true;  // the fence is what this txn makes
+  store_.txn(std::move(t), [this, granted_at](TxnResult&& r) {
+    if (stopped_) return;
+    if (r.status.ok() && r.succeeded) {
+      key_revision_ = r.revision;  // the key was made by this txn
+      // A lease granted since granted_at lives at least the TTL from then.
+      hold_until(granted_at + static_cast<uint64_t>(ttl_seconds_) * 1000 - margin_ms());
+      set_leader(true);
+      timer_->start(static_cast<uint64_t>(ttl_seconds_) * 1000 / 3, [this] { keep_alive(false); });
+      return;
+    }
+    // Another daemon made it first (or the store failed): our lease is not needed.
+    if (r.status.ok() && !r.ranges.empty() && r.ranges[0].kvs.size() == 1) seen_leader_ = r.ranges[0].kvs[0].value;
+    if (lease_ != 0) store_.lease_revoke(lease_, [](LeaseResult&&) {});
+    lease_ = 0;
+    retry();
+  });
+}
+
+void LeaderElection::retry() { timer_->start(retry_ms(), [this] { campaign(); }); }
 
 void LeaderElection::keep_alive(bool claiming) {
   const uint64_t sent = clock_.now_ms();

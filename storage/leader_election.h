@@ -1,9 +1,10 @@
 // One active uvsched among several on one etcd: the leader holds the key
 // /uvsched/leader, created only if absent and tied to its lease; it keeps the
-// lease alive every ttl/3. A standby tries to take the key every
-// min(1 s, ttl/3), so it takes over within the TTL once the leader's lease
-// lapses. A leader leads while its lease surely holds: until the TTL etcd
-// last granted, counted from when that keep-alive was sent, less a margin.
+// lease alive every ttl/3. A standby reads the key every min(1 s, ttl/6)
+// and, once it is free, takes a fresh lease and makes the key: it takes over
+// within the TTL and a try once the leader's lease lapses.
+// A leader leads while its lease surely holds: until the TTL etcd last
+// granted, counted from when that keep-alive was sent, less a margin.
 // So a store that stalls for less than the TTL costs no leadership (a train
 // job waiting on an answer would wait for nothing else), and a leader whose
 // keep-alives go unanswered stops leading before a standby can take over.
@@ -40,6 +41,8 @@ class LeaderElection {
 
  private:
   void campaign();
+  void take_key(uint64_t granted_at);
+  void retry();
   // claiming: the key is ours from before (an outage); lead once the lease is renewed.
   void keep_alive(bool claiming);
   void hold_until(uint64_t valid_until_ms);
