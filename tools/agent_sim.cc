@@ -15,6 +15,11 @@
 // --labels (default sim=true) and offer --ports (default 31000-32000, a Mesos
 // agent's default range) besides --cpus and --mem; a second simulator with
 // another prefix adds agents to the same daemon.
+// With several daemons (--server URL1,URL2,...) an agent behaves as SPEC §4
+// asks of one: it subscribes to any, follows a standby's 307 to the leader,
+// and when its stream ends subscribes again (the next URL after a refusal);
+// its posts go where its stream is, and a status answered 503 (the leader is
+// still loading) or 307 is sent again once it is subscribed to the leader.
 //   agent_sim --server http://127.0.0.1:10200 --agents 1000 [--pods 10000]
 #include <sys/resource.h>
 #include <uv.h>
@@ -39,6 +44,7 @@
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
 #include "reactor/next_turn.h"
+#include "reactor/url.h"
 #include "storage/base64.h"
 
 namespace {
@@ -61,6 +67,7 @@ struct Options {
   double reoffer_s = 4;  // inside the daemon's default 5 s offer TTL
   bool hold_statuses = false;
   bool pod_status = true;
+  std::string events_log;  // a line per LAUNCH and KILL received, for drills that count them
 };
 
 // Written without JsonWriter: an agent offers after every LAUNCH, and the
@@ -185,7 +192,17 @@ struct Agent {
   std::string current_offer;  // rescinded before the next one, so resources are never offered twice
   std::unique_ptr<uvsched::Timer> reoffer;
   std::unique_ptr<uvsched::Timer> resubscribe;
+  std::string base;   // the daemon its stream is on: scheme://host:port
+  size_t server = 0;  // its place in --server's list
 };
+
+// scheme://host:port of an absolute URL ("" when it is not one).
+std::string origin_of(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return "";
+  size_t path = url.find('/', scheme + 3);
+  return url.substr(0, path);
+}
 
 constexpr uint64_t kResubscribeMs = 200;
 
@@ -194,9 +211,21 @@ class Sim {
   Sim(uv_loop_t* loop, Options o)
       : clock_(loop), o_(std::move(o)),
         client_(loop, clock_, uvsched::ClientOptions{.max_connections_per_origin = static_cast<size_t>(o_.agents) + 256}),
-        mux_turn_(loop, [this] { send_muxed(); }) {}
+        mux_turn_(loop, [this] { send_muxed(); }) {
+    for (size_t from = 0; from <= o_.server.size();) {
+      size_t comma = std::min(o_.server.find(',', from), o_.server.size());
+      std::string url = o_.server.substr(from, comma - from);
+      while (!url.empty() && url.back() == '/') url.pop_back();
+      if (!url.empty()) servers_.push_back(url);
+      from = comma + 1;
+    }
+  }
 
   void run() {
+    if (!o_.events_log.empty()) {
+      events_ = fopen(o_.events_log.c_str(), "a");
+      if (events_) setvbuf(events_, nullptr, _IOLBF, 0);  // a reader sees each line as it comes
+    }
     for (int i = 0; i < o_.agents; ++i) {
       auto a = std::make_unique<Agent>();
       a->sim = this;
@@ -206,6 +235,8 @@ class Sim {
       a->free_ports = o_.ports;
       a->reoffer = clock_.new_timer();
       a->resubscribe = clock_.new_timer();
+      a->server = static_cast<size_t>(i) % servers_.size();
+      a->base = servers_[a->server];
       subscribe(*a);
       agents_[a->host] = std::move(a);
     }
@@ -214,7 +245,7 @@ class Sim {
   void subscribe(Agent& a) {
     uvsched::ClientRequest req;
     req.method = "POST";
-    req.url = o_.server + "/v1/agents/" + a.host + "/subscribe";
+    req.url = a.base + "/v1/agents/" + a.host + "/subscribe";
     req.body = R"({"labels":)" + o_.labels_json + R"(,"resources":)" + resources(o_.cpus, o_.mem_mib, o_.ports) + "}";
     req.timeout_ms = 0;
     Agent* ap = &a;
@@ -230,12 +261,22 @@ class Sim {
       ap->buffer.erase(0, ap->buffer.size() - rest.size());
     };
     client_.request(std::move(req), [this, ap](uvsched::ClientResponse&& r) {
+      ap->buffer.clear();
+      const std::string* location = r.header("Location");
+      if (r.error == 0 && r.status == 307 && location && !origin_of(*location).empty()) {
+        ap->base = origin_of(*location);  // a standby names the leader: go there now
+        return subscribe(*ap);
+      }
       fprintf(stderr, "agent %s stream ended: %s; subscribing again\n", ap->host.c_str(),
-              r.error ? r.error_text.c_str() : "closed");
+              r.error ? r.error_text.c_str() : (r.status == 200 ? "closed" : std::to_string(r.status).c_str()));
       // As a real agent would: a stream lost (say, a connect that a full
       // accept queue reset) is re-opened, within the agent timeout, so the
-      // daemon keeps its tasks and reconciles them.
-      ap->buffer.clear();
+      // daemon keeps its tasks and reconciles them. Its daemon gone or not
+      // leading, it tries the next one it knows.
+      if (r.error != 0 || r.status == 503 || r.status == 200) {
+        ap->server = (ap->server + 1) % servers_.size();
+        ap->base = servers_[ap->server];
+      }
       ap->resubscribe->start(kResubscribeMs, [this, ap] { subscribe(*ap); });
     });
   }
@@ -247,6 +288,7 @@ class Sim {
     } else if (type == "LAUNCH") {
       std::string id(field_after(line, "value"));
       std::string name(field_after(line, "name"));
+      if (events_) fprintf(events_, "LAUNCH %s %s %s\n", a.host.c_str(), name.c_str(), id.c_str());
       TaskResources used = task_resources(line);
       if (o_.pod_status) used.running_data = running_pod_status(parser_, line, uvsched::rfc3339(clock_.unix_ms()));
       a.free_cpus -= used.cpus;
@@ -276,6 +318,7 @@ class Sim {
         client_.pipeline(std::move(both));
       }
     } else if (type == "KILL") {
+      if (events_) fprintf(events_, "KILL %s %s\n", a.host.c_str(), std::string(field_after(line, "value")).c_str());
       finish(a, std::string(field_after(line, "value")), "TASK_KILLED");
     } else if (type == "RECONCILE") {
       for (const auto& [id, res] : a.tasks) status(a, id, "TASK_RUNNING");
@@ -320,13 +363,13 @@ class Sim {
     if (!a.current_offer.empty()) {
       uvsched::ClientRequest rescind;
       rescind.method = "DELETE";
-      rescind.url = o_.server + "/v1/agents/" + a.host + "/offers/" + a.current_offer;
+      rescind.url = a.base + "/v1/agents/" + a.host + "/offers/" + a.current_offer;
       client_.request(std::move(rescind), [](uvsched::ClientResponse&&) {});
       a.current_offer.clear();
     }
     uvsched::ClientRequest req;
     req.method = "POST";
-    req.url = o_.server + "/v1/agents/" + a.host + "/offers";
+    req.url = a.base + "/v1/agents/" + a.host + "/offers";
     req.body = R"({"offers":[{"resources":)" + resources(std::max(a.free_cpus, 0.0), std::max(a.free_mem, 0.0), a.free_ports) +
                "}]}";
     uvsched::ClientCallback done = [this, ap](uvsched::ClientResponse&& r) {
@@ -355,7 +398,7 @@ class Sim {
                                                                              std::initializer_list<const char*> states) {
     uvsched::ClientRequest req;
     req.method = "POST";
-    req.url = o_.server + "/v1/agents/" + a.host + "/status";
+    req.url = a.base + "/v1/agents/" + a.host + "/status";
     req.body = R"({"statuses":[)";
     bool first = true;
     for (const char* state : states) {
@@ -369,7 +412,21 @@ class Sim {
       req.body += '}';
     }
     req.body += "]}";
-    return {std::move(req), [](uvsched::ClientResponse&&) {}};
+    // Not taken (the leader is loading, or this daemon no longer leads): sent
+    // again to wherever the agent's stream is by then.
+    Agent* ap = &a;
+    std::string body = req.body;
+    return {std::move(req), [this, ap, body](uvsched::ClientResponse&& r) {
+              if (r.error == 0 && r.status != 503 && r.status != 307) return;
+              auto t = std::shared_ptr<uvsched::Timer>(clock_.new_timer());
+              t->start(kResubscribeMs, [this, ap, body, t] {
+                uvsched::ClientRequest again;
+                again.method = "POST";
+                again.url = ap->base + "/v1/agents/" + ap->host + "/status";
+                again.body = body;
+                client_.request(std::move(again), [](uvsched::ClientResponse&&) {});
+              });
+            }};
   }
 
   void all_offered() {
@@ -405,7 +462,7 @@ class Sim {
     std::string name = "perf-" + std::to_string(n);
     uvsched::ClientRequest req;
     req.method = "POST";
-    req.url = o_.server + "/api/v1/namespaces/default/pods";
+    req.url = servers_[0] + "/api/v1/namespaces/default/pods";
     req.body = R"({"metadata":{"name":")" + name + R"("},"spec":{"containers":[{"name":"c","image":"i",)"
                R"("resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}]}})";
     created_at_["default/" + name] = uv_hrtime();
@@ -474,6 +531,8 @@ class Sim {
  private:
   uvsched::LoopClock clock_;
   Options o_;
+  std::vector<std::string> servers_;  // --server, split at its commas
+  FILE* events_ = nullptr;
   simdjson::dom::parser parser_;  // for --pod-status
   uvsched::HttpClient client_;
   std::map<std::string, std::unique_ptr<Agent>> agents_;
@@ -497,7 +556,7 @@ class Sim {
 }  // namespace
 
 constexpr const char* kUsage =
-    "usage: agent_sim [--server URL] [--agents N] [--prefix NAME] [--labels K=V,...] [--cpus C] [--mem MIB]\n"
+    "usage: agent_sim [--server URL[,URL...]] [--agents N] [--prefix NAME] [--labels K=V,...] [--cpus C] [--mem MIB]\n"
     "                 [--ports B-E,...|none] [--finish-after S] [--reoffer S] [--pod-status 0]\n"
     "                 [--pods M [--concurrency C] [--pipeline P] [--agent-mux K] [--hold-statuses 1]]\n"
     "  N simulated agents (default 1000) named NAME-0.. (default sim) subscribe to the daemon at URL\n"
@@ -505,7 +564,10 @@ constexpr const char* kUsage =
     "  ranges (31000-32000), labelled K=V (sim=true). They answer LAUNCH with TASK_STARTING and\n"
     "  TASK_RUNNING (TASK_FINISHED S seconds later with --finish-after) and KILL with TASK_KILLED.\n"
     "  TASK_RUNNING carries the pod's status, its containers running and ready (--pod-status 0: none).\n"
-    "  With --pods M it then creates M pods and reports pods placed per second.\n";
+    "  With --pods M it then creates M pods and reports pods placed per second.\n"
+    "  With several URLs (daemons on one etcd) each agent follows a standby's redirect to the leader\n"
+    "  and, when its stream ends, subscribes again to the next.\n"
+    "  --events-log FILE appends a line per LAUNCH and KILL received.\n";
 
 // A number that is all of `text` and at least `min`.
 template <typename T>
@@ -570,12 +632,23 @@ int main(int argc, char** argv) {
     }
     std::string v = argv[i + 1];
     bool ok = true;
-    if (k == "--server") o.server = v;
+    if (k == "--server") {
+      o.server = v;
+      for (size_t from = 0; ok && from <= v.size();) {  // each one an http(s) URL
+        size_t comma = std::min(v.find(',', from), v.size());
+        ok = uvsched::parse_url(v.substr(from, comma - from)).has_value();
+        from = comma + 1;
+      }
+    }
     else if (k == "--prefix") {
       o.prefix = v;  // a hostname in the agents' URLs
       ok = !v.empty() && v.find_first_of("/?# ") == std::string::npos;
     }
     else if (k == "--labels") ok = parse_labels(v, &o.labels_json);
+    else if (k == "--events-log") {
+      o.events_log = v;
+      ok = !v.empty();
+    }
     else if (k == "--ports") ok = parse_ports(v, &o.ports);
     else if (k == "--agents") ok = parse_number(v, 1, &o.agents);
     else if (k == "--cpus") ok = parse_number(v, 0.0, &o.cpus);

@@ -558,6 +558,9 @@ void PodScheduler::status_update(const std::string& agent, const TaskStatus& sta
   reconciler_.reported(id);
   PodTask* task = tasks_.by_id(id);
   if (!task) return adopt_or_kill(agent, status);
+  // A deleted pod's task still running missed its KILL (its agent was away,
+  // or following a new leader): it gets it again with each report.
+  if (task->deleted && !is_terminal_mesos_state(state)) kill(*PodTaskRegistry::pod_of(id), *task);
   Transition t = apply_status(*task, state);
   apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
 }

@@ -5,7 +5,12 @@
 // new pod is placed. A frozen leader that resumes steps down.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <simdjson.h>
 
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -13,6 +18,7 @@
 #include "tests/support/etcd_process.h"
 #include "tests/support/raw_http.h"
 #include "tests/support/scripted_agent.h"
+#include "tests/support/store_fixture.h"
 
 namespace uvsched::test {
 namespace {
@@ -90,6 +96,97 @@ TEST_F(HaTest, ATakeoverKnowsEveryRunningTaskKillsNoneAndActs) {
   ASSERT_TRUE(create(b.port(), "after"));
   std::string launch = on_b.next("LAUNCH");
   EXPECT_NE(launch.find("\"name\":\"after\""), std::string::npos) << launch << "\n" << b.log();
+  EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();
+}
+
+// The events agent_sim received: pod -> how many LAUNCHes, and the KILLed task ids.
+struct AgentView {
+  std::map<std::string, int> launches;
+  std::map<std::string, std::string> task_of;
+  std::vector<std::string> kills;
+};
+AgentView read_events(const std::string& path) {
+  AgentView v;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string type, host, a, b;
+    words >> type >> host >> a >> b;
+    if (type == "LAUNCH") {
+      v.launches[a] += 1;
+      v.task_of[a] = b;
+    } else if (type == "KILL") {
+      v.kills.push_back(a);
+    }
+  }
+  return v;
+}
+
+// kill -9 the leader while pods are being created and launched on simulated
+// agents that know both daemons: they follow the standby as it takes over;
+// every pod ends Running, launched exactly once, and no running task is killed.
+TEST_F(HaTest, AStormThroughALeaderKilledMidwayLaunchesEveryPodOnceAndKillsNone) {
+  DaemonProcess a(args());
+  ASSERT_TRUE(a.start()) << a.log();
+  ASSERT_TRUE(a.wait_ready()) << a.log();
+  DaemonProcess b(args());
+  ASSERT_TRUE(b.start()) << b.log();
+  TempDir dir;
+  const std::string events = dir.path() + "/events";
+  const char* sim = std::getenv("UVSCHED_AGENT_SIM");
+  std::string cmd = std::string(sim ? sim : "agent_sim") + " --server http://127.0.0.1:" + std::to_string(a.port()) +
+                    ",http://127.0.0.1:" + std::to_string(b.port()) + " --agents 4 --cpus 8 --mem 16384 --reoffer 1" +
+                    " --events-log " + events + " > " + dir.path() + "/sim.log 2>&1 & echo $!";
+  std::string pid_text;
+  ASSERT_EQ(run_shell(cmd, &pid_text), 0);
+  const pid_t sim_pid = static_cast<pid_t>(std::atoi(pid_text.c_str()));
+  ASSERT_TRUE(eventually([&] { return http_request(a.port(), "GET", "/api/v1/nodes")->body.find("sim-3") != std::string::npos; }, 10s));
+
+  // Creates go to whichever daemon takes them; one refused on the way is sent again.
+  const int kPods = 60;
+  uint16_t target = a.port();
+  bool killed = false;
+  for (int i = 0; i < kPods; ++i) {
+    if (i == kPods / 2) {
+      ASSERT_TRUE(eventually([&] { return read_events(events).launches.size() >= 20; }, 10s)) << a.log();
+      ASSERT_EQ(a.stop(SIGKILL), 128 + SIGKILL);
+      killed = true;
+      target = b.port();
+    }
+    std::string name = "storm-" + std::to_string(i);
+    ASSERT_TRUE(eventually([&] {
+      auto r = http_request(target, "POST", "/api/v1/namespaces/default/pods", pod_json(name, "100m"));
+      return r && (r->status == 201 || r->status == 409);  // 409: its first try landed
+    }, 20s)) << name << "\n" << b.log();
+  }
+  ASSERT_TRUE(killed);
+  ASSERT_TRUE(b.wait_ready(15s)) << b.log();
+  std::string list;
+  std::set<std::string> running;
+  ASSERT_TRUE(eventually([&] {
+    list = http_request(b.port(), "GET", "/api/v1/namespaces/default/pods?fieldSelector=status.phase%3DRunning")->body;
+    running.clear();
+    simdjson::dom::parser p;
+    simdjson::dom::element doc;
+    simdjson::dom::array items;
+    if (p.parse(list).get(doc) || doc["items"].get(items)) return false;
+    for (simdjson::dom::element item : items) running.insert(std::string(std::string_view(item["metadata"]["name"])));
+    return running.size() == static_cast<size_t>(kPods);
+  }, 30s)) << running.size() << " running\n" << b.log();
+  AgentView seen = read_events(events);
+  EXPECT_EQ(seen.launches.size(), static_cast<size_t>(kPods));
+  for (const auto& [pod, n] : seen.launches) EXPECT_EQ(n, 1) << pod << " was launched " << n << " times";
+  EXPECT_TRUE(seen.kills.empty()) << "a running task was killed: " << seen.kills.front();
+  EXPECT_EQ(b.log().find("event=unknown_task_killed"), std::string::npos) << b.log();
+
+  // After the takeover: a deleted pod's task is killed, a new pod is placed.
+  auto gone = http_request(b.port(), "DELETE", "/api/v1/namespaces/default/pods/storm-0");
+  ASSERT_EQ(gone->status, 200) << gone->body << "\n" << list;
+  ASSERT_TRUE(eventually([&] { return !read_events(events).kills.empty(); }, 10s)) << b.log();
+  EXPECT_EQ(read_events(events).kills, std::vector<std::string>{seen.task_of["default/storm-0"]});
+  ASSERT_EQ(http_request(b.port(), "POST", "/api/v1/namespaces/default/pods", pod_json("after", "100m"))->status, 201);
+  EXPECT_TRUE(eventually([&] { return read_events(events).launches.count("default/after") == 1; }, 10s)) << b.log();
+  kill(sim_pid, SIGKILL);
   EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();
 }
 
