@@ -190,6 +190,35 @@ TEST_F(HaTest, AStormThroughALeaderKilledMidwayLaunchesEveryPodOnceAndKillsNone)
   EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();
 }
 
+// kubectl pointed at a standby follows its 307 (resending the body) and works on the leader.
+TEST_F(HaTest, KubectlThroughAStandbyReachesTheLeader) {
+  DaemonProcess a(args());
+  ASSERT_TRUE(a.start()) << a.log();
+  ASSERT_TRUE(a.wait_ready()) << a.log();
+  DaemonProcess b(args());
+  ASSERT_TRUE(b.start()) << b.log();
+  ASSERT_TRUE(eventually([&] {  // until the standby has read who leads
+    auto r = http_request(b.port(), "GET", "/api/v1/namespaces/default/pods");
+    return r && r->status == 307;
+  }, 5s));
+  TempDir dir;
+  std::string manifest = dir.path() + "/pod.yaml";
+  std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: via-standby\nspec:\n"
+                             "  containers:\n  - name: c\n    image: nginx:1.25\n";
+  std::string kubectl = "kubectl --cache-dir " + dir.path() + "/cache --server http://127.0.0.1:" + std::to_string(b.port());
+  std::string out;
+  EXPECT_EQ(run_shell(kubectl + " create -f " + manifest, &out), 0) << out;
+  EXPECT_NE(out.find("pod/via-standby created"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run_shell(kubectl + " get pods", &out), 0) << out;
+  EXPECT_NE(out.find("via-standby"), std::string::npos) << out;
+  auto on_leader = http_request(a.port(), "GET", "/api/v1/namespaces/default/pods/via-standby");
+  ASSERT_TRUE(on_leader);
+  EXPECT_EQ(on_leader->status, 200);
+  EXPECT_EQ(a.stop(SIGTERM), 0) << a.log();
+  EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();
+}
+
 TEST_F(HaTest, AFrozenLeaderStepsDownWhenItResumes) {
   DaemonProcess a(args());
   ASSERT_TRUE(a.start()) << a.log();
