@@ -259,6 +259,11 @@ std::optional<OfferRegistry::State> OfferRegistry::state(const std::string& id) 
   return std::nullopt;
 }
 
+const std::string* OfferRegistry::agent_of(const std::string& id) const {
+  auto it = entries_.find(id);
+  return it == entries_.end() ? nullptr : &it->second.offer.agent;
+}
+
 Resources OfferRegistry::free_total() const {
   Resources total;
   for (const Entry* e : live_) {

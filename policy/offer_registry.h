@@ -87,6 +87,8 @@ class OfferRegistry {
 
   enum class State { kLive, kClaimed, kExpired };
   std::optional<State> state(const std::string& id) const;
+  // The agent whose offer `id` is; null for an id not held in full (lingering or unknown).
+  const std::string* agent_of(const std::string& id) const;
   size_t live_count() const { return live_.size(); }
   size_t size() const { return entries_.size() + lingering_.size(); }
   // Free resources on offer now (live and unclaimed), for the ML capacity cap.

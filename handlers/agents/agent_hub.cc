@@ -1,5 +1,9 @@
 #include "handlers/agents/agent_hub.h"
 
+#include <set>
+
+#include "reactor/secure_random.h"
+
 #include <algorithm>
 
 #include "handlers/agents/agent_wire.h"
@@ -49,7 +53,9 @@ AgentHub::AgentHub(Clock& clock, MetricsRegistry& metrics, Settings settings)
       offer_timer_(clock.new_timer()),
       heartbeat_timer_(clock.new_timer()),
       offer_events_(metrics.counter("uvsched_offer_events_total", "Offers by what happened to them.")),
-      agent_events_(metrics.counter("uvsched_agent_events_total", "Agent subscriptions, losses and messages.")) {
+      agent_events_(metrics.counter("uvsched_agent_events_total", "Agent subscriptions, losses and messages.")),
+      refusals_(metrics.counter("uvsched_agent_refusals_total",
+                                "Requests refused because an agent acted on another agent's task or offer, by what.")) {
   metrics.gauge("uvsched_offers_live", "Offers live and unclaimed.",
                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(offers_.live_count())); });
   metrics.gauge("uvsched_agents_connected", "Agents with an open event stream.", [this](const GaugeEmit& emit) {
@@ -170,13 +176,32 @@ void AgentHub::post_offers(RequestContext& ctx) {
   if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
   if (auto e = read_offers(body, host, &parsed)) return ctx.reply(bad(e->message, e->field));
   uint64_t now = clock_.now_ms();
+  // Offer ids are the daemon's: HOST-o and 48 unpredictable bits, so no agent
+  // can guess (and squat) another's next id. An id an agent gives must start
+  // with its own host name. The batch is taken whole or not at all.
+  std::set<std::string> batch;
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    Offer& o = parsed[i];
+    std::string field = "offers[" + std::to_string(i) + "].id.value";
+    if (o.id.empty()) {
+      char suffix[16];
+      snprintf(suffix, sizeof suffix, "%012llx", static_cast<unsigned long long>(secure_random_u64() >> 16));
+      o.id = host + "-o" + suffix;
+    } else if (o.id.rfind(host + "-", 0) != 0) {
+      refusals_.add(labels({{"what", "offer_id"}}));
+      log_warn("agent_refused").kv("agent", host).kv("what", "offer id of another agent").kv("offer", o.id);
+      return ctx.reply(json_error(400, "an offer id from agent " + host + " must start with '" + host + "-'", field));
+    }
+    if (offers_.state(o.id) || !batch.insert(o.id).second) {
+      return ctx.reply(json_error(409, "offer id " + o.id + " is already known; no offer of this batch was taken", field));
+    }
+  }
   std::vector<std::string> ids;
   JsonWriter w;
   w.begin_object().key("offer_ids").begin_array();
   for (auto& o : parsed) {
-    if (o.id.empty()) o.id = host + "-o" + std::to_string(next_offer_++);
     std::string id = o.id;
-    if (!offers_.add(std::move(o), now)) return ctx.reply(json_error(409, "offer id " + id + " is already known", "id"));
+    offers_.add(std::move(o), now);  // cannot clash: checked above
     offer_events_.add(labels({{"event", "offered"}}));
     ids.push_back(id);
     w.begin_object().key("value").value(id).end_object();
@@ -189,7 +214,14 @@ void AgentHub::post_offers(RequestContext& ctx) {
 
 void AgentHub::rescind(RequestContext& ctx) {
   std::string id = ctx.param("id");
+  const std::string& host = ctx.param("host");
   if (!offers_.state(id)) return ctx.reply(json_error(404, "no offer " + id, "id"));
+  const std::string* owner = offers_.agent_of(id);
+  if (owner && *owner != host) {
+    refusals_.add(labels({{"what", "rescind"}}));
+    log_warn("agent_refused").kv("agent", host).kv("what", "rescind of another agent's offer").kv("offer", id);
+    return ctx.reply(json_error(403, "offer " + id + " is not agent " + host + "'s", "id"));
+  }
   offers_.rescind(id, clock_.now_ms());
   offer_events_.add(labels({{"event", "rescinded"}}));
   ctx.reply(json_response(200, "{}"));
@@ -206,6 +238,15 @@ void AgentHub::post_status(RequestContext& ctx) {
     HttpResponse r = json_error(503, "the scheduler is loading its pods; report these statuses again");
     r.headers.push_back({"Retry-After", "1"});
     return ctx.reply(std::move(r));
+  }
+  // An agent reports only on its own tasks; a batch with another's is refused whole.
+  for (size_t i = 0; events_ && i < statuses.size(); ++i) {
+    if (auto why = events_->refuse_status(host, statuses[i])) {
+      refusals_.add(labels({{"what", "status"}}));
+      log_warn("agent_refused").kv("agent", host).kv("what", "status of another agent's task")
+          .kv("task", statuses[i].task_id);
+      return ctx.reply(json_error(403, *why, "statuses[" + std::to_string(i) + "].task_id.value"));
+    }
   }
   ctx.reply(json_response(200, "{}"));
   if (events_) {

@@ -38,6 +38,12 @@ class AgentEvents {
   virtual void agent_lost(const std::string& agent) = 0;
   // False while statuses cannot be judged yet (the pods are loading).
   virtual bool ready() const { return true; }
+  // Why `agent` may not report this status (the task runs on another agent), or nullopt.
+  virtual std::optional<std::string> refuse_status(const std::string& agent, const TaskStatus& status) const {
+    (void)agent;
+    (void)status;
+    return std::nullopt;
+  }
 };
 
 class AgentHub {
@@ -102,10 +108,10 @@ class AgentHub {
   AgentMap agents_;
   std::unique_ptr<Timer> offer_timer_;
   std::unique_ptr<Timer> heartbeat_timer_;
-  uint64_t next_offer_ = 1;
   simdjson::dom::parser parser_;  // the agents' posts, one at a time
   CounterFamily& offer_events_;
   CounterFamily& agent_events_;
+  CounterFamily& refusals_;  // what an agent tried on what is not its own
 };
 
 }  // namespace uvsched

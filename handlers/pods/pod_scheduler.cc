@@ -10,6 +10,7 @@
 #include "handlers/pods/pod_validation.h"
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
+#include "reactor/secure_random.h"
 #include "storage/base64.h"
 
 namespace uvsched {
@@ -37,8 +38,9 @@ const std::string& unschedulable_label() {
 }
 
 uint64_t new_task_serial() {
-  static std::mt19937_64 rng{std::random_device{}()};
-  return rng() >> 16;  // the 48 bits an id holds
+  // Task ids are seen by every reader (the pod's annotations): their random
+  // part must not let anyone predict the next.
+  return secure_random_u64() >> 16;  // the 48 bits an id holds
 }
 
 std::string phase_of(const JsonValue& pod) {
@@ -565,6 +567,12 @@ void PodScheduler::status_update(const std::string& agent, const TaskStatus& sta
   apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
 }
 
+std::optional<std::string> PodScheduler::refuse_status(const std::string& agent, const TaskStatus& status) const {
+  const PodTask* task = tasks_.by_id(status.task_id);
+  if (!task || tasks_.agent_of(*task) == agent) return std::nullopt;
+  return "task " + status.task_id + " was not launched on agent " + agent;
+}
+
 void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& status) {
   if (is_terminal_mesos_state(status.state)) return;  // it is over: nothing to keep or kill
   std::optional<std::string> pod = PodTaskRegistry::pod_of(status.task_id);
@@ -592,6 +600,11 @@ void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& sta
         return;
       }
       return kill_unknown(status.task_id, "its pod names another task");
+    }
+    if (tasks_.agent_of(*t) != agent) {
+      // Another agent's task (its pod says where it runs): neither adopted nor killed from here.
+      log_warn("agent_refused").kv("agent", agent).kv("what", "status of another agent's task").kv("task", status.task_id);
+      return;
     }
     if (t->deleted) return kill_unknown(status.task_id, "its pod is being deleted");
     log_info("task_adopted").kv("task", status.task_id).kv("agent", agent);

@@ -59,6 +59,7 @@ class PodScheduler final : public AgentEvents {
   // False until the pods are loaded: statuses are refused then (503), so no
   // task is killed for being unknown before its pod could be read.
   bool ready() const override { return watching_; }
+  std::optional<std::string> refuse_status(const std::string& agent, const TaskStatus& status) const override;
 
   // The registry asks before deleting a pod: true when the pod has a live
   // task, in which case a KILL went out and the answer was sent here.

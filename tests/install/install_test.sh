@@ -11,8 +11,15 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
 meson install -C "$build" --destdir "$stage" --no-rebuild --quiet
-prefix=$(meson introspect "$build" --buildoptions | python3 -c \
-  'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')
+option() {
+  meson introspect "$build" --buildoptions | python3 -c \
+    'import json,sys; v=next(o["value"] for o in json.load(sys.stdin) if o["name"]==sys.argv[1]); print(",".join(v) if isinstance(v,list) else v)' "$1"
+}
+prefix=$(option prefix)
+# A sanitizer build installs an instrumented library: the embedder builds the same way.
+sanitize=$(option b_sanitize)
+extra=()
+[ "$sanitize" = none ] || extra=(-fsanitize="$sanitize")
 root="$stage$prefix"
 for f in bin/uvsched bin/agent_sim include/uvsched/app/daemon.h include/uvsched/reactor/http_client.h \
          lib/systemd/system/uvsched.service share/man/man8/uvsched.8; do
@@ -27,7 +34,7 @@ ls "$(dirname "$(dirname "$pc")")"/libuvsched.a >/dev/null
 mkdir -p "$stage/pc"
 sed "s|^prefix=.*|prefix=$root|" "$pc" > "$stage/pc/uvsched.pc"
 flags=$(PKG_CONFIG_PATH="$stage/pc" pkg-config --cflags --libs uvsched)
-c++ -std=c++20 -O1 "$src/examples/embed/main.cc" $flags -o "$stage/embed"
+c++ -std=c++20 -O1 "${extra[@]}" "$src/examples/embed/main.cc" $flags -o "$stage/embed"
 out=$("$stage/embed" "$stage/data")
 echo "$out"
 grep -q "GET /healthz: 200" <<<"$out"

@@ -57,7 +57,10 @@ TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
   start();
   ScriptedAgent agent(port(), "edge-1");
   ASSERT_TRUE(agent.subscribe());
-  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  std::string offer = agent.offer(2, 1024);
+  // The daemon's id: the agent's name and 48 unpredictable bits.
+  ASSERT_EQ(offer.size(), std::string("edge-1-o").size() + 12) << offer;
+  EXPECT_EQ(offer.rfind("edge-1-o", 0), 0u) << offer;
   create(pod_json("web", "500m"));
   std::string launch = agent.next("LAUNCH");
   ASSERT_FALSE(launch.empty()) << daemon_->log();
@@ -67,7 +70,7 @@ TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
   std::string bound = get_pod("web");
   EXPECT_NE(bound.find("\"uvsched.io/taskId\":\"" + task + "\""), std::string::npos) << bound;
   EXPECT_NE(bound.find("\"uvsched.io/bindingHost\":\"edge-1\""), std::string::npos);
-  EXPECT_NE(bound.find("\"uvsched.io/offerId\":\"edge-1-o1\""), std::string::npos);
+  EXPECT_NE(bound.find("\"uvsched.io/offerId\":\"" + offer + "\""), std::string::npos);
   agent.status(task, "TASK_STARTING");
   agent.status(task, "TASK_RUNNING");
   ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
@@ -84,6 +87,52 @@ TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
 // TASK_RUNNING's `data` is the pod's status as the agent sees it: it is
 // merged into the stored status (the phase stays the scheduler's), and the
 // rest of the pod is left as it was.
+// The attacks of an agent on another agent's things (SECURITY.md): with its
+// own credentials, edge-1 reports on, rescinds and squats what is edge-2's.
+TEST_F(PodSchedulingTest, AnAgentActsOnlyOnItsOwnTasksAndOffers) {
+  start();
+  ScriptedAgent victim(port(), "edge-2");
+  ASSERT_TRUE(victim.subscribe());
+  ScriptedAgent attacker(port(), "edge-1");
+  ASSERT_TRUE(attacker.subscribe());
+  ASSERT_FALSE(victim.offer(2, 1024).empty());
+  std::string task = launch_task(victim, "victim-pod");
+  ASSERT_FALSE(task.empty()) << daemon_->log();
+  victim.status(task, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("victim-pod", "\"phase\":\"Running\"")) << get_pod("victim-pod");
+
+  // Its task's status, from the other agent: refused whole, nothing changes.
+  for (const char* state : {"TASK_FAILED", "TASK_FINISHED", "TASK_RUNNING"}) {
+    auto r = http_request(port(), "POST", "/v1/agents/edge-1/status",
+                          std::string(R"({"statuses":[{"task_id":{"value":")") + task + R"("},"state":")" + state + R"("}]})");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 403) << state << ": " << r->body;
+  }
+  EXPECT_NE(get_pod("victim-pod").find("\"phase\":\"Running\""), std::string::npos) << get_pod("victim-pod");
+  EXPECT_TRUE(attacker.next("LAUNCH", 300ms).empty()) << "the victim's pod was re-queued onto the attacker";
+
+  // Its offer: not the attacker's to rescind, and its ids are not the attacker's to take.
+  std::string offer = victim.offer(1, 512);
+  ASSERT_FALSE(offer.empty());
+  auto rescind = http_request(port(), "DELETE", "/v1/agents/edge-1/offers/" + offer);
+  ASSERT_TRUE(rescind);
+  EXPECT_EQ(rescind->status, 403) << rescind->body;
+  auto offers = http_request(port(), "GET", "/v1/offers");
+  ASSERT_TRUE(offers);
+  EXPECT_NE(offers->body.find(offer), std::string::npos) << "the victim's offer went: " << offers->body;
+  const std::string res = resources(1, 64);
+  auto squat = http_request(port(), "POST", "/v1/agents/edge-1/offers",
+                            R"({"offers":[{"resources":)" + res + R"(},{"id":{"value":"edge-2-o5"},"resources":)" + res + "}]}");
+  ASSERT_TRUE(squat);
+  EXPECT_EQ(squat->status, 400) << squat->body;
+  EXPECT_NE(squat->body.find("offers[1].id.value"), std::string::npos) << squat->body;
+  // The batch was refused whole: the attacker's first offer was not taken either.
+  offers = http_request(port(), "GET", "/v1/offers");
+  EXPECT_EQ(offers->body.find("\"agent\":\"edge-1\""), std::string::npos) << offers->body;
+  EXPECT_GE(metric_value(port(), "uvsched_agent_refusals_total{what=\"status\"}"), 3);
+  EXPECT_GE(metric_value(port(), "uvsched_agent_refusals_total{what=\"rescind\"}"), 1);
+}
+
 TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
   start();
   ScriptedAgent agent(port(), "edge-1");
