@@ -23,6 +23,9 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
       own_clock_(make_clock(loop, clock)),
       clock_(clock ? *clock : *own_clock_),
       http_metrics_(metrics_) {
+  // Without tokens or client certificates there is nothing to show: no separate
+  // budget (nor short time-outs) for connections that have not shown it.
+  if (config_.token_file.empty() && config_.tls_client_ca.empty()) config_.limits.max_unauthenticated_connections = 0;
   server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, gate_);
   server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
   metrics_.gauge("uvsched_http_connections", "Open HTTP connections.",

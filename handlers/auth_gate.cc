@@ -126,8 +126,9 @@ const TokenEntry* AuthGate::find(std::string_view token) const {
   return found;
 }
 
-void AuthGate::handle(HttpRequest& request, Responder responder) {
-  if (!enabled() || is_open_path(request.path())) return next_.handle(request, std::move(responder));
+HeadCheck AuthGate::judge(const HttpRequest& request) const {
+  if (!enabled()) return {std::nullopt, true};  // no credentials to show: everyone is in
+  if (is_open_path(request.path())) return {};
   std::string_view name;
   Role role;
   const std::string* header = request.header("Authorization");
@@ -139,19 +140,32 @@ void AuthGate::handle(HttpRequest& request, Responder responder) {
     role = Role::kAgent;
   } else if (header == nullptr || header->size() <= kBearer.size() ||
              !iequals(header->substr(0, kBearer.size()), kBearer)) {
-    return responder.send(deny(request.path(), 401, "a bearer token is required"));
+    return {deny(request.path(), 401, "a bearer token is required"), false};
   } else {
     const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()));
-    if (who == nullptr) return responder.send(deny(request.path(), 401, "the token is not valid"));
+    if (who == nullptr) return {deny(request.path(), 401, "the token is not valid"), false};
     name = who->name;
     role = who->role;
   }
   if (!allowed(role, name, request.method, request.path())) {
     log_warn("access_denied").kv("name", name).kv("role", role_name(role))
         .kv("method", std::string(request.method)).kv("path", std::string(request.path()));
-    return responder.send(deny(request.path(), 403,
-                               std::string(role_name(role)) + " " + std::string(name) + " may not " +
-                                   std::string(request.method) + " " + std::string(request.path())));
+    return {deny(request.path(), 403,
+                 std::string(role_name(role)) + " " + std::string(name) + " may not " + std::string(request.method) +
+                     " " + std::string(request.path())),
+            true};
+  }
+  return {std::nullopt, true};
+}
+
+// Judged on the head, before any of the body is read.
+HeadCheck AuthGate::check_head(const HttpRequest& head) { return judge(head); }
+
+void AuthGate::handle(HttpRequest& request, Responder responder) {
+  // Judged on its head already, unless it came some other way (an embedder, a test).
+  if (!request.head_checked) {
+    HeadCheck check = judge(request);
+    if (check.refusal) return responder.send(std::move(*check.refusal));
   }
   next_.handle(request, std::move(responder));
 }

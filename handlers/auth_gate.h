@@ -42,9 +42,12 @@ class AuthGate final : public RequestHandler {
   bool enabled() const { return !path_.empty() || client_certificates_; }
   size_t size() const { return tokens_.size(); }
 
+  // Credentials are judged on the head, before the body is read.
+  HeadCheck check_head(const HttpRequest& head) override;
   void handle(HttpRequest& request, Responder responder) override;
 
  private:
+  HeadCheck judge(const HttpRequest& request) const;
   const TokenEntry* find(std::string_view token) const;
 
   RequestHandler& next_;

@@ -237,6 +237,19 @@ int HttpConnection::on_headers_complete(llhttp_t* p) {
     return -1;
   }
   self->request_.method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
+  if (self->tls_) self->request_.peer_name = self->tls_->peer_name();
+  // Credentials are judged on the head, before a byte of the body is read
+  // or "100 Continue" invites it.
+  HeadCheck check = self->server_->handler_.check_head(self->request_);
+  if (check.authenticated && !self->authenticated_) {
+    self->authenticated_ = true;
+    self->server_->note_authenticated(self);
+  }
+  if (check.refusal) {
+    self->refuse(std::move(*check.refusal));
+    return HPE_PAUSED;  // the body is never read: the connection closes once the answer is out
+  }
+  self->request_.head_checked = true;
   // curl and others wait for "100 Continue" before a large body; say it only
   // when no earlier response is still owed, so responses stay in order.
   const std::string* expect = self->request_.header("Expect");
@@ -280,6 +293,20 @@ void HttpConnection::dispatch() {
   // freed now, because a stream's connection (an agent's) may never send
   // another request and would hold the headers and body for its lifetime.
   request_ = HttpRequest{};
+}
+
+void HttpConnection::refuse(HttpResponse&& response) {
+  auto ex = std::make_shared<detail::Exchange>();
+  ex->conn = this;
+  ex->keep_alive = false;
+  ex->head = request_.method == "HEAD";
+  ex->method = request_.method.empty() ? std::string_view("-") : request_.method;
+  ex->start_ns = uv_hrtime();
+  exchanges_.push_back(ex);
+  no_more_requests_ = true;
+  in_message_ = false;
+  request_ = HttpRequest{};
+  Responder(std::move(ex)).send(std::move(response));
 }
 
 void HttpConnection::fail(int status, std::string_view message) {
@@ -442,7 +469,11 @@ void HttpConnection::update_timer() {
     });
   } else if (exchanges_.empty()) {
     // Idle keep-alive connection, or a peer that stopped reading our writes.
-    timer_->start(limits.idle_timeout_ms, [this] { close(); });
+    // One that never showed credentials (a TLS handshake that never ends
+    // too) gets no longer than a request would.
+    bool on_probation = limits.max_unauthenticated_connections > 0 && !authenticated_;
+    uint64_t idle = on_probation ? std::min(limits.idle_timeout_ms, limits.request_timeout_ms) : limits.idle_timeout_ms;
+    timer_->start(idle, [this] { close(); });
   } else {
     timer_->stop();  // a handler or a stream owns the pace now
   }

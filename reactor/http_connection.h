@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include <vector>
+#include <list>
 #include <memory>
 #include <string>
 
@@ -62,6 +63,7 @@ class HttpConnection {
   void write_raw(std::string&& bytes);  // bytes for the socket as they are
   void update_reading();
   void update_timer();
+  void refuse(HttpResponse&& response);  // answer now, read nothing more, close once written
   bool drained() const;
 
   HttpServer* server_;
@@ -85,6 +87,9 @@ class HttpConnection {
   bool flush_deferred_ = false;  // queued with the server for its next turn
   size_t flush_slot_ = 0;        // ... at this index of its list
   bool no_more_requests_ = false;
+  bool authenticated_ = false;  // a request on it showed valid credentials
+  bool on_probation_ = false;   // in the server's list of those that have not
+  std::list<HttpConnection*>::iterator probation_it_;
   bool closing_ = false;
   size_t writes_in_flight_ = 0;
   std::unique_ptr<Timer> timer_;

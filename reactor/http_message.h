@@ -25,6 +25,7 @@ struct HttpRequest {
   std::string body;
   bool keep_alive = true;
   std::string peer_name;  // common name of a verified TLS client certificate
+  bool head_checked = false;  // the server's handler passed its head (check_head) before the body came
 
   std::string_view path() const;
   std::string_view query() const;  // without the '?'; empty when none

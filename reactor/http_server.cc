@@ -138,6 +138,15 @@ void HttpServer::on_connection(uv_stream_t* listener, int status) {
   }
   auto* conn = new HttpConnection(self);
   self->connections_.insert(conn);
+  if (size_t budget = self->limits_.max_unauthenticated_connections; budget > 0) {
+    if (self->probation_.size() >= budget) {
+      HttpConnection* oldest = self->probation_.front();
+      self->leave_probation(oldest);
+      oldest->close();  // it showed nothing in all this time
+    }
+    conn->probation_it_ = self->probation_.insert(self->probation_.end(), conn);
+    conn->on_probation_ = true;
+  }
   if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(conn->tcp())) != 0) {
     conn->close();
     return;
@@ -165,7 +174,16 @@ void HttpServer::reject_over_limit() {
   uv_close(reinterpret_cast<uv_handle_t*>(tcp), [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
 }
 
+void HttpServer::leave_probation(HttpConnection* conn) {
+  if (!conn->on_probation_) return;
+  probation_.erase(conn->probation_it_);
+  conn->on_probation_ = false;
+}
+
+void HttpServer::note_authenticated(HttpConnection* conn) { leave_probation(conn); }
+
 void HttpServer::forget(HttpConnection* conn) {
+  leave_probation(conn);
   connections_.erase(conn);
   maybe_finish_shutdown();
 }

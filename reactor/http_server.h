@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -28,6 +30,13 @@ struct ServerLimits {
   size_t max_header_bytes = 16 * 1024;        // request line + headers; over it: 414 / 431
   size_t max_body_bytes = 1024 * 1024;        // over it: 413
   size_t max_connections = 10'000;            // over it: 503 and close
+  // Of those, how many may be connections that have not yet shown valid
+  // credentials (every connection starts so): a flood of them cannot push out
+  // those that have. At it, the oldest such connection is closed for the new
+  // one. Such a connection also gets no
+  // longer idle than a request may take. 0: no separate budget (and no
+  // credentials to show).
+  size_t max_unauthenticated_connections = 1'000;
   int listen_backlog = 4096;                  // thousands of agents may (re)connect at once; the kernel caps it at somaxconn
   uint64_t idle_timeout_ms = 60'000;          // keep-alive connection with nothing to do
   uint64_t request_timeout_ms = 10'000;       // first byte of a request to its last: else 408
@@ -108,9 +117,23 @@ class ResponseStream {
   std::shared_ptr<detail::ExchangeRef> ref_;
 };
 
+// What a handler makes of a request's head (line and headers) before any of
+// its body is read: a refusal is sent at once and the connection closed
+// without reading the body, so a client without credentials costs no memory
+// for what it sends. `authenticated`: the head carried valid credentials (the
+// connection then leaves the unauthenticated budget and its short time-outs).
+struct HeadCheck {
+  std::optional<HttpResponse> refusal;
+  bool authenticated = false;
+};
+
 class RequestHandler {
  public:
   virtual ~RequestHandler() = default;
+  virtual HeadCheck check_head(const HttpRequest& head) {
+    (void)head;
+    return {};
+  }
   virtual void handle(HttpRequest& request, Responder responder) = 0;
 };
 
@@ -145,6 +168,7 @@ class HttpServer {
   void shutdown(std::function<void()> done);
 
   size_t connection_count() const { return connections_.size(); }
+  size_t unauthenticated_count() const { return probation_.size(); }
   // Writes handed to sockets so far: with the requests served, how well
   // answers are batched.
   uint64_t socket_writes() const { return socket_writes_; }
@@ -179,6 +203,11 @@ class HttpServer {
   bool shutting_down_ = false;
   uint16_t port_ = 0;
   std::unordered_set<HttpConnection*> connections_;
+  // Connections that have not shown valid credentials, oldest first (only
+  // with a budget for them): at the budget the oldest is closed for the new.
+  std::list<HttpConnection*> probation_;
+  void note_authenticated(HttpConnection* conn);
+  void leave_probation(HttpConnection* conn);
   std::vector<HttpConnection*> to_flush_;  // null where a connection closed first
   NextTurn flush_turn_;
   std::unique_ptr<Timer> grace_timer_;

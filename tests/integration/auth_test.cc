@@ -74,6 +74,64 @@ TEST_F(AuthTest, RolesReachOnlyTheirPathsAndStateDoesNotChange) {
 
 // kubectl sends a token only over TLS (issue 7's next part); without one it is
 // told to authenticate, and never reaches the API.
+// The attack: many connections each sending all but the last byte of a large
+// body and no token. The token is judged on the head: the answer is 401 at
+// once (no "100 Continue" inviting the body), the body is never read, and the
+// connection is closed, so the daemon holds nothing for them.
+TEST_F(AuthTest, AnUnauthenticatedBodyIsNeverReadNorBuffered) {
+  signal(SIGPIPE, SIG_IGN);
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  ASSERT_TRUE(c.send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Length: 1048000\r\n"
+                     "Expect: 100-continue\r\n\r\n"));
+  auto r = c.read_response(2s);
+  ASSERT_TRUE(r) << "no answer before the body";
+  EXPECT_EQ(r->status, 401);
+  EXPECT_TRUE(c.wait_closed(2s));
+
+  long before_kib = daemon_->peak_rss_kib();
+  const std::string head = "POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Length: 1048576\r\n\r\n";
+  const std::string chunk(64 * 1024, 'x');
+  std::vector<RawConnection> flood(400);
+  for (auto& f : flood) {
+    ASSERT_TRUE(f.connect(port()));
+    if (!f.send(head)) continue;
+    for (int i = 0; i < 12 && f.send(chunk); ++i) {  // 768 KiB each, while the daemon takes it
+    }
+  }
+  long after_kib = daemon_->peak_rss_kib();
+  EXPECT_LT(after_kib - before_kib, 64 * 1024) << "the daemon kept the bodies: " << before_kib << " -> " << after_kib << " KiB";
+  EXPECT_EQ(status("GET", "/api/v1/pods", kReader), 200);  // and serves the others
+}
+
+TEST_F(AuthTest, UnauthenticatedConnectionsHaveABudgetOfTheirOwnAndShortTimeOuts) {
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  start({"--token-file", tokens_, "--max-unauthenticated-connections", "5", "--request-timeout", "0.5"});
+  RawConnection trusted;
+  ASSERT_TRUE(trusted.connect(port()));
+  const std::string get = "GET /api/v1/pods HTTP/1.1\r\nHost: t\r\n" + bearer(kReader) + "\r\n";
+  ASSERT_TRUE(trusted.send(get));
+  auto first = trusted.read_response();
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200);
+  std::vector<RawConnection> idle(20);
+  for (auto& c : idle) ASSERT_TRUE(c.connect(port()));
+  // The oldest of the idle ones made room for the newest; the trusted one stays.
+  EXPECT_TRUE(idle[0].wait_closed(2s)) << "over the budget, the oldest unauthenticated connection stays";
+  ASSERT_TRUE(trusted.send(get));
+  auto again = trusted.read_response();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+  EXPECT_EQ(status("GET", "/api/v1/pods", kReader), 200);  // a newcomer with a token gets in
+  // An unauthenticated connection is idle no longer than a request may take;
+  // the trusted one keeps the idle time-out (60 s).
+  EXPECT_TRUE(idle[19].wait_closed(3s));
+  ASSERT_TRUE(trusted.send(get));
+  auto later = trusted.read_response();
+  ASSERT_TRUE(later) << "the authenticated connection was closed as if it had shown nothing";
+  EXPECT_EQ(later->status, 200);
+}
+
 TEST_F(AuthTest, KubectlWithoutCredentialsIsAskedForThem) {
   std::string out;
   // A cache of its own: kubectl keeps discovery per host:port, and an earlier
