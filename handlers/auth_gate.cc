@@ -1,5 +1,7 @@
 #include "handlers/auth_gate.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -17,15 +19,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Whether two tokens are equal, in a time that depends on their lengths and
-// not on where they first differ: every byte is looked at.
-bool same_token(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char differ = 0;
-  for (size_t i = 0; i < a.size(); ++i) differ |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return differ == 0;
-}
-
 bool read_whole(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -37,7 +30,8 @@ bool read_whole(const std::string& path, std::string* out) {
 
 HttpResponse deny(std::string_view path, int code, std::string_view message) {
   bool kube = path.substr(0, 5) == "/api/" || path == "/api" || path.substr(0, 5) == "/apis";
-  HttpResponse r = kube ? k8s_error(code, code == 401 ? "Unauthorized" : "Forbidden", message) : json_error(code, message);
+  const char* reason = code == 400 ? "BadRequest" : code == 401 ? "Unauthorized" : "Forbidden";
+  HttpResponse r = kube ? k8s_error(code, reason, message) : json_error(code, message);
   if (code == 401) r.headers.push_back({"WWW-Authenticate", "Bearer"});
   return r;
 }
@@ -85,9 +79,31 @@ bool AuthGate::load(const std::string& path, std::string* error) {
     *error = path + ": " + *error;
     return false;
   }
+  // Tokens are compared as SHA-256 digests with CRYPTO_memcmp: a fixed length
+  // and a fixed time, whatever the stored or presented token is.
+  std::string why;
+  crypto_ = OpenSsl::get(&why);
+  if (!crypto_) {
+    *error = "the token file needs OpenSSL's libcrypto: " + why;
+    return false;
+  }
+  warn_if_others_can_read(path);
   path_ = path;
   tokens_ = std::move(*tokens);
+  for (auto& t : tokens_) digest_token(t);
   return true;
+}
+
+void AuthGate::digest_token(TokenEntry& t) const {
+  crypto_->SHA256(reinterpret_cast<const unsigned char*>(t.token.data()), t.token.size(), t.digest.data());
+}
+
+void AuthGate::warn_if_others_can_read(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+    log_warn("token_file_readable_by_others").kv("path", path)
+        .kv("mode", std::to_string(st.st_mode & 0777)).kv("fix", "chmod 600");
+  }
 }
 
 void AuthGate::reload(uv_loop_t* loop, std::function<void(const std::string& error)> done) {
@@ -112,16 +128,20 @@ void AuthGate::reload(uv_loop_t* loop, std::function<void(const std::string& err
         if (!j->ok) return j->done("cannot read token file " + j->path);
         auto tokens = parse_token_file(j->text, &error);
         if (!tokens) return j->done(j->path + ": " + error);
+        for (auto& t : *tokens) j->gate->digest_token(t);
         j->gate->tokens_ = std::move(*tokens);
+        warn_if_others_can_read(j->path);
         j->done("");
       });
 }
 
 const TokenEntry* AuthGate::find(std::string_view token) const {
-  // Every entry is compared, in constant time per byte, whatever matches.
+  // Every entry is compared, digest to digest in fixed time, whatever matches.
+  std::array<unsigned char, 32> presented{};
+  crypto_->SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), presented.data());
   const TokenEntry* found = nullptr;
   for (const auto& t : tokens_) {
-    if (same_token(t.token, token) && found == nullptr) found = &t;
+    if (crypto_->CRYPTO_memcmp(t.digest.data(), presented.data(), presented.size()) == 0 && found == nullptr) found = &t;
   }
   return found;
 }
@@ -132,6 +152,12 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
   std::string_view name;
   Role role;
   const std::string* header = request.header("Authorization");
+  size_t authorizations = 0;
+  for (const auto& h : request.headers) authorizations += iequals(h.name, "Authorization") ? 1 : 0;
+  if (authorizations > 1) {
+    // Which one a proxy on the way read is anyone's guess: refuse, as the API server does.
+    return {deny(request.path(), 400, "more than one Authorization header"), false};
+  }
   constexpr std::string_view kBearer = "Bearer ";
   if (header == nullptr && client_certificates_ && !request.peer_name.empty()) {
     // A client certificate the TLS layer verified against --tls-client-ca:

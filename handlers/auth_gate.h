@@ -11,11 +11,13 @@
 
 #include <functional>
 #include <optional>
+#include <array>
 #include <string>
 #include <vector>
 
 #include "policy/access.h"
 #include "reactor/http_server.h"
+#include "reactor/openssl_library.h"
 
 namespace uvsched {
 
@@ -23,6 +25,7 @@ struct TokenEntry {
   std::string token;
   std::string name;
   Role role;
+  std::array<unsigned char, 32> digest{};  // SHA-256 of the token: what a presented token is compared with
 };
 
 // nullopt with *error naming the line when the file is malformed.
@@ -49,10 +52,13 @@ class AuthGate final : public RequestHandler {
  private:
   HeadCheck judge(const HttpRequest& request) const;
   const TokenEntry* find(std::string_view token) const;
+  void digest_token(TokenEntry& t) const;
+  static void warn_if_others_can_read(const std::string& path);
 
   RequestHandler& next_;
   std::string path_;
   std::vector<TokenEntry> tokens_;
+  const OpenSsl* crypto_ = nullptr;  // SHA-256 and CRYPTO_memcmp, opened with the token file
   bool client_certificates_ = false;
 };
 

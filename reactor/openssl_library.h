@@ -7,7 +7,9 @@
 // OpenSSL's own headers, so a mismatch is a compile error, not a crash.
 #pragma once
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/sha.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
@@ -27,7 +29,8 @@
   X(SSL_new) X(SSL_free) X(SSL_ctrl) X(SSL_set_bio) X(SSL_set_accept_state) X(SSL_set_connect_state)        \
   X(SSL_get0_param) X(SSL_set1_host) X(SSL_do_handshake) X(SSL_get_error) X(SSL_get_verify_result)          \
   X(SSL_get0_peer_certificate) X(SSL_read) X(SSL_write)                                                     \
-  X(BIO_new) X(BIO_free) X(BIO_s_mem) X(BIO_ctrl) X(BIO_ctrl_pending) X(BIO_read) X(BIO_write)
+  X(BIO_new) X(BIO_free) X(BIO_s_mem) X(BIO_ctrl) X(BIO_ctrl_pending) X(BIO_read) X(BIO_write)             \
+  X(SHA256) X(CRYPTO_memcmp)
 
 namespace uvsched {
 

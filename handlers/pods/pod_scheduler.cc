@@ -530,14 +530,16 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->state == TaskState::kGone || task->state == TaskState::kFinished) return false;
   task->deleted = true;
-  kill(key, *task);
   // The object stays, marked, until the task is gone (TASK_KILLED, or the
-  // agent is lost). The KILL is out either way; a store that failed is said,
-  // so the client asks again.
+  // agent is lost). The KILL goes once the mark is stored: sent before, a
+  // quick agent's TASK_KILLED removed the pod before this read it, and the
+  // client heard 404 for a delete that worked. A store that failed is said,
+  // so the client asks again (and the task, still reporting, is killed then).
   delete_pod_object(store_, PodRegistry::kPodPrefix + key, rfc3339(clock_.unix_ms()), /*hold=*/true,
-                    [res, name](PodDeletion&& d) mutable {
+                    [this, res, name, key](PodDeletion&& d) mutable {
     if (d.status.code == StoreCode::kInvalid) return res.send(k8s_error(500, "InternalError", d.status.message));
     if (!d.status.ok()) return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
+    if (PodTask* t = tasks_.by_pod(key); t && t->deleted && t->state != TaskState::kGone) kill(key, *t);
     if (!d.found) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
     res.send(k8s_object(200, std::move(d.object)));
   });

@@ -1,6 +1,7 @@
 // Who may call what, on the real daemon with a token file.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <thread>
@@ -130,6 +131,28 @@ TEST_F(AuthTest, UnauthenticatedConnectionsHaveABudgetOfTheirOwnAndShortTimeOuts
   auto later = trusted.read_response();
   ASSERT_TRUE(later) << "the authenticated connection was closed as if it had shown nothing";
   EXPECT_EQ(later->status, 200);
+}
+
+// Two Authorization headers (a proxy may read one and uvsched the other):
+// refused, never the first one taken.
+TEST_F(AuthTest, DuplicateAuthorizationHeadersAreRefused) {
+  auto twice = http_request(port(), "GET", "/api/v1/pods", "", bearer(kReader) + bearer(kAdmin));
+  ASSERT_TRUE(twice);
+  EXPECT_EQ(twice->status, 400) << twice->body;
+  EXPECT_NE(twice->body.find("more than one Authorization header"), std::string::npos) << twice->body;
+  EXPECT_EQ(status("GET", "/api/v1/pods", kReader), 200);
+}
+
+// Tokens are compared as SHA-256 digests in fixed time (SECURITY.md); a token
+// file others can read is said so, loudly.
+TEST_F(AuthTest, ATokenFileOthersCanReadIsWarnedAbout) {
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  ASSERT_EQ(chmod(tokens_.c_str(), 0644), 0);
+  start({"--token-file", tokens_});
+  EXPECT_TRUE(daemon_->wait_for_log("event=token_file_readable_by_others")) << daemon_->log();
+  EXPECT_EQ(status("GET", "/api/v1/pods", kReader), 200);
+  EXPECT_EQ(status("GET", "/api/v1/pods", kReader.substr(0, kReader.size() - 1)), 401);  // a prefix is not the token
+  EXPECT_EQ(status("GET", "/api/v1/pods", kReader + "x"), 401);
 }
 
 TEST_F(AuthTest, KubectlWithoutCredentialsIsAskedForThem) {
