@@ -46,6 +46,11 @@ std::unique_ptr<TlsContext> TlsContext::make(bool server, std::string* error) {
   if (!ctx) return *error = openssl_error(api, "cannot create a TLS context"), nullptr;
   // SSL_CTX_set_min_proto_version, a macro over SSL_CTX_ctrl.
   api.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, nullptr);
+  // TLS 1.2 only with forward secrecy and AEAD (no static RSA, no CBC); TLS 1.3's are all so.
+  if (api.SSL_CTX_set_cipher_list(ctx, "ECDHE+AESGCM:ECDHE+CHACHA20") != 1) {
+    api.SSL_CTX_free(ctx);
+    return *error = openssl_error(api, "cannot set the TLS 1.2 cipher suites"), nullptr;
+  }
   return std::unique_ptr<TlsContext>(new TlsContext(api, ctx, server));
 }
 
@@ -149,8 +154,17 @@ bool TlsSession::step_handshake(std::string* out) {
     return fail("TLS handshake failed");
   }
   handshake_done_ = true;
-  if (X509* cert = api_.SSL_get0_peer_certificate(ssl_); cert && api_.SSL_get_verify_result(ssl_) == X509_V_OK)
-    peer_name_ = common_name(api_, cert);
+  if (X509* cert = api_.SSL_get0_peer_certificate(ssl_); cert && api_.SSL_get_verify_result(ssl_) == X509_V_OK) {
+    // It stands for an agent only if it was issued for that: a clientAuth
+    // extended key usage, and not a CA's (which could sign more of them).
+    bool client_auth = (api_.X509_get_extension_flags(cert) & EXFLAG_XKUSAGE) != 0 &&
+                       (api_.X509_get_extended_key_usage(cert) & XKU_SSL_CLIENT) != 0;
+    if (client_auth && api_.X509_check_ca(cert) == 0) {
+      peer_name_ = common_name(api_, cert);
+    } else {
+      peer_refused_ = client_auth ? "a CA certificate" : "no clientAuth extended key usage";
+    }
+  }
   std::string held = std::move(held_);
   held_.clear();
   return held.empty() || encrypt(held, out);

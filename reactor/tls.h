@@ -65,6 +65,8 @@ class TlsSession {
   bool handshake_done() const { return handshake_done_; }
   // The common name of a verified peer certificate; empty when none was sent.
   const std::string& peer_name() const { return peer_name_; }
+  // Why a verified client certificate stands for no one (empty: it does, or none was sent).
+  const std::string& peer_refused() const { return peer_refused_; }
   const std::string& error() const { return error_; }
 
  private:
@@ -81,6 +83,7 @@ class TlsSession {
   bool failed_ = false;
   std::string held_;  // plaintext sent before the handshake finished
   std::string peer_name_;
+  std::string peer_refused_;
   std::string error_;
 };
 

@@ -249,6 +249,33 @@ TEST_F(TlsAuthTest, AnAgentCertificateActsOnlyForItsOwnHost) {
   EXPECT_EQ(curl("GET", "/health", ""), "200");
 }
 
+// A certificate the CA signed stands for an agent only if it was issued for
+// that: with the clientAuth extended key usage, and not a CA's own.
+TEST_F(TlsAuthTest, OnlyAClientAuthCertificateThatIsNotACaActsAsAnAgent) {
+  using Kind = test::TestCerts::ClientKind;
+  // Without any extended key usage OpenSSL lets it through the handshake: uvsched refuses it as an agent.
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-8/status", certs_.client_cert("edge-8", false, Kind::kNoUsage),
+                 R"({"statuses":[]})"), "401");
+  // For servers only, or a CA's: refused (the handshake itself fails, "000", or 401).
+  for (Kind kind : {Kind::kServerOnly, Kind::kCa}) {
+    std::string got = curl("POST", "/v1/agents/edge-7/status", certs_.client_cert("edge-7", false, kind), R"({"statuses":[]})");
+    EXPECT_TRUE(got == "000" || got == "401") << got;
+  }
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-5/status", certs_.client_cert("edge-5"), R"({"statuses":[]})"), "200");
+}
+
+// TLS 1.2 takes only forward-secret AEAD suites: static RSA and CBC are refused.
+TEST_F(TlsAuthTest, Tls12OffersOnlyForwardSecretAeadSuites) {
+  std::string out;
+  const std::string s_client = "echo | openssl s_client -connect 127.0.0.1:" + std::to_string(port()) + " -tls1_2 ";
+  // The test server's key is EC, so static-RSA suites could not be agreed in any case: CBC is what is tried.
+  EXPECT_NE(run_shell(s_client + "-cipher ECDHE-ECDSA-AES128-SHA 2>&1", &out), 0) << out;
+  out.clear();
+  EXPECT_NE(run_shell(s_client + "-cipher ECDHE-ECDSA-AES256-SHA384 2>&1", &out), 0) << out;
+  out.clear();
+  EXPECT_EQ(run_shell(s_client + "-cipher ECDHE-ECDSA-AES128-GCM-SHA256 2>&1", &out), 0) << out;
+}
+
 TEST_F(TlsAuthTest, PlainHttpOnTheTlsPortGetsNothingAndServingGoesOn) {
   auto plain = http_request(port(), "GET", "/health");
   EXPECT_FALSE(plain && plain->status == 200);

@@ -25,7 +25,8 @@ bool add_ext(X509* cert, X509* issuer, int nid, const char* value) {
 }
 
 // issuer/issuer_key null: self-signed.
-X509* make_cert(EVP_PKEY* key, const std::string& cn, X509* issuer, EVP_PKEY* issuer_key, bool ca, const char* san) {
+X509* make_cert(EVP_PKEY* key, const std::string& cn, X509* issuer, EVP_PKEY* issuer_key, bool ca, const char* san,
+                const char* eku = nullptr) {
   static long serial = 1;
   X509* cert = X509_new();
   X509_set_version(cert, 2);
@@ -42,6 +43,7 @@ X509* make_cert(EVP_PKEY* key, const std::string& cn, X509* issuer, EVP_PKEY* is
   add_ext(cert, signer, NID_subject_key_identifier, "hash");
   if (!ca) add_ext(cert, signer, NID_authority_key_identifier, "keyid");
   if (san) add_ext(cert, signer, NID_subject_alt_name, san);
+  if (eku) add_ext(cert, signer, NID_ext_key_usage, eku);
   X509_sign(cert, issuer_key ? issuer_key : key, EVP_sha256());
   return cert;
 }
@@ -78,7 +80,8 @@ TestCerts::TestCerts() : pki_(new Pki) {
   pki_->stranger_key = new_key();
   pki_->stranger = make_cert(pki_->stranger_key, "stranger CA", nullptr, nullptr, true, nullptr);
   EVP_PKEY* key = new_key();
-  X509* server = make_cert(key, "uvsched", pki_->ca, pki_->ca_key, false, "IP:127.0.0.1,IP:::1,DNS:localhost");
+  X509* server = make_cert(key, "uvsched", pki_->ca, pki_->ca_key, false, "IP:127.0.0.1,IP:::1,DNS:localhost",
+                           "serverAuth");
   ok_ = write_pem(ca_file(), pki_->ca, nullptr) && write_pem(stranger_ca_file(), pki_->stranger, nullptr) &&
         write_pem(server_cert(), server, nullptr) && write_pem(server_key(), nullptr, key);
   X509_free(server);
@@ -93,12 +96,19 @@ TestCerts::~TestCerts() {
   }
 }
 
-std::string TestCerts::client_cert(const std::string& common_name, bool by_stranger) {
+std::string TestCerts::client_cert(const std::string& common_name, bool by_stranger, ClientKind kind) {
   EVP_PKEY* key = new_key();
   X509* issuer = by_stranger ? pki_->stranger : pki_->ca;
   EVP_PKEY* issuer_key = by_stranger ? pki_->stranger_key : pki_->ca_key;
-  X509* cert = make_cert(key, common_name, issuer, issuer_key, false, nullptr);
-  std::string base = dir_ + "/client-" + common_name + (by_stranger ? "-stranger" : "");
+  X509* cert = make_cert(key, common_name, issuer, issuer_key, kind == ClientKind::kCa, nullptr,
+                         kind == ClientKind::kServerOnly ? "serverAuth"
+                         : kind == ClientKind::kNoUsage  ? nullptr
+                                                         : "clientAuth");
+  const char* suffix = kind == ClientKind::kCa           ? "-ca"
+                       : kind == ClientKind::kServerOnly ? "-server-only"
+                       : kind == ClientKind::kNoUsage    ? "-no-usage"
+                                                         : "";
+  std::string base = dir_ + "/client-" + common_name + (by_stranger ? "-stranger" : "") + suffix;
   bool ok = write_pem(base + ".pem", cert, nullptr) && write_pem(base + "-key.pem", nullptr, key);
   X509_free(cert);
   EVP_PKEY_free(key);

@@ -22,7 +22,9 @@ class TestCerts {
   // A client certificate with this common name, signed by the same CA unless
   // by_stranger, in which case a CA nobody trusts signed it. Returns the cert path;
   // the key is beside it with "-key" before ".pem".
-  std::string client_cert(const std::string& common_name, bool by_stranger = false);
+  // clientAuth; serverAuth only; no extended key usage at all; CA:TRUE with clientAuth
+  enum class ClientKind { kAgent, kServerOnly, kNoUsage, kCa };
+  std::string client_cert(const std::string& common_name, bool by_stranger = false, ClientKind kind = ClientKind::kAgent);
   // A second CA nobody trusts.
   std::string stranger_ca_file() const { return dir_ + "/stranger-ca.pem"; }
 
