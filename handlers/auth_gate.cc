@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cerrno>
+
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -113,23 +116,34 @@ void AuthGate::reload(uv_loop_t* loop, std::function<void(const std::string& err
     AuthGate* gate;
     std::string path, text;
     bool ok = false;
+    bool missing = false;  // the file is not there at all
     std::function<void(const std::string&)> done;
   };
-  auto* job = new Job{{}, this, path_, {}, false, std::move(done)};
+  auto* job = new Job{{}, this, path_, {}, false, false, std::move(done)};
   job->req.data = job;
   uv_queue_work(
       loop, &job->req, [](uv_work_t* r) {
         auto* j = static_cast<Job*>(r->data);
         j->ok = read_whole(j->path, &j->text);  // on the threadpool: file I/O stays off the loop
+        struct stat st {};
+        j->missing = !j->ok && ::stat(j->path.c_str(), &st) != 0 && errno == ENOENT;
       },
       [](uv_work_t* r, int) {
         std::unique_ptr<Job> j(static_cast<Job*>(r->data));
         std::string error;
+        if (!j->ok && j->missing) {
+          // The file is gone: so is every token it held, not the last copy in memory.
+          log_error("token_file_gone").kv("path", j->path).kv("revoked", static_cast<uint64_t>(j->gate->tokens_.size()));
+          j->gate->tokens_.clear();
+          j->gate->revoke_dropped();
+          return j->done("");
+        }
         if (!j->ok) return j->done("cannot read token file " + j->path);
         auto tokens = parse_token_file(j->text, &error);
         if (!tokens) return j->done(j->path + ": " + error);
         for (auto& t : *tokens) j->gate->digest_token(t);
         j->gate->tokens_ = std::move(*tokens);
+        j->gate->revoke_dropped();
         warn_if_others_can_read(j->path);
         j->done("");
       });
@@ -193,7 +207,43 @@ void AuthGate::handle(HttpRequest& request, Responder responder) {
     HeadCheck check = judge(request);
     if (check.refusal) return responder.send(std::move(*check.refusal));
   }
+  if (enabled() && !is_open_path(request.path())) {
+    constexpr std::string_view kBearer = "Bearer ";
+    const std::string* header = request.header("Authorization");
+    if (header && header->size() > kBearer.size()) {
+      if (const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()))) admit(*who, responder);
+    }
+  }
   next_.handle(request, std::move(responder));
+}
+
+void AuthGate::admit(const TokenEntry& who, const Responder& responder) {
+  admitted_[who.digest].push_back(responder.watch());
+  if (++admitted_count_ < prune_at_) return;
+  admitted_count_ = 0;
+  for (auto it = admitted_.begin(); it != admitted_.end();) {
+    auto& list = it->second;
+    list.erase(std::remove_if(list.begin(), list.end(), [](const auto& w) { return w.expired(); }), list.end());
+    admitted_count_ += list.size();
+    it = list.empty() ? admitted_.erase(it) : std::next(it);
+  }
+  prune_at_ = std::max<size_t>(1024, admitted_count_ * 2);
+}
+
+// After a reload: what a token no longer in the file let in, and is still
+// open (an agent's stream, a reader's watch), is closed now.
+void AuthGate::revoke_dropped() {
+  size_t closed = 0;
+  for (auto it = admitted_.begin(); it != admitted_.end();) {
+    bool kept = std::any_of(tokens_.begin(), tokens_.end(), [&](const TokenEntry& t) { return t.digest == it->first; });
+    if (kept) {
+      ++it;
+      continue;
+    }
+    for (const auto& w : it->second) closed += Responder::close_connection(w) ? 1 : 0;
+    it = admitted_.erase(it);
+  }
+  if (closed > 0) log_warn("revoked_connections_closed").kv("connections", static_cast<uint64_t>(closed));
 }
 
 }  // namespace uvsched

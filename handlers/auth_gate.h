@@ -12,6 +12,8 @@
 #include <functional>
 #include <optional>
 #include <array>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,13 @@ class AuthGate final : public RequestHandler {
   RequestHandler& next_;
   std::string path_;
   std::vector<TokenEntry> tokens_;
+  // The requests each token let in, watched (not kept): when a reload drops
+  // the token, those still open (streams, watches) are closed. Pruned of the
+  // finished ones as the list grows.
+  std::map<std::array<unsigned char, 32>, std::vector<std::weak_ptr<detail::Exchange>>> admitted_;
+  size_t admitted_count_ = 0, prune_at_ = 1024;
+  void admit(const TokenEntry& who, const Responder& responder);
+  void revoke_dropped();
   const OpenSsl* crypto_ = nullptr;  // SHA-256 and CRYPTO_memcmp, opened with the token file
   bool client_certificates_ = false;
 };

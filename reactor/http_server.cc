@@ -24,6 +24,13 @@ ExchangeRef::~ExchangeRef() {
 }
 }  // namespace detail
 
+bool Responder::close_connection(const std::weak_ptr<detail::Exchange>& watched) {
+  std::shared_ptr<detail::Exchange> ex = watched.lock();
+  if (!ex || ex->conn == nullptr) return false;
+  ex->conn->close();
+  return true;
+}
+
 void Responder::send(HttpResponse&& response) {
   if (!ref_) return;
   detail::Exchange& ex = *ref_->ex;

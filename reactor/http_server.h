@@ -93,6 +93,11 @@ class Responder {
   void set_label(std::string_view label);
   bool connected() const { return ref_ && ref_->ex->conn != nullptr; }
   bool answered() const { return !ref_ || ref_->ex->state != detail::Exchange::State::kPending; }
+  // A handle that does not keep the exchange alive; with it the connection
+  // can be closed later (a revoked token's open stream).
+  std::weak_ptr<detail::Exchange> watch() const { return ref_ ? std::weak_ptr<detail::Exchange>(ref_->ex) : std::weak_ptr<detail::Exchange>(); }
+  // Closes the connection of a watched exchange if it is still open; false if it was gone.
+  static bool close_connection(const std::weak_ptr<detail::Exchange>& watched);
 
  private:
   std::shared_ptr<detail::ExchangeRef> ref_;

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -167,6 +168,34 @@ TEST_F(AuthTest, KubectlWithoutCredentialsIsAskedForThem) {
   bool asked = out.find("provide credentials") != std::string::npos ||
                out.find("You must be logged in to the server (a bearer token is required)") != std::string::npos;
   EXPECT_TRUE(asked) << out;
+}
+
+// A revoked token's open streams end at SIGHUP: a reader's watch when its
+// token is rotated away, an agent's event stream when the file is deleted
+// (which revokes every token it held), each within a second.
+TEST_F(AuthTest, RevocationEndsTheOpenStreamsOfTheRevokedTokens) {
+  RawConnection watch;
+  ASSERT_TRUE(watch.connect(port()));
+  ASSERT_TRUE(watch.send("GET /api/v1/pods?watch=true HTTP/1.1\r\nHost: t\r\n" + bearer(kReader) + "\r\n"));
+  ASSERT_TRUE(watch.read_until("\r\n\r\n"));  // the watch is open
+  RawConnection agent;
+  ASSERT_TRUE(agent.connect(port()));
+  const std::string body = R"({"labels":{},"resources":[]})";
+  ASSERT_TRUE(agent.send("POST /v1/agents/edge-1/subscribe HTTP/1.1\r\nHost: t\r\n" + bearer(kAgent) +
+                         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
+  ASSERT_TRUE(agent.read_until("SUBSCRIBED"));
+
+  write_tokens("rdr-fedcba9876543210");  // the reader's token rotated away; the agent's stays
+  kill(daemon_->pid(), SIGHUP);
+  EXPECT_TRUE(watch.wait_closed(1s)) << "the revoked reader's watch goes on\n" << daemon_->log();
+  EXPECT_FALSE(agent.wait_closed(300ms)) << "the agent's stream ended though its token is still valid";
+
+  ASSERT_EQ(std::remove(tokens_.c_str()), 0);
+  kill(daemon_->pid(), SIGHUP);
+  EXPECT_TRUE(agent.wait_closed(1s)) << "the agent's stream outlived the token file\n" << daemon_->log();
+  EXPECT_TRUE(daemon_->wait_for_log("event=token_file_gone")) << daemon_->log();
+  EXPECT_EQ(status("POST", "/v1/agents/edge-1/status", kAgent, R"({"statuses":[]})"), 401);
+  EXPECT_EQ(status("GET", "/api/v1/pods", kAdmin), 401);
 }
 
 TEST_F(AuthTest, SighupReloadsTheTokenFile) {
