@@ -26,11 +26,11 @@ class Reconciler {
     uint64_t initial_ms = 1'000;
     uint64_t max_ms = 120'000;
     uint64_t implicit_first_ms = 15'000;
-    uint64_t implicit_interval_ms = 300'000;  // 0: only the first
+    uint64_t implicit_interval_ms = 300'000;  // 0: no implicit reconciliation at all (--reconcile-interval 0)
   };
   explicit Reconciler(Settings s) : s_(s) {}
 
-  void start(uint64_t now) { next_implicit_ = now + s_.implicit_first_ms; }
+  void start(uint64_t now) { next_implicit_ = s_.implicit_interval_ms > 0 ? now + s_.implicit_first_ms : 0; }
   // Asks about `tasks`, cancelling the request in progress for `scope`.
   void request_explicit(const std::string& scope, std::vector<std::string> tasks, uint64_t now);
   void reported(const std::string& task);

@@ -56,10 +56,16 @@ TEST(Reconciler, ImplicitFifteenSecondsAfterStartThenEveryInterval) {
   EXPECT_TRUE(r.due(16'000).implicit);
   EXPECT_FALSE(r.due(300'000).implicit);
   EXPECT_TRUE(r.due(316'000).implicit);
-  Reconciler once({.implicit_interval_ms = 0});
-  once.start(0);
-  EXPECT_TRUE(once.due(15'000).implicit);
-  EXPECT_FALSE(once.next_deadline());
+  // --reconcile-interval 0 means none at all, not one pass 15 s after start.
+  Reconciler none({.implicit_interval_ms = 0});
+  none.start(0);
+  EXPECT_FALSE(none.next_deadline());
+  EXPECT_FALSE(none.due(15'000).implicit);
+  EXPECT_FALSE(none.due(10'000'000).implicit);
+  // Explicit requests still go out.
+  none.request_explicit("edge-1", {"t1"}, 20'000);
+  EXPECT_EQ(none.next_deadline(), std::optional<uint64_t>(20'000));
+  EXPECT_EQ(none.due(20'000).tasks, std::vector<std::string>{"t1"});
 }
 
 }  // namespace
