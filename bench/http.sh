@@ -26,26 +26,8 @@ wait_up "$uport" health
 sleep 1
 rss_idle_kb=$(awk '/VmRSS/ {print $2}' "/proc/$upid/status")
 
-nport=$(free_port)
-mkdir -p "$work/nginx/logs"
-cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log stderr warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
-  server { listen 127.0.0.1:$nport; location / { return 200; } }
-}
-CONF
-$pin_server nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-wait_up "$nport" health
+start_nginx "$work/nginx" "$pin_server"
+nport=$NGINX_PORT
 
 total_u=0; total_n=0
 for r in $(seq "$rounds"); do

@@ -33,3 +33,31 @@ start_etcd() {
   ETCD_PID=$!
   wait_url "$ETCD_URL/health"
 }
+
+# Starts nginx (one worker, `return 200` everywhere, no access log) with its
+# files in DIR, in the background under PREFIX (a taskset, or nothing); sets
+# NGINX_PORT and NGINX_PID once it answers.
+start_nginx() {
+  local dir=$1 prefix=${2:-}
+  NGINX_PORT=$(free_port)
+  mkdir -p "$dir/logs"
+  cat > "$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log stderr warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  server { listen 127.0.0.1:$NGINX_PORT; location / { return 200; } }
+}
+CONF
+  $prefix nginx -p "$dir" -c "$dir/nginx.conf" &
+  NGINX_PID=$!
+  wait_url "http://127.0.0.1:$NGINX_PORT/health"
+}

@@ -48,27 +48,8 @@ PY
 kill "$upid" 2>/dev/null || true; wait "$upid" 2>/dev/null || true
 pin_server="taskset -c 0"; pin_load="taskset -c 1"
 [ "$(nproc)" -ge 2 ] || { pin_server=""; pin_load=""; }
-nport=$(free_port)
-mkdir -p "$work/nginx/logs"
-cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log stderr warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
-  server { listen 127.0.0.1:$nport; location / { return 200; } }
-}
-CONF
-$pin_server nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-npid=$!
-wait_up "$nport" health
+start_nginx "$work/nginx" "$pin_server"
+nport=$NGINX_PORT; npid=$NGINX_PID
 nginx_rps=$($pin_load wrk -t1 -c64 -d5s "http://127.0.0.1:$nport/health" | awk '/Requests/ {print $2}')
 kill "$npid" 2>/dev/null || true; wait "$npid" 2>/dev/null || true
 

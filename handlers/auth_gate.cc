@@ -165,6 +165,7 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
   if (is_open_path(request.path())) return {};
   std::string_view name;
   Role role;
+  const TokenEntry* who = nullptr;
   const std::string* header = request.header("Authorization");
   size_t authorizations = 0;
   for (const auto& h : request.headers) authorizations += iequals(h.name, "Authorization") ? 1 : 0;
@@ -182,20 +183,21 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
              !iequals(header->substr(0, kBearer.size()), kBearer)) {
     return {deny(request.path(), 401, "a bearer token is required"), false};
   } else {
-    const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()));
+    who = find(std::string_view(*header).substr(kBearer.size()));
     if (who == nullptr) return {deny(request.path(), 401, "the token is not valid"), false};
     name = who->name;
     role = who->role;
   }
+  std::string principal = who ? std::string(reinterpret_cast<const char*>(who->digest.data()), who->digest.size()) : "";
   if (!allowed(role, name, request.method, request.path())) {
     log_warn("access_denied").kv("name", name).kv("role", role_name(role))
         .kv("method", std::string(request.method)).kv("path", std::string(request.path()));
     return {deny(request.path(), 403,
                  std::string(role_name(role)) + " " + std::string(name) + " may not " + std::string(request.method) +
                      " " + std::string(request.path())),
-            true};
+            true, std::move(principal)};
   }
-  return {std::nullopt, true};
+  return {std::nullopt, true, std::move(principal)};
 }
 
 // Judged on the head, before any of the body is read.
@@ -203,22 +205,18 @@ HeadCheck AuthGate::check_head(const HttpRequest& head) { return judge(head); }
 
 void AuthGate::handle(HttpRequest& request, Responder responder) {
   // Judged on its head already, unless it came some other way (an embedder, a test).
+  std::string principal = request.principal;
   if (!request.head_checked) {
     HeadCheck check = judge(request);
     if (check.refusal) return responder.send(std::move(*check.refusal));
+    principal = std::move(check.principal);
   }
-  if (enabled() && !is_open_path(request.path())) {
-    constexpr std::string_view kBearer = "Bearer ";
-    const std::string* header = request.header("Authorization");
-    if (header && header->size() > kBearer.size()) {
-      if (const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()))) admit(*who, responder);
-    }
-  }
+  if (!principal.empty()) admit(principal, responder);
   next_.handle(request, std::move(responder));
 }
 
-void AuthGate::admit(const TokenEntry& who, const Responder& responder) {
-  admitted_[who.digest].push_back(responder.watch());
+void AuthGate::admit(const std::string& token_digest, const Responder& responder) {
+  admitted_[token_digest].push_back(responder.watch());
   if (++admitted_count_ < prune_at_) return;
   admitted_count_ = 0;
   for (auto it = admitted_.begin(); it != admitted_.end();) {
@@ -235,7 +233,10 @@ void AuthGate::admit(const TokenEntry& who, const Responder& responder) {
 void AuthGate::revoke_dropped() {
   size_t closed = 0;
   for (auto it = admitted_.begin(); it != admitted_.end();) {
-    bool kept = std::any_of(tokens_.begin(), tokens_.end(), [&](const TokenEntry& t) { return t.digest == it->first; });
+    bool kept = std::any_of(tokens_.begin(), tokens_.end(), [&](const TokenEntry& t) {
+      return std::equal(t.digest.begin(), t.digest.end(), it->first.begin(), it->first.end(),
+                        [](unsigned char a, char b) { return a == static_cast<unsigned char>(b); });
+    });
     if (kept) {
       ++it;
       continue;

@@ -63,9 +63,9 @@ class AuthGate final : public RequestHandler {
   // The requests each token let in, watched (not kept): when a reload drops
   // the token, those still open (streams, watches) are closed. Pruned of the
   // finished ones as the list grows.
-  std::map<std::array<unsigned char, 32>, std::vector<std::weak_ptr<detail::Exchange>>> admitted_;
+  std::map<std::string, std::vector<std::weak_ptr<detail::Exchange>>> admitted_;  // by token digest
   size_t admitted_count_ = 0, prune_at_ = 1024;
-  void admit(const TokenEntry& who, const Responder& responder);
+  void admit(const std::string& token_digest, const Responder& responder);
   void revoke_dropped();
   const OpenSsl* crypto_ = nullptr;  // SHA-256 and CRYPTO_memcmp, opened with the token file
   bool client_certificates_ = false;

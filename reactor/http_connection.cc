@@ -250,6 +250,7 @@ int HttpConnection::on_headers_complete(llhttp_t* p) {
     return HPE_PAUSED;  // the body is never read: the connection closes once the answer is out
   }
   self->request_.head_checked = true;
+  self->request_.principal = std::move(check.principal);
   // curl and others wait for "100 Continue" before a large body; say it only
   // when no earlier response is still owed, so responses stay in order.
   const std::string* expect = self->request_.header("Expect");
@@ -285,8 +286,7 @@ void HttpConnection::dispatch() {
   ex->head = request_.method == "HEAD";
   ex->method = request_.method;
   ex->start_ns = uv_hrtime();
-  if (!request_.keep_alive) no_more_requests_ = true;
-  if (tls_) request_.peer_name = tls_->peer_name();
+  if (!request_.keep_alive) no_more_requests_ = true;  // (peer_name was set with the head)
   exchanges_.push_back(ex);
   server_->handler_.handle(request_, Responder(std::move(ex)));
   // The handler has what it needs (the next request would reset it anyway);
@@ -310,19 +310,11 @@ void HttpConnection::refuse(HttpResponse&& response) {
 }
 
 void HttpConnection::fail(int status, std::string_view message) {
-  auto ex = std::make_shared<detail::Exchange>();
-  ex->conn = this;
-  ex->keep_alive = false;
-  ex->method = request_.method.empty() ? std::string_view("-") : request_.method;
-  ex->start_ns = uv_hrtime();
-  exchanges_.push_back(ex);
-  no_more_requests_ = true;
-  in_message_ = false;
   HttpResponse r;
   r.status = status;
   r.content_type = "application/json";
   r.body = json_error_body(message);
-  Responder(std::move(ex)).send(std::move(r));
+  refuse(std::move(r));
 }
 
 // ---- writing -------------------------------------------------------------

@@ -26,6 +26,7 @@ struct HttpRequest {
   bool keep_alive = true;
   std::string peer_name;  // common name of a verified TLS client certificate
   bool head_checked = false;  // the server's handler passed its head (check_head) before the body came
+  std::string principal;      // what check_head said the credentials named
 
   std::string_view path() const;
   std::string_view query() const;  // without the '?'; empty when none

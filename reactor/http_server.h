@@ -130,6 +130,7 @@ class ResponseStream {
 struct HeadCheck {
   std::optional<HttpResponse> refusal;
   bool authenticated = false;
+  std::string principal;  // the handler's name for whose credentials they were; kept in HttpRequest
 };
 
 class RequestHandler {

@@ -272,10 +272,8 @@ class Emulator final : public uvsched::RequestHandler {
       if (!r.ok()) {
         // Not the controller's behaviour (it passes the error to the user), but
         // a test starts the emulator before the scheduler is ready.
-        auto t = clock_.new_timer();
-        auto* raw = t.get();
-        retry_timers_.push_back(std::move(t));
-        raw->start(200, [this, i] { submit(i); });
+        auto t = std::shared_ptr<uvsched::Timer>(clock_.new_timer());
+        t->start(200, [this, i, t] { submit(i); });  // the timer lives until it has fired
         return;
       }
       ++stats_.train_submitted;
@@ -589,7 +587,6 @@ class Emulator final : public uvsched::RequestHandler {
   simdjson::dom::parser parser_;
   std::map<std::string, HeldTask> index_;
   std::map<std::string, std::unique_ptr<TrainJob>> jobs_;
-  std::vector<std::unique_ptr<uvsched::Timer>> retry_timers_;
   Stats stats_;
 };
 

@@ -145,7 +145,7 @@ void MlScheduler::stop() {
 
 void MlScheduler::leadership_changed(bool leading) {
   for (auto& p : answers_) {
-    if (!p->answered) answer(*p, false, "leadership lost");
+    if (!p->answered) answer(*p, "leadership-lost", "leadership lost");
   }
   answers_.clear();
   stop();
@@ -404,26 +404,26 @@ void MlScheduler::record_update(Job& job, const Decision& d, double elapsed, Res
   p->responder = std::move(responder);
   apply(job, d, elapsed);
   p->version = job.version;
-  if (auto why = store_.unavailable_reason()) return answer(*p, false, "store unavailable: " + *why);
+  if (auto why = store_.unavailable_reason()) return answer(*p, "store-unavailable", "store unavailable: " + *why);
   p->deadline_ms = clock_.now_ms() + settings_.decision_store_deadline_ms;
   answers_.push_back(p);
   arm_answer_deadline();
   persist(job, [this, p](const StoreStatus& st) {
     auto it = jobs_.find(p->job_id);
     if (st.ok() && it != jobs_.end()) it->second.request_stored = true;
-    if (!p->answered) return answer(*p, st.ok(), st.message);
+    if (!p->answered) return st.ok() ? answer(*p) : answer(*p, "store-failed-or-slow", st.message);
     // Answered at the deadline: memory went back to the kept parallelism, which
     // is not what this wrote (or the write failed). Store what memory holds.
     if (it != jobs_.end()) mark_dirty(p->job_id);
   }, created);
 }
 
-void MlScheduler::answer(PendingAnswer& p, bool stored, const std::string& why) {
+void MlScheduler::answer(PendingAnswer& p, const char* held_cause, const std::string& why) {
   p.answered = true;
   auto it = jobs_.find(p.job_id);
   if (it == jobs_.end()) return p.responder.send(text_response(200, ""));  // finished meanwhile
   Job& job = it->second;
-  if (!stored) {
+  if (held_cause) {
     if (job.version == p.version) {
       job.parallelism = p.prev_parallelism;
       job.policy = p.prev_policy;
@@ -432,7 +432,7 @@ void MlScheduler::answer(PendingAnswer& p, bool stored, const std::string& why) 
         job.history.back().reason = "held";
       }
     }
-    held_.add(labels({{"cause", why.rfind("store unavailable", 0) == 0 ? "store-unavailable" : "store-failed-or-slow"}}));
+    held_.add(labels({{"cause", held_cause}}));
     log_warn("ml_decision_held").kv("job", p.job_id).kv("parallelism", job.parallelism).kv("why", why);
     mark_dirty(p.job_id);
   }
@@ -453,7 +453,8 @@ void MlScheduler::answer_overdue() {
     std::shared_ptr<PendingAnswer> p = std::move(answers_.front());
     answers_.pop_front();
     if (!p->answered) {
-      answer(*p, false, "decision not stored within " + std::to_string(settings_.decision_store_deadline_ms) + " ms");
+      answer(*p, "store-failed-or-slow",
+             "decision not stored within " + std::to_string(settings_.decision_store_deadline_ms) + " ms");
     }
   }
   arm_answer_deadline();

@@ -130,7 +130,9 @@ class MlScheduler {
   void record_create(Job& job, const Decision& d, Responder responder);
   void record_update(Job& job, const Decision& d, double elapsed, Responder responder, bool created);
   void apply(Job& job, const Decision& d, double elapsed);
-  void answer(PendingAnswer& p, bool stored, const std::string& why);
+  // Answers a decision: stored (held_cause null), or held at the job's
+  // parallelism for `held_cause` (the metric's label), `why` for the log.
+  void answer(PendingAnswer& p, const char* held_cause = nullptr, const std::string& why = {});
   void arm_answer_deadline();
   void answer_overdue();
   void mark_dirty(const std::string& id);

@@ -67,9 +67,8 @@ void PsDelivery::forget(const std::string& job_id) {
 }
 
 void PsDelivery::forget_all() {
-  for (auto& [id, job] : jobs_) {
-    if (job.status.in_flight) client_.cancel(job.request);
-  }
+  // Calls already on the wire are let finish (their answers find no job):
+  // an update among them is a train job's only answer to its /job.
   jobs_.clear();
 }
 
@@ -95,6 +94,17 @@ void PsDelivery::pump(const std::string& job_id) {
   }
 }
 
+void PsDelivery::call(const std::string& job_id, Job& job, ClientRequest req,
+                      std::function<void(Job&, ClientResponse&&)> answered) {
+  job.status.in_flight = true;
+  job.request = client_.request(std::move(req), [this, job_id, answered = std::move(answered)](ClientResponse&& r) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return;  // forgotten meanwhile
+    it->second.status.in_flight = false;
+    answered(it->second, std::move(r));
+  });
+}
+
 void PsDelivery::send_start(const std::string& job_id, Job& job) {
   ClientRequest req;
   req.method = "POST";
@@ -102,12 +112,7 @@ void PsDelivery::send_start(const std::string& job_id, Job& job) {
   req.headers = {{"Content-Type", "application/json"}};
   req.body = job.start_body;
   req.timeout_ms = options_.start_timeout_ms;
-  job.status.in_flight = true;
-  job.request = client_.request(std::move(req), [this, job_id](ClientResponse&& r) {
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return;
-    Job& job = it->second;
-    job.status.in_flight = false;
+  call(job_id, job, std::move(req), [this, job_id](Job& job, ClientResponse&& r) {
     if (r.ok()) {
       succeeded("start", job);
       return started(job_id, job);
@@ -127,12 +132,7 @@ void PsDelivery::ask_tasks(const std::string& job_id, Job& job) {
   ClientRequest req;
   req.url = ps_url_ + "/tasks";
   req.timeout_ms = options_.tasks_timeout_ms;
-  job.status.in_flight = true;
-  job.request = client_.request(std::move(req), [this, job_id](ClientResponse&& r) {
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return;
-    Job& job = it->second;
-    job.status.in_flight = false;
+  call(job_id, job, std::move(req), [this, job_id](Job& job, ClientResponse&& r) {
     std::optional<bool> holds = r.ok() ? tasks_list_holds(r.body, job_id) : std::nullopt;
     if (!holds) {
       return retry_later(job_id, "tasks",
@@ -161,12 +161,7 @@ void PsDelivery::send_update(const std::string& job_id, Job& job) {
   req.timeout_ms = options_.update_timeout_ms;
   JobState sent = *job.status.update_pending;
   job.status.update_pending.reset();
-  job.status.in_flight = true;
-  job.request = client_.request(std::move(req), [this, job_id, sent](ClientResponse&& r) {
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return;
-    Job& job = it->second;
-    job.status.in_flight = false;
+  call(job_id, job, std::move(req), [this, job_id, sent](Job& job, ClientResponse&& r) {
     if (r.ok()) {
       succeeded("update", job);
       return pump(job_id);

@@ -67,6 +67,7 @@ class PsDelivery {
   // Sends one update; a job never start()ed here counts as started.
   void update(const std::string& job_id, JobState state);
   void forget(const std::string& job_id);
+  // Leadership lost: every job is forgotten; calls already sent are not cancelled.
   void forget_all();
   const JobStatus* status(const std::string& job_id) const;
   static const char* phase_name(Phase p);
@@ -83,6 +84,8 @@ class PsDelivery {
   };
 
   void pump(const std::string& job_id);
+  // Sends `req` as the job's one call in flight; `answered` runs unless the job was forgotten meanwhile.
+  void call(const std::string& job_id, Job& job, ClientRequest req, std::function<void(Job&, ClientResponse&&)> answered);
   void send_start(const std::string& job_id, Job& job);
   void ask_tasks(const std::string& job_id, Job& job);
   void send_update(const std::string& job_id, Job& job);

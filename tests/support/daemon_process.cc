@@ -39,6 +39,23 @@ int wait_exit(pid_t pid, std::chrono::milliseconds deadline) {
 
 }  // namespace
 
+pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDERR_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    auto argv = argv_of(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ::close(fds[1]);
+  *stderr_fd = fds[0];
+  return pid;
+}
+
 std::string daemon_binary() {
   const char* bin = std::getenv("UVSCHED_BIN");
   return bin ? bin : "build/uvsched";
@@ -53,8 +70,6 @@ DaemonProcess::~DaemonProcess() {
 }
 
 bool DaemonProcess::start(std::chrono::milliseconds deadline) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
   std::vector<std::string> args = {daemon_binary(), "--listen", "127.0.0.1:0", "--log-level", "info"};
   bool has_store = false;
   for (const auto& a : args_) has_store = has_store || a.rfind("--store", 0) == 0;
@@ -63,17 +78,8 @@ bool DaemonProcess::start(std::chrono::milliseconds deadline) {
     args.push_back("embedded:" + data_.path() + "/data");
   }
   args.insert(args.end(), args_.begin(), args_.end());
-  pid_ = fork();
-  if (pid_ == 0) {
-    dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    auto argv = argv_of(args);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  ::close(fds[1]);
-  stderr_fd_ = fds[0];
+  pid_ = spawn_capturing_stderr(std::move(args), &stderr_fd_);
+  if (pid_ < 0) return false;
   reader_ = std::thread([this] { drain(); });
 
   const std::string marker = "event=listening addr=127.0.0.1:";

@@ -58,6 +58,10 @@ class DaemonProcess {
   std::string log_;
 };
 
+// Starts args[0] with args, its stderr into a pipe whose reading end is
+// *stderr_fd; the child's pid, or -1.
+pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd);
+
 // Runs the binary to completion with args; returns exit code and stdout+stderr.
 int run_binary(const std::vector<std::string>& args, std::string* output);
 

@@ -37,6 +37,26 @@ uint16_t free_loopback_port() {
   return 0;
 }
 
+namespace {
+
+// etcd's own output, even at --log-level error, would drown a test's.
+pid_t spawn_silenced(std::vector<std::string>& args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+}  // namespace
+
 bool etcd_installed() { return access("/usr/bin/etcd", X_OK) == 0; }
 
 EtcdProcess::EtcdProcess() = default;
@@ -76,17 +96,7 @@ bool EtcdProcess::launch(std::chrono::milliseconds deadline) {
     for (const std::string& a : {std::string("--cert-file"), tls_cert_, std::string("--key-file"), tls_key_})
       args.push_back(a);
   }
-  pid_ = fork();
-  if (pid_ == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, STDOUT_FILENO);
-    dup2(devnull, STDERR_FILENO);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
+  pid_ = spawn_silenced(args);
   auto until = std::chrono::steady_clock::now() + deadline;
   while (std::chrono::steady_clock::now() < until) {
     auto r = http_request(health_port_, "GET", "/health");
@@ -140,17 +150,7 @@ void EtcdCluster::spawn(int i, bool fresh) {
                                    "--initial-cluster-token", "uvsched-test-cluster",
                                    "--listen-metrics-urls", "http://127.0.0.1:" + std::to_string(m.health),
                                    "--log-level", "error"};
-  m.pid = fork();
-  if (m.pid == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, STDOUT_FILENO);
-    dup2(devnull, STDERR_FILENO);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
+  m.pid = spawn_silenced(args);
 }
 
 bool EtcdCluster::healthy(int i) const {

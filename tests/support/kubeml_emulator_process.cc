@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "tests/support/daemon_process.h"
 #include "tests/support/raw_http.h"
 
 namespace uvsched::test {
@@ -18,21 +19,8 @@ bool KubemlEmulator::start(const std::vector<std::string>& extra, std::chrono::m
   std::vector<std::string> args = {bin ? bin : "kubeml_emulator", "--listen", "127.0.0.1:0", "--metrics-listen",
                                    "127.0.0.1:0"};
   args.insert(args.end(), extra.begin(), extra.end());
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  pid_ = fork();
-  if (pid_ == 0) {
-    dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  ::close(fds[1]);
-  stderr_fd_ = fds[0];
+  pid_ = spawn_capturing_stderr(std::move(args), &stderr_fd_);
+  if (pid_ < 0) return false;
   reader_ = std::thread([this] { drain(); });
   const std::string marker = "kubeml_emulator listening ps=";
   auto until = std::chrono::steady_clock::now() + deadline;
