@@ -1,5 +1,7 @@
 #include "handlers/json_value.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -338,13 +340,47 @@ void JsonValue::merge_patch(const JsonValue& patch) {
     return;
   }
   if (!is_object()) *this = object();
-  for (const auto& [k, v] : patch.members_) {
-    if (v.is_null()) {
-      erase(k);
-    } else {
-      at(k).merge_patch(v);
+  // A few keys (a phase, an IP) are looked up in place; a large patch (an
+  // agent's status data) goes through an index, or its merge would be
+  // quadratic: 75k keys once took seconds.
+  constexpr size_t kIndexedFrom = 16;
+  if (patch.members_.size() < kIndexedFrom) {
+    for (const auto& [k, v] : patch.members_) {
+      if (v.is_null()) {
+        erase(k);
+      } else {
+        at(k).merge_patch(v);
+      }
     }
+    return;
   }
+  absl::flat_hash_map<std::string, size_t> index;
+  index.reserve(members_.size() + patch.members_.size());
+  for (size_t i = 0; i < members_.size(); ++i) index.try_emplace(members_[i].first, i);  // the first wins, as in get()
+  std::vector<bool> erased(members_.size(), false);
+  for (const auto& [k, v] : patch.members_) {
+    auto it = index.find(k);
+    if (v.is_null()) {
+      if (it != index.end()) {
+        erased[it->second] = true;
+        index.erase(it);
+      }
+      continue;
+    }
+    if (it == index.end()) {
+      members_.emplace_back(k, JsonValue());
+      erased.push_back(false);
+      it = index.emplace(k, members_.size() - 1).first;
+    }
+    members_[it->second].second.merge_patch(v);
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < members_.size(); ++i) {
+    if (erased[i]) continue;
+    if (kept != i) members_[kept] = std::move(members_[i]);
+    ++kept;
+  }
+  members_.resize(kept);
 }
 
 }  // namespace uvsched

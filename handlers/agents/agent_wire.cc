@@ -1,5 +1,7 @@
 #include "handlers/agents/agent_wire.h"
 
+#include "storage/base64.h"
+
 namespace uvsched {
 namespace {
 
@@ -100,7 +102,54 @@ std::optional<JsonError> read_offers(object body, const std::string& agent, std:
   return std::nullopt;
 }
 
-std::optional<JsonError> read_statuses(object body, std::vector<TaskStatus>* out) {
+namespace {
+
+// Counts the values under `e` (members and items at every level) and checks
+// its depth, without recursion deeper than the limit allows.
+bool within_shape(element e, size_t depth, const StatusDataLimits& limits, size_t* values) {
+  if (e.is_object()) {
+    if (depth >= limits.max_depth) return false;
+    for (auto field : object(e)) {
+      if (++*values > limits.max_values || !within_shape(field.value, depth + 1, limits, values)) return false;
+    }
+  } else if (e.is_array()) {
+    if (depth >= limits.max_depth) return false;
+    for (element item : array(e)) {
+      if (++*values > limits.max_values || !within_shape(item, depth + 1, limits, values)) return false;
+    }
+  }
+  return true;
+}
+
+// A status's `data`: base64 of a JSON object, decoded into *json.
+std::optional<JsonError> read_status_data(std::string_view text, const std::string& field,
+                                          const StatusDataLimits& limits, std::string* json) {
+  auto decoded = base64_decode(text);
+  if (!decoded) return problem(field + " must be base64", field);
+  if (decoded->size() > limits.max_bytes) {
+    return problem(field + " is " + std::to_string(decoded->size()) + " bytes decoded, over the limit of " +
+                       std::to_string(limits.max_bytes),
+                   field);
+  }
+  // Its own parser: the body's parser still holds the document being read.
+  static simdjson::dom::parser parser;
+  element doc;
+  if (parser.parse(*decoded).get(doc) != simdjson::SUCCESS || !doc.is_object()) {
+    return problem(field + " must be base64 of a JSON object", field);
+  }
+  size_t values = 0;
+  if (!within_shape(doc, 0, limits, &values)) {
+    return problem(field + " nests deeper than " + std::to_string(limits.max_depth) + " or holds more than " +
+                       std::to_string(limits.max_values) + " values",
+                   field);
+  }
+  *json = std::move(*decoded);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<JsonError> read_statuses(object body, std::vector<TaskStatus>* out, const StatusDataLimits& limits) {
   array list;
   if (auto e = list_at(body, "statuses", &list)) return e;
   size_t i = 0;
@@ -111,8 +160,16 @@ std::optional<JsonError> read_statuses(object body, std::vector<TaskStatus>* out
       return problem(f + ".task_id.value is required", f + ".task_id.value");
     }
     object st = item;  // an object: it has a task_id
-    TaskStatus s{std::string(id), std::string(text_at(st, "state")), std::string(text_at(st, "data"))};
+    TaskStatus s{std::string(id), std::string(text_at(st, "state")), {}};
     if (s.state.rfind("TASK_", 0) != 0) return problem(f + ".state must be a TASK_* state", f + ".state");
+    element data;
+    if (st.at_key("data").get(data) == simdjson::SUCCESS && !data.is_null()) {
+      std::string_view text;
+      if (data.get(text) != simdjson::SUCCESS) return problem(f + ".data must be a base64 string", f + ".data");
+      if (!text.empty()) {
+        if (auto e = read_status_data(text, f + ".data", limits, &s.data)) return e;
+      }
+    }
     out->push_back(std::move(s));
   }
   return std::nullopt;

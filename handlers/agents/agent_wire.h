@@ -20,7 +20,15 @@ namespace uvsched {
 struct TaskStatus {
   std::string task_id;
   std::string state;  // TASK_*
-  std::string data;   // base64 JSON merged into the pod's status, or empty
+  std::string data;   // the JSON object (decoded from the wire's base64) merged into the pod's status, or empty
+};
+
+// What an agent may put in a status's `data`: it is merged into a pod (and
+// stored, and sent to every watcher), so its size and shape are bounded.
+struct StatusDataLimits {
+  size_t max_bytes = 64 * 1024;  // decoded
+  size_t max_depth = 16;         // nested objects and arrays
+  size_t max_values = 2'048;     // members and items, all levels together
 };
 
 // Mesos resources: scalar cpus and mem (summed), port ranges; others are accepted and ignored.
@@ -32,7 +40,9 @@ std::optional<JsonError> read_subscription(simdjson::dom::object body, Labels* l
 // POST /v1/agents/{host}/offers: each offer's resources, and its id when the agent chose one.
 std::optional<JsonError> read_offers(simdjson::dom::object body, const std::string& agent, std::vector<Offer>* out);
 
-// POST /v1/agents/{host}/status.
-std::optional<JsonError> read_statuses(simdjson::dom::object body, std::vector<TaskStatus>* out);
+// POST /v1/agents/{host}/status. A status's `data`, when present, must be
+// base64 of a JSON object within `limits`.
+std::optional<JsonError> read_statuses(simdjson::dom::object body, std::vector<TaskStatus>* out,
+                                       const StatusDataLimits& limits = {});
 
 }  // namespace uvsched

@@ -11,7 +11,6 @@
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/secure_random.h"
-#include "storage/base64.h"
 
 namespace uvsched {
 namespace {
@@ -630,13 +629,13 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
     case TaskAction::kError:
       return;  // above
     case TaskAction::kMarkRunning: {
-      // The agent may send the pod's status as base64 JSON in `data`. Shared,
-      // not copied, by the edits below and every retry.
+      // The agent may send the pod's status as a JSON object in `data` (read
+      // and bounded by read_statuses). Shared, not copied, by the edits below
+      // and every retry.
       std::shared_ptr<const JsonValue> extra;
       if (status && !status->data.empty()) {
         std::string error;
-        std::optional<JsonValue> parsed;
-        if (auto raw = base64_decode(status->data)) parsed = JsonValue::parse(*raw, &error);
+        std::optional<JsonValue> parsed = JsonValue::parse(status->data, &error);
         if (parsed && parsed->is_object()) extra = std::make_shared<const JsonValue>(std::move(*parsed));
       }
       // Once running, a pod changes rarely (it ends, or is deleted): its copy

@@ -154,11 +154,24 @@ TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
   // Everything before the status is as it was (the binding, the spec).
   EXPECT_EQ(after.substr(after.find("\"spec\""), after.find("\"status\"") - after.find("\"spec\"")),
             before.substr(before.find("\"spec\""), before.find("\"status\"") - before.find("\"spec\"")));
-  // Not base64, or not JSON: the phase still moves; nothing else does.
+  // Not base64, not a JSON object, or too large: the status is refused with
+  // the field named, and the pod stays as it was until a good one comes.
   ASSERT_FALSE(agent.offer(1, 512).empty());
   std::string task2 = launch_task(agent, "web2");
   ASSERT_FALSE(task2.empty()) << daemon_->log();
-  agent.status(task2, "TASK_RUNNING", "%%%");
+  std::string huge = "{";
+  for (int i = 0; i < 60'000; ++i) huge += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
+  huge += "}";
+  for (const std::string& junk : {std::string("%%%"), base64_encode("[1]"), base64_encode(huge)}) {
+    auto r = http_request(daemon_->port(), "POST", "/v1/agents/edge-1/status",
+                          R"({"statuses":[{"task_id":{"value":")" + task2 + R"("},"state":"TASK_RUNNING","data":")" +
+                              junk + "\"}]}");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << r->body;
+    EXPECT_NE(r->body.find("statuses[0].data"), std::string::npos) << r->body;
+  }
+  EXPECT_NE(get_pod("web2").find("\"phase\":\"Pending\""), std::string::npos) << get_pod("web2");
+  agent.status(task2, "TASK_RUNNING");
   EXPECT_TRUE(pod_shows("web2", "\"phase\":\"Running\"")) << get_pod("web2");
 }
 

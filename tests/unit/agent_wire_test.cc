@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "storage/base64.h"
+
 namespace uvsched {
 namespace {
 
@@ -77,7 +79,7 @@ TEST(AgentWire, StatusesAreReadAndCheckedInOrder) {
   EXPECT_EQ(got[0].task_id, "t1");
   EXPECT_EQ(got[0].state, "TASK_STARTING");
   EXPECT_EQ(got[0].data, "");
-  EXPECT_EQ(got[1].data, "e30=");
+  EXPECT_EQ(got[1].data, "{}");  // decoded
 
   struct Case {
     const char* body;
@@ -98,6 +100,49 @@ TEST(AgentWire, StatusesAreReadAndCheckedInOrder) {
     ASSERT_TRUE(e) << c.body;
     EXPECT_EQ(e->field, c.field) << c.body << ": " << e->message;
   }
+}
+
+// `data` is merged into a pod, stored and sent to every watcher: it must be
+// base64 of a JSON object, and bounded in bytes, depth and values.
+TEST(AgentWire, StatusDataIsAnObjectWithinLimits) {
+  simdjson::dom::parser parser;
+  auto body = [](const std::string& data_json) {
+    return R"({"statuses":[{"task_id":{"value":"t"},"state":"TASK_RUNNING","data":")" + base64_encode(data_json) +
+           R"("}]})";
+  };
+  StatusDataLimits limits;
+  limits.max_bytes = 200;
+  limits.max_depth = 3;
+  limits.max_values = 10;
+  std::vector<TaskStatus> got;
+  ASSERT_FALSE(read_statuses(object_of(parser, body(R"({"podIP":"10.0.0.1","a":{"b":{}}})")), &got, limits));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, R"({"podIP":"10.0.0.1","a":{"b":{}}})");  // decoded
+
+  struct Case {
+    std::string body;
+    const char* says;
+  } cases[] = {
+      {R"({"statuses":[{"task_id":{"value":"t"},"state":"TASK_RUNNING","data":"%%%"}]})", "must be base64"},
+      {R"({"statuses":[{"task_id":{"value":"t"},"state":"TASK_RUNNING","data":7}]})", "must be a base64 string"},
+      {body("[1,2]"), "of a JSON object"},
+      {body("{\"a\":"), "of a JSON object"},
+      {body(R"({"a":{"b":{"c":{}}}})"), "nests deeper than 3"},
+      {body(R"({"a":[[[1]]]})"), "nests deeper than 3"},
+      {body(R"({"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11})"), "more than 10 values"},
+      {body(R"({"a":[1,2,3,4,5,6,7,8,9,10]})"), "more than 10 values"},
+      {body(R"({"a":")" + std::string(200, 'x') + R"("})"), "over the limit of 200"},
+  };
+  for (const auto& c : cases) {
+    std::vector<TaskStatus> statuses;
+    auto e = read_statuses(object_of(parser, c.body), &statuses, limits);
+    ASSERT_TRUE(e) << c.body;
+    EXPECT_EQ(e->field, "statuses[0].data") << c.body;
+    EXPECT_NE(e->message.find(c.says), std::string::npos) << c.body << ": " << e->message;
+  }
+  // Exactly at the limits is allowed.
+  ASSERT_FALSE(read_statuses(object_of(parser, body(R"({"a":{"b":[1]},"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1})")), &got,
+                             limits));
 }
 
 TEST(AgentWire, ASubscriptionHasOptionalLabelsAndResources) {

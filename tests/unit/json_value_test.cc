@@ -138,5 +138,32 @@ TEST(JsonValueDump, WritesAsOneValueOfAWriter) {
   w.key("j").value(1).end_object();
   EXPECT_EQ(w.str(), R"([{"x":[1,{}]},"s",{"x":[1,{}]}]{"k":{"x":[1,{}]},"j":1})");
 }
+// A large patch goes through an index (linear), a small one key by key: both
+// give what RFC 7386 says, key order and duplicate keys included.
+TEST(JsonValueMergePatch, ALargePatchMergesAsSmallOnesDo) {
+  std::string error;
+  std::string base_text = R"({"keep":1,"drop":2,"nest":{"a":1,"b":2},"dup":1,"dup":2,"last":"x")";
+  std::string patch_text = R"({"drop":null,"nest":{"b":null,"c":3},"dup":7,"absent":null,"last":null,"again":1,"again":null,"again":5)";
+  for (int i = 0; i < 40; ++i) patch_text += ",\"k" + std::to_string(i) + "\":" + std::to_string(i);
+  base_text += "}";
+  patch_text += "}";
+  auto base = JsonValue::parse(base_text, &error);
+  auto patch = JsonValue::parse(patch_text, &error);
+  ASSERT_TRUE(base && patch) << error;
+  ASSERT_GE(patch->members().size(), 16u);  // the indexed path
+
+  JsonValue indexed = *base;
+  indexed.merge_patch(*patch);
+  JsonValue one_by_one = *base;  // each member a patch of its own: the in-place path
+  for (const auto& [k, v] : patch->members()) {
+    JsonValue single = JsonValue::object();
+    single.members().emplace_back(k, v);
+    one_by_one.merge_patch(single);
+  }
+  EXPECT_EQ(indexed.dump(), one_by_one.dump());
+  EXPECT_EQ(indexed.dump().rfind(R"({"keep":1,"nest":{"a":1,"c":3},"dup":7,"dup":2,"again":5,"k0":0,)", 0), 0u) << indexed.dump();
+  EXPECT_NE(indexed.dump().find(R"("k39":39})"), std::string::npos) << indexed.dump();
+}
+
 }  // namespace
 }  // namespace uvsched
