@@ -192,6 +192,15 @@ const std::vector<Flag>& flags() {
       {"max-unauthenticated-connections", "N",
        "with tokens: of those, connections that have not shown valid credentials (default 1000)",
        limit_count(&ServerLimits::max_unauthenticated_connections)},
+      {"max-buffered-output", "MIB",
+       "response bytes waiting for readers, all connections together; past it the one holding the most is closed "
+       "(default 256)",
+       [](Config& c, const std::string& v) -> std::string {
+         int64_t n;
+         if (!parse_int(v, &n) || n < 1 || n > 1'048'576) return "expects a whole number of MiB from 1 to 1048576";
+         c.limits.max_buffered_output = static_cast<size_t>(n) * 1024 * 1024;
+         return "";
+       }},
       {"idle-timeout", "SECONDS", "close idle keep-alive connections after (default 60)",
        limit_seconds(&ServerLimits::idle_timeout_ms)},
       {"request-timeout", "SECONDS", "a request must arrive whole within (default 10)",

@@ -30,6 +30,11 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
   metrics_.gauge("uvsched_http_connections", "Open HTTP connections.",
                  [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->connection_count())); });
+  metrics_.gauge("uvsched_http_buffered_output_bytes", "Response bytes waiting for their readers, all connections.",
+                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->buffered_output())); });
+  metrics_.gauge("uvsched_http_output_cap_closures",
+                 "Connections closed for holding the most unread output when the total reached --max-buffered-output.",
+                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->output_cap_closures())); });
   add_ops_routes(router_, metrics_, readiness_);
   add_discovery_routes(router_);
 }

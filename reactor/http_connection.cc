@@ -62,6 +62,11 @@ void HttpConnection::close() {
   if (closing_) return;
   closing_ = true;
   timer_->stop();
+  // Its queued writes are cancelled by the close: they leave the server's
+  // count now, so that a cap's victim is not counted while it goes.
+  server_->buffered_output_ -= queued_bytes_ + held_bytes_;
+  queued_bytes_ = 0;
+  held_bytes_ = 0;
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), &HttpConnection::on_closed);
 }
 
@@ -70,6 +75,7 @@ void HttpConnection::on_closed(uv_handle_t* h) {
   if (self->flush_deferred_) self->server_->cancel_flush(self);
   for (auto& ex : self->exchanges_) {
     ex->conn = nullptr;
+    ex->on_drained = nullptr;  // it may hold the stream that holds the exchange
     if (auto cb = std::move(ex->on_close)) cb();
   }
   self->exchanges_.clear();
@@ -89,6 +95,15 @@ void HttpConnection::begin_shutdown() {
   flush();
   update_reading();
   if (drained()) close();
+}
+
+void HttpConnection::set_held(detail::Exchange& ex, size_t bytes) {
+  if (closing_) return;  // (its bytes left the count at close)
+  size_t before = ex.held;
+  ex.held = bytes;
+  held_bytes_ = held_bytes_ - before + bytes;
+  server_->buffered_output_ -= before;
+  server_->note_buffered(bytes);  // may close this connection, or another
 }
 
 bool HttpConnection::keep_alive_allowed() const { return !server_->shutting_down_; }
@@ -146,6 +161,7 @@ void HttpConnection::receive_tls(std::string_view cipher) {
   std::string plain, reply;
   bool ok = tls_->receive(cipher, &plain, &reply);
   if (!reply.empty()) write_raw(std::move(reply));
+  if (closing_) return;  // the output cap chose it
   if (!ok) {
     server_->note_tls_failure(tls_->error());
     close();
@@ -276,7 +292,7 @@ int HttpConnection::on_message_complete(llhttp_t* p) {
   self->request_.keep_alive = llhttp_should_keep_alive(p) != 0;
   self->dispatch();
   if (self->no_more_requests_) return HPE_PAUSED;  // Connection: close: ignore what follows
-  return self->exchanges_.size() >= self->server_->limits_.max_pipelined ? HPE_PAUSED : HPE_OK;
+  return self->has_room() ? HPE_OK : HPE_PAUSED;
 }
 
 void HttpConnection::dispatch() {
@@ -356,6 +372,17 @@ void HttpConnection::flush() {
     exchanges_.erase(exchanges_.begin());
   }
   if (!out.empty()) write_out(std::move(out));
+  notify_drained();
+}
+
+void HttpConnection::notify_drained() {
+  if (closing_ || exchanges_.empty()) return;
+  detail::Exchange& ex = *exchanges_.front();
+  if (ex.state != detail::Exchange::State::kStreaming || !ex.on_drained || !ex.out.empty()) return;
+  if (backlog() >= server_->limits_.write_high_water) return;  // on_write asks again as the socket drains
+  auto cb = std::move(ex.on_drained);
+  ex.on_drained = nullptr;
+  cb();  // what it writes goes out on the next turn's flush: other connections get the loop in between
 }
 
 void HttpConnection::write_out(std::string&& bytes) {
@@ -382,6 +409,7 @@ void HttpConnection::write_raw(std::string&& bytes) {
   }
   auto* w = new WriteRequest;
   w->data = n > 0 ? bytes.substr(static_cast<size_t>(n)) : std::move(bytes);
+  size_t queued = w->data.size();
   w->req.data = this;
   buf = uv_buf_init(w->data.data(), w->data.size());
   int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&tcp_), &buf, 1, &HttpConnection::on_write);
@@ -391,18 +419,25 @@ void HttpConnection::write_raw(std::string&& bytes) {
     return;
   }
   ++writes_in_flight_;
+  queued_bytes_ += queued;
+  server_->note_buffered(queued);  // may close this connection, or another
 }
 
 void HttpConnection::on_write(uv_write_t* req, int status) {
   auto* w = reinterpret_cast<WriteRequest*>(req);
   auto* self = static_cast<HttpConnection*>(req->data);
+  size_t written = w->data.size();
   delete w;
   --self->writes_in_flight_;
-  if (self->closing_) return;
+  if (self->closing_) return;  // (its bytes left the count at close)
+  self->queued_bytes_ -= written;
+  self->server_->buffered_output_ -= written;
   if (status < 0) {
     self->close();
     return;
   }
+  const auto& exchanges = self->exchanges_;
+  if (!exchanges.empty() && exchanges.front()->on_drained) self->exchange_updated();  // its turn may have come
   if (self->no_more_requests_ && self->drained()) {
     self->close();
     return;
@@ -413,12 +448,16 @@ void HttpConnection::on_write(uv_write_t* req, int status) {
 
 // ---- flow control and time-outs -------------------------------------------
 
+// Room for another request: the pipeline is not full, the answers already
+// made are being read, and no answer asked to be alone (answer_alone).
+bool HttpConnection::has_room() const {
+  const auto& limits = server_->limits_;
+  if (exchanges_.size() >= limits.max_pipelined || backlog() >= limits.write_high_water) return false;
+  return std::none_of(exchanges_.begin(), exchanges_.end(), [](const auto& ex) { return ex->alone; });
+}
+
 void HttpConnection::update_reading() {
   if (closing_) return;
-  const auto& limits = server_->limits_;
-  auto has_room = [&] {
-    return exchanges_.size() < limits.max_pipelined && backlog() < limits.write_high_water;
-  };
   // Pipelined bytes parked while the window was full: parse them now, as
   // many windows' worth as the responses keep up with.
   while (parser_paused_ && has_room() && !no_more_requests_) {

@@ -26,6 +26,7 @@ class HttpConnection {
   HttpServer* server() const { return server_; }
   void start();
   void close();
+  bool closing() const { return closing_; }
   // Stop taking requests; end streams; close once the queue is written.
   void begin_shutdown();
 
@@ -36,6 +37,11 @@ class HttpConnection {
   size_t backlog() const;
   // False once the server is shutting down: responses then say Connection: close.
   bool keep_alive_allowed() const;
+  // A stream's bytes still to be made (ResponseStream::hold), counted with
+  // the server's buffered output.
+  void set_held(detail::Exchange& ex, size_t bytes);
+  // What this connection holds of the server's buffered output.
+  size_t output_held() const { return queued_bytes_ + held_bytes_; }
 
  private:
   friend class HttpServer;
@@ -61,6 +67,8 @@ class HttpConnection {
   void deferred_flush();  // the server's turn for an exchange_updated()
   void write_out(std::string&& bytes);  // plaintext: encrypted first under TLS
   void write_raw(std::string&& bytes);  // bytes for the socket as they are
+  void notify_drained();  // a front stream waiting for its reader to catch up, now caught up
+  bool has_room() const;  // may another request be read?
   void update_reading();
   void update_timer();
   void refuse(HttpResponse&& response);  // answer now, read nothing more, close once written
@@ -92,6 +100,8 @@ class HttpConnection {
   std::list<HttpConnection*>::iterator probation_it_;
   bool closing_ = false;
   size_t writes_in_flight_ = 0;
+  size_t queued_bytes_ = 0;  // in those writes: this connection's part of the server's buffered output
+  size_t held_bytes_ = 0;    // and its streams' snapshots (set_held)
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<TlsSession> tls_;  // set when the server speaks TLS
 };

@@ -18,6 +18,8 @@ ExchangeRef::~ExchangeRef() {
   } else if (ex->state == Exchange::State::kStreaming) {
     ex->state = Exchange::State::kEnded;
     ex->on_close = nullptr;
+    ex->on_drained = nullptr;
+    ex->conn->set_held(*ex, 0);
     ex->out += kLastChunk;
     ex->conn->exchange_updated();
   }
@@ -42,6 +44,7 @@ void Responder::send(HttpResponse&& response) {
   // and in-process callers read a handler's answer.
   append_response(ex.out, response, ex.keep_alive, ex.head);
   if (conn == nullptr) return;
+  if (ex.held > 0) conn->set_held(ex, 0);
   conn->server()->report(ex, response.status);
   conn->exchange_updated();
 }
@@ -63,8 +66,19 @@ void Responder::set_label(std::string_view label) {
   if (ref_) ref_->ex->label = label;
 }
 
+void Responder::answer_alone() {
+  if (ref_) ref_->ex->alone = true;
+}
+
+void Responder::hold(size_t bytes) {
+  if (connected() && !answered()) ref_->ex->conn->set_held(*ref_->ex, bytes);
+}
+
+bool Responder::connected() const { return ref_ && ref_->ex->conn != nullptr && !ref_->ex->conn->closing(); }
+
 bool ResponseStream::open() const {
-  return ref_ && ref_->ex->conn != nullptr && ref_->ex->state == detail::Exchange::State::kStreaming;
+  return ref_ && ref_->ex->conn != nullptr && !ref_->ex->conn->closing() &&
+         ref_->ex->state == detail::Exchange::State::kStreaming;
 }
 
 bool ResponseStream::write(std::initializer_list<std::string_view> pieces) {
@@ -87,8 +101,20 @@ void ResponseStream::end() {
   detail::Exchange& ex = *ref_->ex;
   ex.state = detail::Exchange::State::kEnded;
   ex.on_close = nullptr;
+  ex.on_drained = nullptr;
+  ex.conn->set_held(ex, 0);
   ex.out += kLastChunk;
   ex.conn->exchange_updated();
+}
+
+void ResponseStream::hold(size_t bytes) {
+  if (open()) ref_->ex->conn->set_held(*ref_->ex, bytes);
+}
+
+void ResponseStream::when_drained(std::function<void()> cb) {
+  if (!open()) return;
+  ref_->ex->on_drained = std::move(cb);
+  ref_->ex->conn->exchange_updated();  // the check is made on the connection's next flush
 }
 
 void ResponseStream::on_close(std::function<void()> cb) {
@@ -251,6 +277,26 @@ void HttpServer::maybe_finish_shutdown() {
 }
 
 // Debug level: a port scanner or a plain-HTTP client would otherwise flood the log.
+// Over the cap, the connection with the most bytes waiting is closed: the
+// reader that reads least is the one that costs the most.
+void HttpServer::note_buffered(size_t added) {
+  buffered_output_ += added;
+  size_t cap = limits_.max_buffered_output;
+  while (cap > 0 && buffered_output_ > cap) {
+    HttpConnection* largest = nullptr;
+    for (HttpConnection* c : connections_) {
+      if (!c->closing_ && (largest == nullptr || c->output_held() > largest->output_held())) largest = c;
+    }
+    if (largest == nullptr || largest->output_held() == 0) return;
+    ++output_cap_closures_;
+    log_warn("output_cap_reached_closing_largest_reader")
+        .kv("connection_bytes", static_cast<uint64_t>(largest->output_held()))
+        .kv("total_bytes", static_cast<uint64_t>(buffered_output_))
+        .kv("cap_bytes", static_cast<uint64_t>(cap));
+    largest->close();
+  }
+}
+
 void HttpServer::note_tls_failure(const std::string& reason) {
   ++tls_failures_;
   log_debug("tls connection refused").kv("reason", reason);

@@ -44,6 +44,10 @@ struct ServerLimits {
   size_t max_pipelined = 64;                  // requests in flight on one connection before reading pauses
   size_t write_high_water = 256 * 1024;       // unread response bytes before reading pauses
   size_t stream_max_buffered = 8 * 1024 * 1024;  // an event stream lagging this far is cut
+  // Response bytes waiting for their readers, all connections together: past
+  // it, the connection holding the most is closed, so readers that do not
+  // read cannot take the daemon's memory. 0: no cap.
+  size_t max_buffered_output = 256 * 1024 * 1024;
 };
 
 class HttpConnection;
@@ -63,6 +67,9 @@ struct Exchange {
   uint64_t start_ns = 0;
   std::string out;  // serialized bytes not yet handed to the socket
   std::function<void()> on_close;  // streams: the peer went away or the server stops
+  std::function<void()> on_drained;  // streams: once, when the reader has caught up (ResponseStream::when_drained)
+  bool alone = false;  // no later request on the connection is read until this one is answered and written
+  size_t held = 0;  // streams: bytes still to be made into output (ResponseStream::hold)
 };
 
 // The handlers' hold on an exchange, shared by every copy of its Responder and
@@ -91,7 +98,18 @@ class Responder {
   // Starts a chunked response that stays open until end() or the peer leaves.
   ResponseStream start_stream(int status, std::string_view content_type, const HttpHeaders& extra = {});
   void set_label(std::string_view label);
-  bool connected() const { return ref_ && ref_->ex->conn != nullptr; }
+  // No later request on this connection is read (pipelined ones wait in the
+  // socket) until this answer is written out: for answers so large that a
+  // client pipelining many of them would pile them up in memory.
+  void answer_alone();
+  // Says how many bytes this answer will hold before it is read (an estimate
+  // of the snapshot a large list is made from), before making it: they count
+  // with the output waiting for readers, and at the cap the connection
+  // holding the most is closed (this one, perhaps: check connected() before
+  // the work). send() makes it 0; a stream goes on with ResponseStream::hold.
+  void hold(size_t bytes);
+  // False once the connection is gone or closing: nothing sent would be read.
+  bool connected() const;
   bool answered() const { return !ref_ || ref_->ex->state != detail::Exchange::State::kPending; }
   // A handle that does not keep the exchange alive; with it the connection
   // can be closed later (a revoked token's open stream).
@@ -115,6 +133,16 @@ class ResponseStream {
   bool write(std::initializer_list<std::string_view> pieces);
   void end();
   bool open() const;
+  // Calls `cb` once, on a later loop turn, when what was written so far has
+  // been handed to the socket and the socket's backlog is under the server's
+  // write_high_water: the pace at which a large answer is made, a slice at a
+  // time, as its reader takes it. Not called if the stream closes first.
+  void when_drained(std::function<void()> cb);
+  // Says how many bytes the stream still holds to send (the snapshot a large
+  // answer is made from): they count with the output waiting for readers, so
+  // that readers that stop reading are cut at the cap with their snapshots.
+  // Ending the stream makes it 0.
+  void hold(size_t bytes);
   // Called once when the peer disconnects or the server shuts down.
   void on_close(std::function<void()> cb);
 
@@ -178,6 +206,10 @@ class HttpServer {
   // Writes handed to sockets so far: with the requests served, how well
   // answers are batched.
   uint64_t socket_writes() const { return socket_writes_; }
+  // Response bytes waiting for their readers now, and the connections closed
+  // so far for holding the most of them when the total reached its cap.
+  size_t buffered_output() const { return buffered_output_; }
+  uint64_t output_cap_closures() const { return output_cap_closures_; }
   const ServerLimits& limits() const { return limits_; }
 
  private:
@@ -217,6 +249,11 @@ class HttpServer {
   std::vector<HttpConnection*> to_flush_;  // null where a connection closed first
   NextTurn flush_turn_;
   std::unique_ptr<Timer> grace_timer_;
+  // Bytes handed to libuv and not yet written, over all connections; kept
+  // under limits_.max_buffered_output by closing the largest holder.
+  size_t buffered_output_ = 0;
+  void note_buffered(size_t added);
+  uint64_t output_cap_closures_ = 0;
   std::function<void()> shutdown_done_;
   std::array<char, 64 * 1024> read_buffer_;  // one loop thread: reads are consumed before the next
 };

@@ -35,7 +35,12 @@ class JsonWriter {
   }
 
   const std::string& str() const { return out_; }
-  std::string take() { return std::move(out_); }
+  // What is written so far; writing may go on after it (the rest follows).
+  std::string take() {
+    std::string out = std::move(out_);
+    out_.clear();
+    return out;
+  }
   void reserve(size_t bytes) { out_.reserve(bytes); }
 
  private:

@@ -12,6 +12,7 @@
 #include "handlers/pods/pod_validation.h"
 #include "handlers/pods/strategic_merge.h"
 #include "reactor/log.h"
+#include "reactor/sliced_response.h"
 #include "reactor/url.h"
 #include "storage/base64.h"
 
@@ -73,19 +74,24 @@ class ListWriter {
   explicit ListWriter(std::string_view kind) {
     out_ = "{\"kind\":\"";
     out_ += kind;
-    out_ += "\",\"apiVersion\":\"v1\",\"metadata\":{},\"items\":[";
+    out_ += "\",\"apiVersion\":\"v1\",\"items\":[";
   }
   void add(const std::string& stored, int64_t rv) {
     if (count_++ > 0) out_ += ',';
     out_ += with_rv(stored, rv);
   }
-  std::string finish(int64_t rv, const std::string& cont) {
-    out_ += "]}";
-    std::string meta = "\"resourceVersion\":\"" + std::to_string(rv) + "\"";
-    if (!cont.empty()) meta += ",\"continue\":\"" + cont + "\"";
-    size_t at = out_.find("\"metadata\":{}") + 12;
-    out_.insert(at, meta);
-    return std::move(out_);
+  // The list's metadata comes last: a continue token is known only once the
+  // items are written, and a sliced list's first slices are already sent.
+  void finish(int64_t rv, const std::string& cont) {
+    out_ += "],\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"";
+    if (!cont.empty()) out_ += ",\"continue\":\"" + cont + "\"";
+    out_ += "}}";
+  }
+  // What is written so far (all of it, after finish).
+  std::string take() {
+    std::string out = std::move(out_);
+    out_.clear();
+    return out;
   }
   size_t size() const { return count_; }
 
@@ -186,6 +192,11 @@ struct PodRegistry::Watch {
   std::shared_ptr<Query> query;
   std::unique_ptr<Timer> timeout;
   bool ended = false;
+  // The pods as they were when it began, sent as ADDED a slice at a time as
+  // the watcher reads them; the store's watch starts once they are out.
+  RangeResult snapshot;
+  size_t next = 0;
+  size_t unread_bytes = 0;
 };
 
 PodRegistry::PodRegistry(Store& store, Clock& clock, std::function<bool()> is_leader)
@@ -301,6 +312,7 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
   t.success.push_back(ends ? TxnOp{TxnOp::Type::kDelete, key, {}, 0, false} : TxnOp{TxnOp::Type::kPut, key, json, 0, false});
   std::string ns_key = kNamespacePrefix + ns;
   if (expect == 0) {
+    snapshot_bytes_ += json.size();  // (an estimate: a failed create is counted too, until the next read)
     // A create needs its namespace: one txn checks both, and on failure
     // reads the namespace to tell "no such namespace" from "name taken".
     t.compares.push_back({ns_key, Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
@@ -501,40 +513,89 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   std::string prefix = std::string(kPodPrefix) + (ns.empty() ? "" : ns + "/");
   if (query_flag(query, "watch")) return watch_pods(ctx, prefix, q);
 
+  // A list can be megabytes: pipelined ones are answered one at a time, each
+  // made only as fast as it is read, and its snapshot counts with the output
+  // waiting for readers from before it is read (so many at once cannot take
+  // the memory before the cap sees them).
+  ctx.responder.answer_alone();
+  ctx.responder.hold(snapshot_bytes_);
+  if (!ctx.responder.connected()) return;  // the cap cut this reader: nothing to read the snapshot for
   RangeOptions all;
   all.prefix = true;
   Responder res = ctx.responder;
   int64_t now = clock_.unix_ms();
-  store_.get(prefix, all, [res, q, now](RangeResult&& r) mutable {
+  bool all_namespaces = ns.empty();
+  store_.get(prefix, all, [this, res, q, now, all_namespaces](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    ListWriter items("PodList");
-    std::optional<PodTableWriter> table;
-    if (q->table) table.emplace(std::to_string(r.revision), now);
-    size_t rows = 0;
-    std::string last_key;
-    bool cut = false;
-    for (const auto& kv : r.kvs) {
-      if (!q->continue_after.empty() && kv.key <= q->continue_after) continue;
-      std::optional<JsonValue> pod;
-      if (q->filters() || q->table) {
-        pod = parse_stored(kv);
-        if (!pod || !q->selects(*pod)) continue;
+    // The range read is the list's snapshot: its items are written from it
+    // a slice at a time, each slice parsing a bounded number of pods.
+    struct Body {
+      RangeResult range;
+      size_t next = 0;
+      ListWriter items{"PodList"};
+      std::optional<PodTableWriter> table;
+      size_t rows = 0;
+      std::string last_key;
+      size_t unread_bytes = 0;  // of the stored values not yet made into items
+    };
+    auto body = std::make_shared<Body>();
+    body->range = std::move(r);
+    if (q->table) body->table.emplace(std::to_string(body->range.revision), now);
+    for (const auto& kv : body->range.kvs) body->unread_bytes += kv.value.size();
+    size_t stored_bytes = body->unread_bytes;
+    snapshot_bytes_ = all_namespaces ? stored_bytes : std::max(snapshot_bytes_, stored_bytes);
+    // A slice of about `budget` bytes; SIZE_MAX: the whole list at once.
+    auto slice = [body, q](std::string& out, size_t budget) {
+      constexpr size_t kParsedPerSlice = 256;  // ~10 us each: a slice stays near a few milliseconds
+      Body& b = *body;
+      size_t parsed = 0;
+      bool cut = false;
+      bool whole = budget == SIZE_MAX;
+      while (b.next < b.range.kvs.size()) {
+        if (!whole && (out.size() >= budget || parsed >= kParsedPerSlice)) {
+          out += b.table ? b.table->take_written() : b.items.take();
+          return true;
+        }
+        const KeyValue& kv = b.range.kvs[b.next++];
+        b.unread_bytes -= kv.value.size();
+        if (!q->continue_after.empty() && kv.key <= q->continue_after) continue;
+        std::optional<JsonValue> pod;
+        if (q->filters() || q->table) {
+          ++parsed;
+          pod = parse_stored(kv);
+          if (!pod || !q->selects(*pod)) continue;
+        }
+        if (q->limit > 0 && static_cast<int64_t>(b.items.size() + b.rows) >= q->limit) {
+          cut = true;  // another match exists: hand out a continue token
+          break;
+        }
+        if (b.table) {
+          b.table->add(*pod);
+          ++b.rows;
+          out += b.table->take_written();
+        } else {
+          b.items.add(kv.value, kv.mod_revision);
+          out += b.items.take();
+        }
+        b.last_key = kv.key;
       }
-      if (q->limit > 0 && static_cast<int64_t>(items.size() + rows) >= q->limit) {
-        cut = true;  // another match exists: hand out a continue token
-        break;
-      }
-      if (table) {
-        table->add(*pod);
-        ++rows;
+      std::string token = cut ? base64_encode(b.last_key) : "";
+      if (b.table) {
+        out += b.table->finish();
       } else {
-        items.add(kv.value, kv.mod_revision);
+        b.items.finish(b.range.revision, token);
+        out += b.items.take();
       }
-      last_key = kv.key;
+      b.next = b.range.kvs.size();
+      return false;
+    };
+    constexpr size_t kSlicedFrom = 256 * 1024;
+    if (stored_bytes <= kSlicedFrom) {
+      std::string out;
+      slice(out, SIZE_MAX);
+      return res.send(k8s_object(200, std::move(out)));
     }
-    std::string token = cut ? base64_encode(last_key) : "";
-    if (table) return res.send(k8s_object(200, table->finish()));
-    res.send(k8s_object(200, items.finish(r.revision, token)));
+    send_sliced(res, 200, "application/json", slice, [body] { return body->unread_bytes; });
   });
 }
 
@@ -601,18 +662,52 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
   }
   RangeOptions all;
   all.prefix = true;
+  w->stream.hold(snapshot_bytes_);  // as a list's, before it is read
+  if (!w->stream.open()) return;
   store_.get(prefix, all, [this, w, prefix, send, on_events](RangeResult&& r) {
     if (w->ended) return;
     if (!r.status.ok()) return on_events(r.status, {});
-    for (const auto& kv : r.kvs) {
-      if (w->query->filters()) {
-        auto pod = parse_stored(kv);
-        if (!pod || !w->query->selects(*pod)) continue;
-      }
-      if (!send("ADDED", with_rv(kv.value, kv.mod_revision))) return;
-    }
-    w->id = store_.watch(prefix, r.revision + 1, on_events);
+    w->snapshot = std::move(r);
+    for (const auto& kv : w->snapshot.kvs) w->unread_bytes += kv.value.size();
+    bool all_namespaces = prefix == kPodPrefix;
+    snapshot_bytes_ = all_namespaces ? w->unread_bytes : std::max(snapshot_bytes_, w->unread_bytes);
+    send_snapshot(w, prefix, send, on_events);
   });
+}
+
+// One slice of a new watch's ADDED events, then the next once the watcher
+// has read it; after the last, the store's watch from the snapshot's
+// revision (a store that compacted past it in the meantime answers 410, and
+// the client lists again, as with the API server).
+// (`send` and `on_events` hold the watch: they are kept by the stream's
+// callback and the store's watch, never by the watch itself.)
+void PodRegistry::send_snapshot(const std::shared_ptr<Watch>& w, const std::string& prefix, const WatchSend& send,
+                                const WatchCallback& on_events) {
+  constexpr size_t kSliceBytes = 64 * 1024;
+  constexpr size_t kParsedPerSlice = 256;
+  if (w->ended) return;
+  size_t written = 0, parsed = 0;
+  auto& kvs = w->snapshot.kvs;
+  while (w->next < kvs.size() && written < kSliceBytes && parsed < kParsedPerSlice) {
+    const KeyValue& kv = kvs[w->next++];
+    w->unread_bytes -= kv.value.size();
+    if (w->query->filters() || w->query->table) ++parsed;
+    if (w->query->filters()) {
+      auto pod = parse_stored(kv);
+      if (!pod || !w->query->selects(*pod)) continue;
+    }
+    written += kv.value.size();
+    if (!send("ADDED", with_rv(kv.value, kv.mod_revision))) return;
+  }
+  if (w->next < kvs.size()) {
+    w->stream.hold(w->unread_bytes);  // may cut this watcher, if it holds the most
+    w->stream.when_drained([this, w, prefix, send, on_events] { send_snapshot(w, prefix, send, on_events); });
+    return;
+  }
+  w->stream.hold(0);
+  int64_t revision = w->snapshot.revision;
+  w->snapshot = RangeResult{};
+  w->id = store_.watch(prefix, revision + 1, on_events);
 }
 
 // ---- events: made from the pods (see pod_events.h) --------------------------------------
@@ -654,7 +749,8 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
     if (table) return res.send(k8s_object(200, event_table(events, std::to_string(r.revision), now)));
     ListWriter items("EventList");
     for (const auto& e : events) items.add(e.dump(), r.revision);
-    res.send(k8s_object(200, items.finish(r.revision, "")));
+    items.finish(r.revision, "");
+    res.send(k8s_object(200, items.take()));
   });
 }
 
@@ -677,7 +773,8 @@ void PodRegistry::list_namespaces(RequestContext& ctx) {
     }
     ListWriter items("NamespaceList");
     for (const auto& kv : r.kvs) items.add(kv.value, kv.mod_revision);
-    res.send(k8s_object(200, items.finish(r.revision, "")));
+    items.finish(r.revision, "");
+    res.send(k8s_object(200, items.take()));
   });
 }
 
@@ -746,7 +843,8 @@ void PodRegistry::list_nodes(RequestContext& ctx) {
   if (wants_table(ctx.request.header("Accept"))) return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms())));
   ListWriter items("NodeList");
   for (const auto& n : nodes) items.add(n.dump(), store_.revision());
-  ctx.reply(k8s_object(200, items.finish(store_.revision(), "")));
+  items.finish(store_.revision(), "");
+  ctx.reply(k8s_object(200, items.take()));
 }
 
 void PodRegistry::get_node(RequestContext& ctx) {

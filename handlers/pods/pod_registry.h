@@ -55,6 +55,9 @@ class PodRegistry {
   void delete_pod(RequestContext& ctx);
   void bind_pod(RequestContext& ctx);
   void watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q);
+  using WatchSend = std::function<bool(std::string_view type, const std::string& object)>;
+  void send_snapshot(const std::shared_ptr<Watch>& w, const std::string& prefix, const WatchSend& send,
+                     const WatchCallback& on_events);
 
   void list_namespaces(RequestContext& ctx);
   void create_namespace(RequestContext& ctx);
@@ -89,6 +92,10 @@ class PodRegistry {
   Store& store_;
   Clock& clock_;
   std::function<bool()> is_leader_;
+  // The bytes of every pod, as the last read of them all found them plus
+  // what was created since (namespaced reads only raise it): what a list or
+  // watch is assumed to hold before its snapshot is read (Responder::hold).
+  size_t snapshot_bytes_ = 0;
   NodeLister nodes_;
   DeleteHook delete_hook_;
   CreateHook create_hook_;

@@ -19,6 +19,8 @@ class PodTableWriter {
  public:
   PodTableWriter(const std::string& resource_version, int64_t now_unix_ms);
   void add(const JsonValue& pod);
+  // What is written so far, to send ahead of the rest (a sliced list).
+  std::string take_written() { return w_.take(); }
   std::string finish();
 
  private:

@@ -11,6 +11,7 @@
 
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
+#include "reactor/sliced_response.h"
 #include "tests/support/loop_thread.h"
 #include "tests/support/raw_http.h"
 
@@ -40,6 +41,25 @@ class TestHandler : public RequestHandler {
       stream_ = res.start_stream(200, "application/x-ndjson");
       stream_.on_close([this] { ++stream_closed; });
       stream_.write("{\"type\":\"SUBSCRIBED\"}\n");
+    } else if (path == "/big") {
+      // 48 MiB in one answer: far more than a socket's buffers hold.
+      HttpResponse r;
+      r.body.assign(48 * 1024 * 1024, 'b');
+      res.send(std::move(r));
+    } else if (path == "/sliced") {
+      // 64 MiB made 64 KiB at a time: "0123456789abcdef" repeated, counted as made.
+      auto left = std::make_shared<size_t>(64 * 1024 * 1024);
+      send_sliced(res, 200, "text/plain", [this, left](std::string& out, size_t budget) {
+        ++slices_made;
+        size_t n = std::min(budget, *left);
+        for (size_t i = 0; i < n; ++i) out += "0123456789abcdef"[i % 16];
+        *left -= n;
+        return *left > 0;
+      }, nullptr, 64 * 1024);
+    } else if (path == "/held-alone") {
+      res.answer_alone();
+      held_.push_back(res);
+      ++handled;
     } else if (path == "/drop") {
       // The handler forgets to answer: the Responder's last copy goes here.
     } else if (path == "/held") {
@@ -47,6 +67,7 @@ class TestHandler : public RequestHandler {
     } else if (path == "/never") {
       parked_.push_back(res);  // answered only at shutdown
     } else {
+      ++handled;
       HttpResponse r;
       r.body = path;
       res.send(std::move(r));
@@ -54,6 +75,8 @@ class TestHandler : public RequestHandler {
   }
 
   Clock& clock_;
+  std::atomic<int> slices_made{0};
+  std::atomic<int> handled{0};
   ResponseStream stream_;
   std::atomic<int> stream_closed{0};
   std::vector<std::shared_ptr<Timer>> timers_;
@@ -73,6 +96,7 @@ class HttpServerTest : public ::testing::Test {
       limits.stream_max_buffered = 256 * 1024;
       limits.write_high_water = 64 * 1024;
       limits.shutdown_grace_ms = 300;
+      limits.max_buffered_output = 64 * 1024 * 1024;
       server_ = std::make_unique<HttpServer>(loop_.loop(), *clock_, limits, *handler_);
       ASSERT_EQ(server_->listen("127.0.0.1", 0), 0);
       port_ = server_->port();
@@ -253,6 +277,90 @@ TEST_F(HttpServerTest, AStreamWhoseReaderStallsIsCutNotBuffered) {
     for (int i = 0; i < 4096 && !cut; ++i) cut = !handler_->stream_.write(chunk);
   });
   EXPECT_TRUE(cut);
+}
+
+// Readers that do not read cannot take the daemon's memory: past the cap on
+// output waiting for readers, the connection holding the most is closed and
+// the others are served in full.
+TEST_F(HttpServerTest, ReadersThatDoNotReadAreCutAtTheOutputCap) {
+  RawConnection first, second;
+  ASSERT_TRUE(first.connect(port_));
+  ASSERT_TRUE(first.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
+  size_t buffered = 0;
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (buffered < 32u * 1024 * 1024 && std::chrono::steady_clock::now() < deadline) {
+    loop_.run([&] { buffered = server_->buffered_output(); });
+  }
+  ASSERT_GE(buffered, 32u * 1024 * 1024) << "the first answer should wait in the server, not in the socket";
+  ASSERT_TRUE(second.connect(port_));
+  ASSERT_TRUE(second.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
+  uint64_t closures = 0;
+  deadline = std::chrono::steady_clock::now() + 10s;
+  while (closures == 0 && std::chrono::steady_clock::now() < deadline) {
+    loop_.run([&] { closures = server_->output_cap_closures(); });
+  }
+  ASSERT_EQ(closures, 1u);
+  loop_.run([&] { buffered = server_->buffered_output(); });
+  EXPECT_LE(buffered, 64u * 1024 * 1024);
+  // One of them was cut short; the other gets every byte.
+  auto a = first.read_response(20s);
+  auto b = second.read_response(20s);
+  EXPECT_NE(a.has_value(), b.has_value());
+  const auto& whole = a ? a : b;
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->body.size(), 48u * 1024 * 1024);
+}
+
+// A sliced answer is made as it is read: a reader that stops reading stops
+// its making, and one that reads gets every byte in order.
+TEST_F(HttpServerTest, ASlicedAnswerIsMadeAsItIsRead) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("GET /sliced HTTP/1.1\r\nHost: t\r\n\r\n"));
+  // Not reading: slices are made until the sockets' buffers (a few MiB on
+  // loopback) and the high-water mark (64 KiB here) are full, then no more,
+  // however many turns pass.
+  int made = -1;
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  for (bool settled = false; !settled && std::chrono::steady_clock::now() < deadline;) {
+    loop_.run([&] { made = handler_->slices_made; });
+    settled = made > 0;
+    for (int i = 0; i < 200 && settled; ++i) loop_.run([&] { settled = handler_->slices_made == made; });
+  }
+  EXPECT_GT(made, 0);
+  EXPECT_LT(made, 512) << "most of a 64 MiB answer was made for a reader that reads nothing";
+  auto r = c.read_response(20s);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->body.size(), 64u * 1024 * 1024);
+  for (size_t i = 0; i < r->body.size(); i += 4099) ASSERT_EQ(r->body[i], "0123456789abcdef"[i % 16]) << i;
+  EXPECT_EQ(handler_->slices_made, 1024);
+  // The connection takes the next request once the answer is out.
+  ASSERT_TRUE(c.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto next = c.read_response();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->body, "/after");
+}
+
+// An answer that asked to be alone holds back pipelined requests: they are
+// not read, nor handled, until it is written.
+TEST_F(HttpServerTest, PipelinedRequestsWaitBehindAnAnswerThatIsAlone) {
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  ASSERT_TRUE(c.send("GET /held-alone HTTP/1.1\r\nHost: t\r\n\r\nGET /one HTTP/1.1\r\nHost: t\r\n\r\n"
+                     "GET /two HTTP/1.1\r\nHost: t\r\n\r\n"));
+  size_t held = 0;
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (held < 1 && std::chrono::steady_clock::now() < deadline) loop_.run([&] { held = handler_->held_.size(); });
+  ASSERT_EQ(held, 1u);
+  for (int i = 0; i < 100; ++i) loop_.run([] {});
+  EXPECT_EQ(handler_->handled, 1) << "a request behind the lone answer was handled before it was written";
+  loop_.run([&] { handler_->held_[0].send(HttpResponse{200, "text/plain", {}, "alone"}); });
+  for (const char* want : {"alone", "/one", "/two"}) {
+    auto r = c.read_response();
+    ASSERT_TRUE(r) << want;
+    EXPECT_EQ(r->body, want);
+  }
+  EXPECT_EQ(handler_->handled, 3);
 }
 
 TEST_F(HttpServerTest, ShutdownEndsStreamsAndLetsInflightFinish) {

@@ -105,12 +105,14 @@ std::optional<RawResponse> RawConnection::read_response(std::chrono::millisecond
     s.on_message_complete = on_complete;
     return s;
   }();
+  // One parser over every read, each byte parsed once: a response of many
+  // megabytes arrives in thousands of reads.
+  ParseState st;
+  llhttp_t parser;
+  llhttp_init(&parser, HTTP_RESPONSE, &settings);
+  parser.data = &st;
   for (;;) {
     if (!buffer_.empty()) {
-      ParseState st;
-      llhttp_t parser;
-      llhttp_init(&parser, HTTP_RESPONSE, &settings);
-      parser.data = &st;
       llhttp_errno_t err = llhttp_execute(&parser, buffer_.data(), buffer_.size());
       if (err == HPE_PAUSED && st.complete) {
         size_t used = static_cast<size_t>(llhttp_get_error_pos(&parser) - buffer_.data());
@@ -118,6 +120,7 @@ std::optional<RawResponse> RawConnection::read_response(std::chrono::millisecond
         return st.response;
       }
       if (err != HPE_OK) return std::nullopt;
+      buffer_.clear();  // parsed, and what mattered of it kept in st
     }
     if (!fill(until)) return std::nullopt;
   }
