@@ -62,6 +62,13 @@ void HttpConnection::close() {
   if (closing_) return;
   closing_ = true;
   timer_->stop();
+  // A TLS peer hears close_notify, when the socket takes it now: nothing
+  // waits for it, and a peer that stopped reading gets none.
+  std::string alert;
+  if (tls_ && writes_in_flight_ == 0 && tls_->close_notify(&alert)) {
+    uv_buf_t buf = uv_buf_init(alert.data(), alert.size());
+    uv_try_write(reinterpret_cast<uv_stream_t*>(&tcp_), &buf, 1);
+  }
   // Its queued writes are cancelled by the close: they leave the server's
   // count now, so that a cap's victim is not counted while it goes.
   server_->buffered_output_ -= queued_bytes_ + held_bytes_;
@@ -176,6 +183,8 @@ void HttpConnection::receive_tls(std::string_view cipher) {
 
 void HttpConnection::feed(const char* data, size_t len) {
   if (no_more_requests_) return;  // after an error or Connection: close, later bytes are ignored
+  input_begin_ = data;
+  input_end_ = data + len;
   llhttp_errno_t err = llhttp_execute(&parser_, data, len);
   if (err == HPE_OK) return;
   if (err == HPE_PAUSED) {
@@ -188,7 +197,9 @@ void HttpConnection::feed(const char* data, size_t len) {
     no_more_requests_ = true;  // protocol upgrades are not offered: answer, then close
     return;
   }
-  if (limit_status_ != 0) {
+  if (folded_) {
+    fail(400, "malformed HTTP request: a header folded over more than one line (obs-fold)");
+  } else if (limit_status_ != 0) {
     fail(limit_status_, limit_status_ == 413   ? "request body too large"
                         : limit_status_ == 414 ? "request URI too long"
                                                : "request header fields too large");
@@ -212,6 +223,7 @@ int HttpConnection::on_message_begin(llhttp_t* p) {
   self->request_ = HttpRequest{};
   self->request_.headers.reserve(kUsualHeaderCount);
   self->header_value_next_ = false;
+  self->value_started_ = false;
   self->header_bytes_ = 0;
   self->in_message_ = true;
   self->message_started_ms_ = self->server_->clock_.now_ms();
@@ -233,6 +245,7 @@ int HttpConnection::on_header_field(llhttp_t* p, const char* at, size_t len) {
     headers.emplace_back();
     self->header_value_next_ = false;
   }
+  self->value_started_ = false;
   headers.back().name.append(at, len);
   return HPE_OK;
 }
@@ -240,6 +253,12 @@ int HttpConnection::on_header_field(llhttp_t* p, const char* at, size_t len) {
 int HttpConnection::on_header_value(llhttp_t* p, const char* at, size_t len) {
   auto* self = from_parser(p);
   if (!self->count_header_bytes(len, 431)) return HPE_USER;
+  if (self->value_started_ && !(self->value_piece_cut_ && at == self->input_begin_)) {
+    self->folded_ = true;  // a second piece after a line end: the value went on on the next line
+    return HPE_USER;
+  }
+  self->value_started_ = true;
+  self->value_piece_cut_ = at + len == self->input_end_;
   self->header_value_next_ = true;
   if (!self->request_.headers.empty()) self->request_.headers.back().value.append(at, len);
   return HPE_OK;

@@ -79,6 +79,15 @@ class HttpConnection {
   llhttp_t parser_;
   HttpRequest request_;  // the request being parsed
   bool header_value_next_ = false;
+  // Folded header lines (obs-fold, RFC 9112 5.2) are refused: llhttp joins
+  // them, and a value split over two reads looks the same but for where its
+  // pieces lie: a split's first ends the bytes of one read and its second
+  // begins the next; a fold's do not.
+  const char* input_begin_ = nullptr;  // of the bytes being parsed
+  const char* input_end_ = nullptr;
+  bool value_piece_cut_ = false;      // the header value's last piece ended at input_end_
+  bool value_started_ = false;        // a piece of the current header value was seen
+  bool folded_ = false;
   size_t header_bytes_ = 0;
   int limit_status_ = 0;  // 413/414/431 when a limit stopped the parser
   bool in_message_ = false;

@@ -31,7 +31,7 @@
   X(SSL_get0_peer_certificate) X(SSL_read) X(SSL_write)                                                     \
   X(BIO_new) X(BIO_free) X(BIO_s_mem) X(BIO_ctrl) X(BIO_ctrl_pending) X(BIO_read) X(BIO_write)             \
   X(SHA256) X(CRYPTO_memcmp) X(SSL_CTX_set_cipher_list)                                                   \
-  X(X509_check_ca) X(X509_get_extension_flags) X(X509_get_extended_key_usage)
+  X(X509_check_ca) X(X509_get_extension_flags) X(X509_get_extended_key_usage) X(SSL_shutdown)
 
 namespace uvsched {
 

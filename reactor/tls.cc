@@ -185,6 +185,7 @@ bool TlsSession::receive(std::string_view cipher, std::string* plain, std::strin
     }
     int err = api_.SSL_get_error(ssl_, n);
     drain(out);  // renegotiation-free TLS 1.3 still writes tickets and key updates
+    if (err == SSL_ERROR_ZERO_RETURN) peer_closed_ = true;
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE || err == SSL_ERROR_ZERO_RETURN) return true;
     return fail("TLS read failed");
   }
@@ -197,6 +198,15 @@ bool TlsSession::send(std::string_view plain, std::string* out) {
     return true;
   }
   return encrypt(plain, out);
+}
+
+bool TlsSession::close_notify(std::string* out) {
+  if (failed_ || !handshake_done_) return false;
+  api_.ERR_clear_error();
+  api_.SSL_shutdown(ssl_);  // 0: sent, the peer's not yet seen; we do not wait for it
+  api_.ERR_clear_error();
+  drain(out);
+  return !out->empty();
 }
 
 bool TlsSession::encrypt(std::string_view plain, std::string* out) {

@@ -61,8 +61,14 @@ class TlsSession {
   bool receive(std::string_view cipher, std::string* plain, std::string* out);
   // Plaintext to send. Held until the handshake is done, then encrypted.
   bool send(std::string_view plain, std::string* out);
+  // The close_notify alert, for a session that is ending in good order: the
+  // peer then knows the data was not cut short by an attacker. False when
+  // there is none to send (no handshake yet, or the session failed).
+  bool close_notify(std::string* out);
 
   bool handshake_done() const { return handshake_done_; }
+  // The peer sent close_notify: it will send nothing more.
+  bool peer_closed() const { return peer_closed_; }
   // The common name of a verified peer certificate; empty when none was sent.
   const std::string& peer_name() const { return peer_name_; }
   // Why a verified client certificate stands for no one (empty: it does, or none was sent).
@@ -81,6 +87,7 @@ class TlsSession {
   BIO* out_ = nullptr;  // ciphertext OpenSSL wrote for the peer
   bool handshake_done_ = false;
   bool failed_ = false;
+  bool peer_closed_ = false;
   std::string held_;  // plaintext sent before the handshake finished
   std::string peer_name_;
   std::string peer_refused_;

@@ -142,6 +142,10 @@ TEST_F(AuthTest, DuplicateAuthorizationHeadersAreRefused) {
   EXPECT_EQ(twice->status, 400) << twice->body;
   EXPECT_NE(twice->body.find("more than one Authorization header"), std::string::npos) << twice->body;
   EXPECT_EQ(status("GET", "/api/v1/pods", kReader), 200);
+  // A token folded onto a second line is not joined into one.
+  auto folded = http_request(port(), "GET", "/api/v1/pods", "", "Authorization: Bearer\r\n " + kReader + "\r\n");
+  ASSERT_TRUE(folded);
+  EXPECT_EQ(folded->status, 400) << folded->body;
 }
 
 // Tokens are compared as SHA-256 digests in fixed time (SECURITY.md); a token

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <memory>
+#include <thread>
 
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
@@ -56,6 +57,11 @@ class TestHandler : public RequestHandler {
         *left -= n;
         return *left > 0;
       }, nullptr, 64 * 1024);
+    } else if (path == "/header") {
+      const std::string* v = req.header("X-A");
+      HttpResponse r;
+      r.body = v ? "[" + *v + "]" : "none";
+      res.send(std::move(r));
     } else if (path == "/held-alone") {
       res.answer_alone();
       held_.push_back(res);
@@ -277,6 +283,32 @@ TEST_F(HttpServerTest, AStreamWhoseReaderStallsIsCutNotBuffered) {
     for (int i = 0; i < 4096 && !cut; ++i) cut = !handler_->stream_.write(chunk);
   });
   EXPECT_TRUE(cut);
+}
+
+// A header folded over two lines (obs-fold) is refused, as RFC 9112 allows,
+// rather than joined; a value that merely arrives in pieces, a byte per read,
+// is whole.
+TEST_F(HttpServerTest, FoldedHeadersAreRefusedAndSplitOnesAreWhole) {
+  for (const char* fold : {"\r\n two", "\r\n\ttwo"}) {
+    RawConnection c;
+    ASSERT_TRUE(c.connect(port_));
+    ASSERT_TRUE(c.send(std::string("GET /header HTTP/1.1\r\nHost: t\r\nX-A: one") + fold + "\r\n\r\n"));
+    auto r = c.read_response();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << r->body;
+    EXPECT_NE(r->body.find("obs-fold"), std::string::npos) << r->body;
+  }
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port_));
+  const std::string request = "GET /header HTTP/1.1\r\nHost: t\r\nX-A: Bearer a b  c\r\n\r\n";
+  for (char ch : request) {
+    ASSERT_TRUE(c.send(std::string(1, ch)));
+    std::this_thread::sleep_for(1ms);  // so that each byte is a read of its own, not a wait for an event
+  }
+  auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "[Bearer a b  c]");
 }
 
 // Readers that do not read cannot take the daemon's memory: past the cap on

@@ -64,6 +64,23 @@ TEST_F(Tls, HandshakeThenDataBothWaysIncludingWhatWasSentEarly) {
   EXPECT_EQ(p.client_plain, big);
 }
 
+// A session ending in good order says so (close_notify), so a peer can tell
+// the end of the data from a cut; before the handshake there is none to say.
+TEST_F(Tls, AnOrderlyCloseSendsCloseNotify) {
+  Pair p(*client_, *server_, "127.0.0.1");
+  std::string none;
+  EXPECT_FALSE(p.server.close_notify(&none));
+  EXPECT_TRUE(none.empty());
+  ASSERT_TRUE(p.client.start(&p.to_server));
+  ASSERT_TRUE(p.pump()) << p.client.error() << p.server.error();
+  ASSERT_TRUE(p.server.send("last words", &p.to_client));
+  ASSERT_TRUE(p.server.close_notify(&p.to_client));
+  EXPECT_FALSE(p.client.peer_closed());
+  ASSERT_TRUE(p.pump()) << p.client.error();
+  EXPECT_EQ(p.client_plain, "last words");
+  EXPECT_TRUE(p.client.peer_closed());
+}
+
 TEST_F(Tls, CiphertextArrivingOneByteAtATimeStillDecrypts) {
   Pair p(*client_, *server_, "localhost");
   ASSERT_TRUE(p.client.start(&p.to_server));
