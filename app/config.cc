@@ -164,6 +164,9 @@ const std::vector<Flag>& flags() {
       {"tls-key", "PATH", "the PEM private key of --tls-cert", path(&Config::tls_key)},
       {"tls-client-ca", "PATH", "verify client certificates against these CAs; a verified agent needs no token",
        path(&Config::tls_client_ca)},
+      {"tls-client-crl", "PATH",
+       "refuse client certificates these CRLs revoke (PEM, one per client CA; re-read with the certificates on SIGHUP)",
+       path(&Config::tls_client_crl)},
       {"etcd-ca", "PATH", "verify https:// etcd endpoints against these CAs (default: the system's)",
        path(&Config::etcd_ca)},
       {"etcd-values", "packed|plain", "how values go into etcd: packed with zstd (default, ~5x smaller) or "
@@ -303,6 +306,7 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
   const Config& c = result.config;
   if (c.tls_cert.empty() != c.tls_key.empty()) return fail("--tls-cert and --tls-key go together");
   if (!c.tls_client_ca.empty() && c.tls_cert.empty()) return fail("--tls-client-ca needs --tls-cert and --tls-key");
+  if (!c.tls_client_crl.empty() && c.tls_client_ca.empty()) return fail("--tls-client-crl needs --tls-client-ca");
   return result;
 }
 

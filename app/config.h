@@ -42,6 +42,7 @@ struct Config {
   std::string tls_cert;       // PEM chain; with tls_key the server speaks only TLS
   std::string tls_key;
   std::string tls_client_ca;  // verifies client certificates (agents) when they send one
+  std::string tls_client_crl;  // and refuses those these CRLs revoke
   std::string etcd_ca;        // verifies https etcd endpoints; empty: the system's CAs
   bool pack_etcd_values = true;  // values into etcd packed (zstd); false: plain
   LogLevel log_level = LogLevel::kInfo;

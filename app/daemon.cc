@@ -39,7 +39,22 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   add_discovery_routes(router_);
 }
 
-Daemon::~Daemon() = default;
+// The files are read on libuv's thread pool (a context's making touches
+// nothing of the loop's); the new context is taken on the loop, for the
+// connections accepted from then on. Sessions already open keep the old one:
+// OpenSSL counts their references to it.
+struct Daemon::TlsReload {
+  uv_work_t work;
+  Daemon* daemon;
+  std::string cert, key, client_ca, client_crl;
+  std::unique_ptr<TlsContext> made;
+  std::string error;
+  bool abandoned = false;  // the daemon stopped while it was being made
+};
+
+Daemon::~Daemon() {
+  if (tls_reload_ != nullptr) tls_reload_->abandoned = true;  // its completion, later on the loop, only frees it
+}
 
 namespace {
 bool is_loopback(const std::string& host) {
@@ -60,7 +75,8 @@ int Daemon::start() {
     return UV_EACCES;
   }
   if (!config_.tls_cert.empty()) {
-    server_tls_ = TlsContext::server(config_.tls_cert, config_.tls_key, config_.tls_client_ca, &error);
+    server_tls_ = TlsContext::server(config_.tls_cert, config_.tls_key, config_.tls_client_ca, &error,
+                                     config_.tls_client_crl);
     if (!server_tls_) {
       log_error("tls_invalid").kv("error", error);
       return UV_EINVAL;
@@ -181,6 +197,50 @@ int Daemon::start() {
     return std::string("loading training jobs");
   });
   return 0;
+}
+
+void Daemon::reload() {
+  reload_tokens();
+  reload_tls();
+}
+
+void Daemon::reload_tls() {
+  if (!server_tls_ || tls_reload_ != nullptr) return;  // no TLS, or a reload already under way
+  auto* r = new TlsReload;
+  r->work.data = r;
+  r->daemon = this;
+  r->cert = config_.tls_cert;
+  r->key = config_.tls_key;
+  r->client_ca = config_.tls_client_ca;
+  r->client_crl = config_.tls_client_crl;
+  tls_reload_ = r;
+  int rc = uv_queue_work(
+      loop_, &r->work,
+      [](uv_work_t* w) {
+        auto* job = static_cast<TlsReload*>(w->data);
+        job->made = TlsContext::server(job->cert, job->key, job->client_ca, &job->error, job->client_crl);
+      },
+      [](uv_work_t* w, int) {
+        std::unique_ptr<TlsReload> job(static_cast<TlsReload*>(w->data));
+        if (job->abandoned) return;
+        Daemon* d = job->daemon;
+        d->tls_reload_ = nullptr;
+        if (!job->made) {
+          log_error("tls_reload_failed").kv("error", job->error).kv("kept", "the certificates loaded before");
+          return;
+        }
+        d->server_->use_tls(job->made.get());
+        d->server_tls_ = std::move(job->made);
+        // Open connections too: one whose client certificate is now revoked ends.
+        size_t closed = d->server_->close_untrusted_peers();
+        log_info("tls_reloaded").kv("cert", job->cert).kv("crl", job->client_crl.empty() ? "-" : job->client_crl)
+            .kv("closed_untrusted", static_cast<uint64_t>(closed));
+      });
+  if (rc != 0) {
+    tls_reload_ = nullptr;
+    delete r;
+    log_error("tls_reload_failed").kv("error", uv_strerror(rc));
+  }
 }
 
 void Daemon::reload_tokens() {

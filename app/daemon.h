@@ -47,8 +47,11 @@ class Daemon {
   int start();
   // Graceful: stop accepting, finish in-flight requests, close every handle.
   void stop(std::function<void()> done);
-  // SIGHUP: re-read --token-file (kept as it was when the new one is invalid).
+  // SIGHUP: re-read --token-file, and the TLS certificate, key, client CAs
+  // and CRL; each kept as it was when its new files are invalid.
+  void reload();
   void reload_tokens();
+  void reload_tls();
 
   uint16_t port() const { return server_->port(); }
   size_t connection_count() const { return server_->connection_count(); }
@@ -73,6 +76,9 @@ class Daemon {
   StandbyRedirect redirect_{router_};
   AuthGate gate_{redirect_};
   std::unique_ptr<TlsContext> server_tls_;  // outlives server_, whose connections use it
+  // A context being built off the loop (files are read) at SIGHUP; null when none.
+  struct TlsReload;
+  TlsReload* tls_reload_ = nullptr;
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<LeaderElection> election_;

@@ -277,6 +277,16 @@ void HttpServer::maybe_finish_shutdown() {
 }
 
 // Debug level: a port scanner or a plain-HTTP client would otherwise flood the log.
+size_t HttpServer::close_untrusted_peers() {
+  if (tls_ == nullptr) return 0;
+  std::vector<HttpConnection*> untrusted;
+  for (HttpConnection* c : connections_) {
+    if (!c->closing_ && c->tls_ && c->tls_->handshake_done() && !tls_->still_trusts(*c->tls_)) untrusted.push_back(c);
+  }
+  for (HttpConnection* c : untrusted) c->close();
+  return untrusted.size();
+}
+
 // Over the cap, the connection with the most bytes waiting is closed: the
 // reader that reads least is the one that costs the most.
 void HttpServer::note_buffered(size_t added) {

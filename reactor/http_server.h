@@ -192,8 +192,12 @@ class HttpServer {
   uint16_t port() const { return port_; }
   void set_observer(ResponseObserver observer) { observer_ = std::move(observer); }
   // Every connection accepted from now on speaks TLS with this context, which
-  // must outlive the server.
+  // must outlive the server, or be replaced by another first (sessions made
+  // from it keep their own reference).
   void use_tls(const TlsContext* tls) { tls_ = tls; }
+  // Closes the open connections whose client certificate the current context
+  // no longer trusts (a CRL revoked it, its CA was dropped); returns how many.
+  size_t close_untrusted_peers();
   // Connections closed because their TLS handshake or records were bad.
   uint64_t tls_failures() const { return tls_failures_; }
 

@@ -31,7 +31,10 @@
   X(SSL_get0_peer_certificate) X(SSL_read) X(SSL_write)                                                     \
   X(BIO_new) X(BIO_free) X(BIO_s_mem) X(BIO_ctrl) X(BIO_ctrl_pending) X(BIO_read) X(BIO_write)             \
   X(SHA256) X(CRYPTO_memcmp) X(SSL_CTX_set_cipher_list)                                                   \
-  X(X509_check_ca) X(X509_get_extension_flags) X(X509_get_extended_key_usage) X(SSL_shutdown)
+  X(X509_check_ca) X(X509_get_extension_flags) X(X509_get_extended_key_usage) X(SSL_shutdown)   \
+  X(SSL_CTX_get_cert_store) X(X509_STORE_add_lookup) X(X509_LOOKUP_file) X(X509_load_crl_file)             \
+  X(X509_STORE_set_flags) X(X509_STORE_CTX_new) X(X509_STORE_CTX_init) X(X509_STORE_CTX_free) X(X509_verify_cert)  \
+  X(SSL_get_peer_cert_chain)
 
 namespace uvsched {
 

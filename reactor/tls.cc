@@ -55,7 +55,8 @@ std::unique_ptr<TlsContext> TlsContext::make(bool server, std::string* error) {
 }
 
 std::unique_ptr<TlsContext> TlsContext::server(const std::string& cert_file, const std::string& key_file,
-                                               const std::string& client_ca_file, std::string* error) {
+                                               const std::string& client_ca_file, std::string* error,
+                                               const std::string& client_crl_file) {
   std::unique_ptr<TlsContext> out = make(true, error);
   if (!out) return nullptr;
   const OpenSsl& api = out->api_;
@@ -75,6 +76,14 @@ std::unique_ptr<TlsContext> TlsContext::server(const std::string& cert_file, con
     static const unsigned char kSessionContext[] = "uvsched";
     api.SSL_CTX_set_session_id_context(ctx, kSessionContext, sizeof kSessionContext - 1);
   }
+  if (!client_crl_file.empty()) {
+    if (client_ca_file.empty()) return *error = "--tls-client-crl needs --tls-client-ca", nullptr;
+    X509_STORE* store = api.SSL_CTX_get_cert_store(ctx);
+    X509_LOOKUP* lookup = store ? api.X509_STORE_add_lookup(store, api.X509_LOOKUP_file()) : nullptr;
+    if (!lookup || api.X509_load_crl_file(lookup, client_crl_file.c_str(), X509_FILETYPE_PEM) < 1)
+      return *error = openssl_error(api, "cannot load --tls-client-crl " + client_crl_file), nullptr;
+    api.X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK);  // the client's own certificate against its CA's CRL
+  }
   return out;
 }
 
@@ -88,6 +97,20 @@ std::unique_ptr<TlsContext> TlsContext::client(const std::string& ca_file, std::
   if (cas != 1) return *error = openssl_error(api, "cannot load CA certificates " + ca_file), nullptr;
   api.SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
   return out;
+}
+
+bool TlsContext::still_trusts(const TlsSession& session) const {
+  if (session.ssl_ == nullptr) return true;
+  X509* cert = api_.SSL_get0_peer_certificate(session.ssl_);
+  if (cert == nullptr) return true;
+  X509_STORE_CTX* check = api_.X509_STORE_CTX_new();
+  bool ok = check != nullptr &&
+            api_.X509_STORE_CTX_init(check, api_.SSL_CTX_get_cert_store(ctx_), cert,
+                                     api_.SSL_get_peer_cert_chain(session.ssl_)) == 1 &&
+            api_.X509_verify_cert(check) == 1;
+  api_.X509_STORE_CTX_free(check);
+  api_.ERR_clear_error();
+  return ok;
 }
 
 TlsSession::TlsSession(const TlsContext& ctx, std::string_view host) : api_(ctx.api()) {

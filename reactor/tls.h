@@ -16,6 +16,7 @@ typedef struct bio_st BIO;
 namespace uvsched {
 
 struct OpenSsl;
+class TlsSession;
 
 // Certificates and settings shared by every session of one side.
 class TlsContext {
@@ -26,11 +27,19 @@ class TlsContext {
 
   // A server's certificate chain and key (PEM files). With client_ca, a client
   // certificate is asked for and, when one is sent, must verify against it;
-  // clients without one still connect (they authenticate with tokens).
+  // clients without one still connect (they authenticate with tokens). With
+  // client_crl (PEM, one CRL per client CA), a client certificate must also
+  // not be revoked, and a CRL past its next update refuses every one.
   static std::unique_ptr<TlsContext> server(const std::string& cert_file, const std::string& key_file,
-                                            const std::string& client_ca_file, std::string* error);
+                                            const std::string& client_ca_file, std::string* error,
+                                            const std::string& client_crl_file = {});
   // A client that verifies servers against ca_file, or the system's CAs when empty.
   static std::unique_ptr<TlsContext> client(const std::string& ca_file, std::string* error);
+
+  // Whether the certificate a session's peer showed would verify against this
+  // context now (its CAs and CRL, which may be newer than the session's):
+  // true when it showed none.
+  bool still_trusts(const TlsSession& session) const;
 
   SSL_CTX* native() const { return ctx_; }
   bool is_server() const { return server_; }
@@ -48,6 +57,7 @@ class TlsContext {
 // One connection's TLS state. Every call appends the ciphertext to send to *out.
 class TlsSession {
  public:
+  friend class TlsContext;  // still_trusts reads the peer's certificate
   // host: the name a client checks the server's certificate against (and sends as SNI).
   TlsSession(const TlsContext& ctx, std::string_view host = {});
   ~TlsSession();

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <thread>
@@ -295,6 +296,69 @@ TEST_F(TlsAuthTest, OnlyAClientAuthCertificateThatIsNotACaActsAsAnAgent) {
     EXPECT_TRUE(got == "000" || got == "401") << got;
   }
   EXPECT_EQ(curl("POST", "/v1/agents/edge-5/status", certs_.client_cert("edge-5"), R"({"statuses":[]})"), "200");
+}
+
+// With --tls-client-crl a revoked agent certificate gets no session; at
+// SIGHUP the certificate, key, client CAs and CRL are read again, so a
+// revocation takes effect without a restart, and files that do not load
+// leave the ones before in place.
+TEST_F(TlsAuthTest, ARevokedAgentCertificateIsRefusedFromTheSighupOn) {
+  std::string one = certs_.client_cert("edge-1"), two = certs_.client_cert("edge-2");
+  std::string crl = certs_.crl_file("crl.pem", {});
+  ASSERT_FALSE(crl.empty());
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  start({"--token-file", tokens_, "--tls-cert", certs_.server_cert(), "--tls-key", certs_.server_key(),
+         "--tls-client-ca", certs_.ca_file(), "--tls-client-crl", crl});
+  base_ = "https://127.0.0.1:" + std::to_string(port());
+  const std::string empty = R"({"statuses":[]})";
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-1/status", one, empty), "200");
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-2/status", two, empty), "200");
+  // edge-2's stream is open when its certificate is revoked.
+  std::atomic<bool> stream_ended{false};
+  std::string stream_out;
+  std::thread stream([&] {
+    run_shell("timeout 30 curl -sSN --cacert " + certs_.ca_file() + " --cert " + two + " --key " +
+                  two.substr(0, two.size() - 4) + "-key.pem -X POST -H 'Content-Type: application/json' -d '{}' " +
+                  base_ + "/v1/agents/edge-2/subscribe",
+              &stream_out);
+    stream_ended = true;
+  });
+  ASSERT_TRUE(daemon_->wait_for_log("event=agent_registered agent=edge-2")) << daemon_->log();
+
+  ASSERT_EQ(certs_.crl_file("crl.pem", {two}), crl);
+  kill(daemon_->pid(), SIGHUP);
+  ASSERT_TRUE(daemon_->wait_for_log("event=tls_reloaded")) << daemon_->log();
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!stream_ended && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(stream_ended) << "the revoked agent's open stream outlived the reload";
+  stream.join();
+  EXPECT_NE(stream_out.find("SUBSCRIBED"), std::string::npos) << stream_out;
+  EXPECT_TRUE(daemon_->wait_for_log("closed_untrusted=1")) << daemon_->log();
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-2/status", two, empty), "000");  // no session
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-1/status", one, empty), "200");
+
+  // A CRL that does not load: the reload fails loudly and the last one holds.
+  std::ofstream(crl) << "not a CRL\n";
+  kill(daemon_->pid(), SIGHUP);
+  ASSERT_TRUE(daemon_->wait_for_log("event=tls_reload_failed")) << daemon_->log();
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-2/status", two, empty), "000");
+  EXPECT_EQ(curl("POST", "/v1/agents/edge-1/status", one, empty), "200");
+  EXPECT_EQ(curl("GET", "/health", ""), "200");
+}
+
+TEST(AuthStartUp, ACrlNeedsClientCasAndMustLoad) {
+  test::TestCerts certs;
+  ASSERT_TRUE(certs.ok());
+  std::string out;
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
+                        "--tls-client-crl", certs.crl_file("crl.pem", {})},
+                       &out), 2);
+  EXPECT_NE(out.find("--tls-client-crl needs --tls-client-ca"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
+                        "--tls-client-ca", certs.ca_file(), "--tls-client-crl", "/nonexistent-crl.pem"},
+                       &out), 1);
+  EXPECT_NE(out.find("cannot load --tls-client-crl /nonexistent-crl.pem"), std::string::npos) << out;
 }
 
 // TLS 1.2 takes only forward-secret AEAD suites: static RSA and CBC are refused.

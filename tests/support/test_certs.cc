@@ -115,4 +115,39 @@ std::string TestCerts::client_cert(const std::string& common_name, bool by_stran
   return ok ? base + ".pem" : std::string{};
 }
 
+std::string TestCerts::crl_file(const std::string& name, const std::vector<std::string>& revoked_certs) {
+  X509_CRL* crl = X509_CRL_new();
+  X509_CRL_set_version(crl, 1);  // v2
+  X509_CRL_set_issuer_name(crl, X509_get_subject_name(pki_->ca));
+  ASN1_TIME* now = ASN1_TIME_adj(nullptr, time(nullptr), 0, -60);
+  ASN1_TIME* next = ASN1_TIME_adj(nullptr, time(nullptr), 7, 0);
+  X509_CRL_set1_lastUpdate(crl, now);
+  X509_CRL_set1_nextUpdate(crl, next);
+  bool ok = true;
+  for (const auto& path : revoked_certs) {
+    FILE* f = std::fopen(path.c_str(), "r");
+    X509* cert = f ? PEM_read_X509(f, nullptr, nullptr, nullptr) : nullptr;
+    if (f) std::fclose(f);
+    if (!cert) {
+      ok = false;
+      continue;
+    }
+    X509_REVOKED* r = X509_REVOKED_new();
+    X509_REVOKED_set_serialNumber(r, X509_get_serialNumber(cert));
+    X509_REVOKED_set_revocationDate(r, now);
+    X509_CRL_add0_revoked(crl, r);
+    X509_free(cert);
+  }
+  X509_CRL_sort(crl);
+  ok = ok && X509_CRL_sign(crl, pki_->ca_key, EVP_sha256()) > 0;
+  std::string path = dir_ + "/" + name;
+  FILE* f = std::fopen(path.c_str(), "w");
+  ok = ok && f && PEM_write_X509_CRL(f, crl) == 1;
+  if (f) std::fclose(f);
+  ASN1_TIME_free(now);
+  ASN1_TIME_free(next);
+  X509_CRL_free(crl);
+  return ok ? path : std::string{};
+}
+
 }  // namespace uvsched::test

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace uvsched::test {
 
@@ -25,6 +26,10 @@ class TestCerts {
   // clientAuth; serverAuth only; no extended key usage at all; CA:TRUE with clientAuth
   enum class ClientKind { kAgent, kServerOnly, kNoUsage, kCa };
   std::string client_cert(const std::string& common_name, bool by_stranger = false, ClientKind kind = ClientKind::kAgent);
+  // A CRL from the CA revoking these client certificates (paths as
+  // client_cert returned them; none: a CRL that revokes nothing), written to
+  // `name` in the directory. Returns its path.
+  std::string crl_file(const std::string& name, const std::vector<std::string>& revoked_certs);
   // A second CA nobody trusts.
   std::string stranger_ca_file() const { return dir_ + "/stranger-ca.pem"; }
 
