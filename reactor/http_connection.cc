@@ -74,6 +74,10 @@ void HttpConnection::close() {
   server_->buffered_output_ -= queued_bytes_ + held_bytes_;
   queued_bytes_ = 0;
   held_bytes_ = 0;
+  // What a large answer is made from (its snapshot, held by its next slice's
+  // callback) goes now, not with the close callback: the cap that chose this
+  // connection must see the memory back within the turn.
+  for (auto& ex : exchanges_) ex->on_drained = nullptr;
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), &HttpConnection::on_closed);
 }
 

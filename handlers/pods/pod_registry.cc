@@ -192,9 +192,14 @@ struct PodRegistry::Watch {
   std::shared_ptr<Query> query;
   std::unique_ptr<Timer> timeout;
   bool ended = false;
-  // The pods as they were when it began, sent as ADDED a slice at a time as
-  // the watcher reads them; the store's watch starts once they are out.
-  RangeResult snapshot;
+};
+
+// The pods as they were when a watch began, sent as ADDED a slice at a time
+// as the watcher reads them; the store's watch starts once they are out.
+// Held only by the next slice's callback, so that it goes with it when the
+// connection closes.
+struct PodRegistry::WatchSnapshot {
+  RangeResult range;
   size_t next = 0;
   size_t unread_bytes = 0;
 };
@@ -520,12 +525,10 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   ctx.responder.answer_alone();
   ctx.responder.hold(snapshot_bytes_);
   if (!ctx.responder.connected()) return;  // the cap cut this reader: nothing to read the snapshot for
-  RangeOptions all;
-  all.prefix = true;
   Responder res = ctx.responder;
   int64_t now = clock_.unix_ms();
   bool all_namespaces = ns.empty();
-  store_.get(prefix, all, [this, res, q, now, all_namespaces](RangeResult&& r) mutable {
+  read_snapshot(prefix, [res] { return res.connected(); }, [this, res, q, now, all_namespaces](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     // The range read is the list's snapshot: its items are written from it
     // a slice at a time, each slice parsing a bounded number of pods.
@@ -660,19 +663,46 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
     w->id = store_.watch(prefix, from + 1, on_events);
     return;
   }
-  RangeOptions all;
-  all.prefix = true;
   w->stream.hold(snapshot_bytes_);  // as a list's, before it is read
   if (!w->stream.open()) return;
-  store_.get(prefix, all, [this, w, prefix, send, on_events](RangeResult&& r) {
+  read_snapshot(prefix, [w] { return !w->ended && w->stream.open(); }, [this, w, prefix, send, on_events](RangeResult&& r) {
     if (w->ended) return;
     if (!r.status.ok()) return on_events(r.status, {});
-    w->snapshot = std::move(r);
-    for (const auto& kv : w->snapshot.kvs) w->unread_bytes += kv.value.size();
+    auto snap = std::make_shared<WatchSnapshot>();
+    snap->range = std::move(r);
+    for (const auto& kv : snap->range.kvs) snap->unread_bytes += kv.value.size();
     bool all_namespaces = prefix == kPodPrefix;
-    snapshot_bytes_ = all_namespaces ? w->unread_bytes : std::max(snapshot_bytes_, w->unread_bytes);
-    send_snapshot(w, prefix, send, on_events);
+    snapshot_bytes_ = all_namespaces ? snap->unread_bytes : std::max(snapshot_bytes_, snap->unread_bytes);
+    send_snapshot(w, snap, prefix, send, on_events);
   });
+}
+
+// Whole-range reads copy every pod out of the store at once (the embedded
+// store copies as it is asked, etcd's answer arrives whole): a few at a time,
+// the rest waiting here with nothing copied yet, so that a burst of lists or
+// watches cannot hold copies the output cap has not seen. A read whose reader
+// left meanwhile is skipped.
+void PodRegistry::read_snapshot(const std::string& prefix, std::function<bool()> wanted,
+                                std::function<void(RangeResult&&)> done) {
+  snapshot_queue_.push_back({prefix, std::move(wanted), std::move(done)});
+  start_snapshot_reads();
+}
+
+void PodRegistry::start_snapshot_reads() {
+  constexpr size_t kSnapshotsInFlight = 4;
+  while (snapshots_in_flight_ < kSnapshotsInFlight && !snapshot_queue_.empty()) {
+    SnapshotRead next = std::move(snapshot_queue_.front());
+    snapshot_queue_.pop_front();
+    if (!next.wanted()) continue;
+    ++snapshots_in_flight_;
+    RangeOptions all;
+    all.prefix = true;
+    store_.get(next.prefix, all, [this, done = std::move(next.done)](RangeResult&& r) {
+      --snapshots_in_flight_;
+      done(std::move(r));
+      start_snapshot_reads();
+    });
+  }
 }
 
 // One slice of a new watch's ADDED events, then the next once the watcher
@@ -681,16 +711,16 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
 // the client lists again, as with the API server).
 // (`send` and `on_events` hold the watch: they are kept by the stream's
 // callback and the store's watch, never by the watch itself.)
-void PodRegistry::send_snapshot(const std::shared_ptr<Watch>& w, const std::string& prefix, const WatchSend& send,
-                                const WatchCallback& on_events) {
+void PodRegistry::send_snapshot(const std::shared_ptr<Watch>& w, const std::shared_ptr<WatchSnapshot>& snap,
+                                const std::string& prefix, const WatchSend& send, const WatchCallback& on_events) {
   constexpr size_t kSliceBytes = 64 * 1024;
   constexpr size_t kParsedPerSlice = 256;
   if (w->ended) return;
   size_t written = 0, parsed = 0;
-  auto& kvs = w->snapshot.kvs;
-  while (w->next < kvs.size() && written < kSliceBytes && parsed < kParsedPerSlice) {
-    const KeyValue& kv = kvs[w->next++];
-    w->unread_bytes -= kv.value.size();
+  auto& kvs = snap->range.kvs;
+  while (snap->next < kvs.size() && written < kSliceBytes && parsed < kParsedPerSlice) {
+    const KeyValue& kv = kvs[snap->next++];
+    snap->unread_bytes -= kv.value.size();
     if (w->query->filters() || w->query->table) ++parsed;
     if (w->query->filters()) {
       auto pod = parse_stored(kv);
@@ -699,15 +729,13 @@ void PodRegistry::send_snapshot(const std::shared_ptr<Watch>& w, const std::stri
     written += kv.value.size();
     if (!send("ADDED", with_rv(kv.value, kv.mod_revision))) return;
   }
-  if (w->next < kvs.size()) {
-    w->stream.hold(w->unread_bytes);  // may cut this watcher, if it holds the most
-    w->stream.when_drained([this, w, prefix, send, on_events] { send_snapshot(w, prefix, send, on_events); });
+  if (snap->next < kvs.size()) {
+    w->stream.hold(snap->unread_bytes);  // may cut this watcher, if it holds the most
+    w->stream.when_drained([this, w, snap, prefix, send, on_events] { send_snapshot(w, snap, prefix, send, on_events); });
     return;
   }
   w->stream.hold(0);
-  int64_t revision = w->snapshot.revision;
-  w->snapshot = RangeResult{};
-  w->id = store_.watch(prefix, revision + 1, on_events);
+  w->id = store_.watch(prefix, snap->range.revision + 1, on_events);
 }
 
 // ---- events: made from the pods (see pod_events.h) --------------------------------------

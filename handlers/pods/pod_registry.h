@@ -6,6 +6,7 @@
 // etcd) show up too.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -45,6 +46,7 @@ class PodRegistry {
  private:
   struct Query;
   struct Watch;
+  struct WatchSnapshot;
 
   void create_pod(RequestContext& ctx);
   void get_pod(RequestContext& ctx);
@@ -56,8 +58,10 @@ class PodRegistry {
   void bind_pod(RequestContext& ctx);
   void watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q);
   using WatchSend = std::function<bool(std::string_view type, const std::string& object)>;
-  void send_snapshot(const std::shared_ptr<Watch>& w, const std::string& prefix, const WatchSend& send,
-                     const WatchCallback& on_events);
+  void read_snapshot(const std::string& prefix, std::function<bool()> wanted, std::function<void(RangeResult&&)> done);
+  void start_snapshot_reads();
+  void send_snapshot(const std::shared_ptr<Watch>& w, const std::shared_ptr<WatchSnapshot>& snap,
+                     const std::string& prefix, const WatchSend& send, const WatchCallback& on_events);
 
   void list_namespaces(RequestContext& ctx);
   void create_namespace(RequestContext& ctx);
@@ -96,6 +100,13 @@ class PodRegistry {
   // what was created since (namespaced reads only raise it): what a list or
   // watch is assumed to hold before its snapshot is read (Responder::hold).
   size_t snapshot_bytes_ = 0;
+  struct SnapshotRead {
+    std::string prefix;
+    std::function<bool()> wanted;  // false: its reader left while it waited
+    std::function<void(RangeResult&&)> done;
+  };
+  std::deque<SnapshotRead> snapshot_queue_;
+  size_t snapshots_in_flight_ = 0;
   NodeLister nodes_;
   DeleteHook delete_hook_;
   CreateHook create_hook_;
