@@ -1,5 +1,6 @@
 #include "handlers/pods/discovery.h"
 
+#include "handlers/pods/api_schema.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/openapi_proto.h"
 #include "reactor/json_writer.h"
@@ -46,8 +47,73 @@ std::string api_resource_list() {
   return w.take();
 }
 
-// An OpenAPI v3 document for core/v1 that names each kind (so kubectl finds
-// its schema) and lets any field through: the API server validates for real.
+// One field's schema: its type, description, and for objects a reference to
+// the described type (v3: allOf, as the API server writes it; v2: $ref). In
+// v2, which kubectl before 1.27 validates manifests against, a quantity and
+// a free object are left open (any value; any members), as that kubectl's
+// validator reads them.
+void write_field_schema(JsonWriter& w, const SchemaField& f, SchemaKind kind, bool with_description, bool v2 = false) {
+  w.begin_object();
+  if (with_description && !f.description.empty()) w.key("description").value(f.description);
+  switch (kind) {
+    case SchemaKind::kString:
+      w.key("type").value("string");
+      break;
+    case SchemaKind::kTime:
+      w.key("type").value("string").key("format").value("date-time");
+      break;
+    case SchemaKind::kInteger:
+      w.key("type").value("integer").key("format").value("int64");
+      break;
+    case SchemaKind::kBoolean:
+      w.key("type").value("boolean");
+      break;
+    case SchemaKind::kQuantity:
+    case SchemaKind::kIntOrString:
+      if (v2) {
+        w.key("format").value("int-or-string");
+      } else {
+        w.key("x-kubernetes-int-or-string").value(true);
+      }
+      break;
+    case SchemaKind::kObject:
+      if (v2) {
+        w.key("$ref").value("#/definitions/" + std::string(f.ref));
+        break;
+      }
+      w.key("allOf").begin_array().begin_object();
+      w.key("$ref").value("#/components/schemas/" + std::string(f.ref)).end_object().end_array();
+      w.key("default").begin_object().end_object();
+      break;
+    case SchemaKind::kFreeObject:
+      w.key("type").value("object");
+      if (v2) {
+        w.key("additionalProperties").begin_object().end_object();
+      } else {
+        w.key("x-kubernetes-preserve-unknown-fields").value(true);
+      }
+      break;
+    case SchemaKind::kStringMap:
+    case SchemaKind::kQuantityMap:
+      w.key("type").value("object").key("additionalProperties");
+      write_field_schema(w, f, kind == SchemaKind::kStringMap ? SchemaKind::kString : SchemaKind::kQuantity, false, v2);
+      break;
+    case SchemaKind::kArray:
+      w.key("type").value("array").key("items");
+      write_field_schema(w, f, f.item, false, v2);
+      if (!f.merge_key.empty()) {
+        w.key("x-kubernetes-patch-merge-key").value(f.merge_key);
+        w.key("x-kubernetes-patch-strategy").value("merge");
+      }
+      break;
+  }
+  w.end_object();
+}
+
+// An OpenAPI v3 document for core/v1 from the one description the typed
+// decoder checks bodies against (api_schema.h), so `kubectl explain` shows
+// what the server takes; the lists and Node (read-only here) let any field
+// through.
 std::string openapi_v3_core() {
   JsonWriter w;
   w.begin_object().key("openapi").value("3.0.0");
@@ -74,7 +140,23 @@ std::string openapi_v3_core() {
   }
   w.end_object();
   w.key("components").begin_object().key("schemas").begin_object();
-  for (const char* kind : {"Pod", "PodList", "Node", "NodeList", "Namespace", "NamespaceList", "Binding"}) {
+  for (const SchemaType& t : api_schema()) {
+    w.key(t.name).begin_object();
+    w.key("description").value(t.description).key("type").value("object");
+    w.key("properties").begin_object();
+    for (const SchemaField& f : t.fields) {
+      w.key(f.name);
+      write_field_schema(w, f, f.kind, true);
+    }
+    w.end_object();
+    if (!t.kind.empty()) {
+      w.key("x-kubernetes-group-version-kind").begin_array();
+      w.begin_object().key("group").value("").key("kind").value(t.kind).key("version").value("v1").end_object();
+      w.end_array();
+    }
+    w.end_object();
+  }
+  for (const char* kind : {"PodList", "Node", "NodeList", "NamespaceList"}) {
     w.key(std::string("io.k8s.api.core.v1.") + kind).begin_object();
     w.key("type").value("object");
     w.key("x-kubernetes-preserve-unknown-fields").value(true);
@@ -91,7 +173,23 @@ std::string openapi_v2() {
   w.begin_object().key("swagger").value("2.0");
   w.key("info").begin_object().key("title").value("uvsched").key("version").value("v1.32.0").end_object();
   w.key("paths").begin_object().end_object().key("definitions").begin_object();
-  for (const char* kind : {"Pod", "PodList", "Node", "NodeList", "Namespace", "NamespaceList", "Binding"}) {
+  for (const SchemaType& t : api_schema()) {
+    w.key(t.name).begin_object();
+    w.key("description").value(t.description).key("type").value("object");
+    w.key("properties").begin_object();
+    for (const SchemaField& f : t.fields) {
+      w.key(f.name);
+      write_field_schema(w, f, f.kind, true, /*v2=*/true);
+    }
+    w.end_object();
+    if (!t.kind.empty()) {
+      w.key("x-kubernetes-group-version-kind").begin_array();
+      w.begin_object().key("group").value("").key("kind").value(t.kind).key("version").value("v1").end_object();
+      w.end_array();
+    }
+    w.end_object();
+  }
+  for (const char* kind : {"PodList", "Node", "NodeList", "NamespaceList"}) {
     w.key(std::string("io.k8s.api.core.v1.") + kind).begin_object().key("type").value("object");
     w.key("x-kubernetes-group-version-kind").begin_array();
     w.begin_object().key("group").value("").key("kind").value(kind).key("version").value("v1").end_object();

@@ -31,6 +31,23 @@ HttpResponse k8s_error(int code, std::string_view reason, std::string_view messa
   return r;
 }
 
+HttpResponse k8s_bad_request(std::string_view message, const std::vector<StatusCause>& causes, std::string_view kind,
+                             std::string_view name) {
+  JsonWriter w;
+  w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");
+  w.key("metadata").begin_object().end_object().key("status").value("Failure");
+  w.key("message").value(message).key("reason").value("BadRequest");
+  w.key("details").begin_object();
+  if (!name.empty()) w.key("name").value(name);
+  if (!kind.empty()) w.key("kind").value(kind);
+  w.key("causes").begin_array();
+  for (const auto& c : causes) {
+    w.begin_object().key("reason").value(c.reason).key("message").value(c.message).key("field").value(c.field).end_object();
+  }
+  w.end_array().end_object().key("code").value(400).end_object();
+  return k8s_object(400, w.take());
+}
+
 HttpResponse k8s_request_invalid(std::string_view message) {
   JsonWriter w;
   w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");

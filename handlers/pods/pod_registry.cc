@@ -11,6 +11,7 @@
 #include "handlers/pods/pod_table.h"
 #include "handlers/pods/pod_validation.h"
 #include "handlers/pods/strategic_merge.h"
+#include "handlers/pods/typed_decode.h"
 #include "reactor/log.h"
 #include "reactor/sliced_response.h"
 #include "reactor/url.h"
@@ -125,6 +126,47 @@ void keep_server_fields(JsonValue& next, const JsonValue& old, const std::string
 bool query_flag(std::string_view query, std::string_view name) {
   auto v = query_param(query, name);
   return v && (*v == "true" || *v == "True" || *v == "TRUE" || *v == "1" || *v == "t" || *v == "T");
+}
+
+// A body uvsched cannot decode is refused for its media type, as the API
+// server does, not by a JSON parse error: kubectl's typed clients try
+// protobuf first and then JSON. No Content-Type is taken as JSON (curl -d).
+std::optional<HttpResponse> refuse_media_type(const HttpRequest& request) {
+  const std::string* ct = request.header("Content-Type");
+  if (ct == nullptr) return std::nullopt;
+  std::string type = ct->substr(0, ct->find(';'));
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  if (type.empty() || type == "application/json" || type == "*/*") return std::nullopt;
+  return k8s_error(415, "UnsupportedMediaType",
+                   "the body of the request was in an unknown format (" + type +
+                       ") - accepted media types include: application/json");
+}
+
+// The typed decoding of a body as `type` (see typed_decode.h), under the
+// request's fieldValidation. The refusal, or nullopt with the Warning header
+// values to answer with.
+std::optional<HttpResponse> decode_body(const HttpRequest& request, JsonValue& body, std::string_view type,
+                                        std::string_view kind, std::vector<std::string>* warnings) {
+  auto given = query_param(request.query(), "fieldValidation");
+  auto mode = parse_field_validation(given ? *given : "");
+  if (!mode) {
+    return k8s_error(400, "BadRequest",
+                     "fieldValidation must be one of Ignore, Warn or Strict, not \"" + (given ? *given : "") + "\"");
+  }
+  TypedDecode decoded = decode_typed(body, *schema_type(type));
+  if (decoded.refused(*mode)) {
+    std::vector<StatusCause> causes;
+    for (const auto& c : decoded.causes(*mode)) causes.push_back({c.field, c.reason, c.message});
+    const JsonValue* name = body.find({"metadata", "name"});
+    return k8s_bad_request(decoded.message(kind, *mode), causes, kind, name && name->is_string() ? name->text() : "");
+  }
+  if (*mode == FieldValidation::kWarn) *warnings = decoded.warnings();
+  return std::nullopt;
+}
+
+HttpResponse with_warnings(HttpResponse r, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) r.headers.push_back({"Warning", w});
+  return r;
 }
 
 enum class PatchType { kJson, kMerge, kStrategic };
@@ -278,9 +320,14 @@ bool PodRegistry::refuse_unless_leader(RequestContext& ctx) {
 void PodRegistry::create_pod(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   std::string ns = ctx.param("ns"), error;
+  if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
   auto pod = JsonValue::parse(ctx.request.body, &error);
   if (!pod || !pod->is_object()) {
     return ctx.reply(k8s_error(400, "BadRequest", pod ? "the body must be a Pod object" : error));
+  }
+  std::vector<std::string> warnings;
+  if (auto refused = decode_body(ctx.request, *pod, "io.k8s.api.core.v1.Pod", "Pod", &warnings)) {
+    return ctx.reply(std::move(*refused));
   }
   if (std::string kind = pod->str("kind"); !kind.empty() && kind != "Pod") {
     return ctx.reply(k8s_error(400, "BadRequest", "kind " + kind + " cannot be created at the pods endpoint"));
@@ -301,7 +348,8 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   default_pod(*pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
   // The namespace is checked by the create's own txn (no read before it).
   CreateOutcome created = create_hook_ ? create_hook_(ns, name, *pod) : nullptr;
-  store_pod(ctx.responder, ns, name, std::move(*pod), 0, PodWrite{201, false, std::move(created), nullptr});
+  store_pod(ctx.responder, ns, name, std::move(*pod), 0,
+            PodWrite{201, false, std::move(created), nullptr, std::move(warnings)});
 }
 
 void PodRegistry::store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
@@ -344,7 +392,7 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
       return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
     }
     if (how.answer_status) return res.send(k8s_object(how.ok_status, k8s_status_json(how.ok_status, "", "")));
-    res.send(k8s_object(how.ok_status, with_rv(json, revision)));
+    res.send(with_warnings(k8s_object(how.ok_status, with_rv(json, revision)), how.warnings));
   });
 }
 
@@ -372,8 +420,13 @@ void PodRegistry::update_pod(Responder res, const std::string& ns, const std::st
 void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
   if (refuse_unless_leader(ctx)) return;
   std::string ns = ctx.param("ns"), name = ctx.param("name"), error;
+  if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
   auto body = JsonValue::parse(ctx.request.body, &error);
   if (!body || !body->is_object()) return ctx.reply(k8s_error(400, "BadRequest", body ? "the body must be a Pod" : error));
+  std::vector<std::string> warnings;
+  if (auto refused = decode_body(ctx.request, *body, "io.k8s.api.core.v1.Pod", "Pod", &warnings)) {
+    return ctx.reply(std::move(*refused));
+  }
   if (std::string given = body->find({"metadata", "name"}) ? body->find({"metadata", "name"})->text() : "";
       !given.empty() && given != name) {
     return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
@@ -404,7 +457,9 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
     old = std::move(next);
     return std::nullopt;
   };
-  update_pod(ctx.responder, ns, name, std::move(change), PodWrite{});
+  PodWrite how;
+  how.warnings = std::move(warnings);
+  update_pod(ctx.responder, ns, name, std::move(change), std::move(how));
 }
 
 void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
@@ -426,7 +481,10 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     return ctx.reply(k8s_error(400, "BadRequest", "a JSON patch must be a list of operations"));
   }
   if (*type != PatchType::kJson && !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", "a patch must be an object"));
-  PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch)](
+  auto given = query_param(ctx.request.query(), "fieldValidation");
+  auto mode = parse_field_validation(given ? *given : "");
+  if (!mode) return ctx.reply(k8s_error(400, "BadRequest", "fieldValidation must be one of Ignore, Warn or Strict"));
+  PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch), mode = *mode](
                          JsonValue& pod, int64_t current) -> std::optional<HttpResponse> {
     const JsonValue stored = pod;
     if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"}); rv && rv->is_string() &&
@@ -434,6 +492,14 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
       return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
     }
     if (auto refused = apply_patch(pod, patch, type, status_only)) return refused;
+    // The patched pod is decoded as a body would be: a patch cannot give a
+    // field a wrong type, nor (Strict) add one the type does not have.
+    TypedDecode decoded = decode_typed(pod, *schema_type("io.k8s.api.core.v1.Pod"));
+    if (decoded.refused(mode)) {
+      std::vector<StatusCause> causes;
+      for (const auto& c : decoded.causes(mode)) causes.push_back({c.field, c.reason, c.message});
+      return k8s_bad_request(decoded.message("Pod", mode), causes, "Pod", name);
+    }
     keep_server_fields(pod, stored, ns, name);
     auto issues = validate_pod(pod);
     if (issues.empty() && !status_only) issues = validate_pod_update(stored, pod);
@@ -809,8 +875,13 @@ void PodRegistry::list_namespaces(RequestContext& ctx) {
 void PodRegistry::create_namespace(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   std::string error;
+  if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
   auto ns = JsonValue::parse(ctx.request.body, &error);
   if (!ns || !ns->is_object()) return ctx.reply(k8s_error(400, "BadRequest", ns ? "the body must be a Namespace" : error));
+  std::vector<std::string> warnings;
+  if (auto refused = decode_body(ctx.request, *ns, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {
+    return ctx.reply(std::move(*refused));
+  }
   std::string name = ns->find({"metadata", "name"}) ? ns->find({"metadata", "name"})->text() : "";
   if (!is_dns1123_label(name)) {
     return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
@@ -831,10 +902,10 @@ void PodRegistry::create_namespace(RequestContext& ctx) {
   t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
   t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
   Responder res = ctx.responder;
-  store_.txn(std::move(t), [res, json, name](TxnResult&& r) mutable {
+  store_.txn(std::move(t), [res, json, name, warnings = std::move(warnings)](TxnResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (!r.succeeded) return res.send(k8s_error(409, "AlreadyExists", "namespaces \"" + name + "\" already exists", "namespaces", name));
-    res.send(k8s_object(201, with_rv(json, r.revision)));
+    res.send(with_warnings(k8s_object(201, with_rv(json, r.revision)), warnings));
   });
 }
 

@@ -76,6 +76,7 @@ class PodRegistry {
     bool answer_status = false;  // a Binding is answered with a Status, not the pod
     CreateOutcome created;       // hears whether a create was written
     std::function<void()> on_conflict;  // an update that lost its compare: retry instead of 409
+    std::vector<std::string> warnings;  // Warning headers for the answer (fields the decoder dropped)
   };
   // Stores `pod` over the revision `expect` (0: create only) and answers.
   void store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod, int64_t expect,

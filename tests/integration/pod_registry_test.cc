@@ -148,6 +148,68 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
   EXPECT_EQ(field(list->body, {"items"}).find("\"name\":\"x\""), std::string::npos);
 }
 
+// Bodies are decoded into the described types first, as the API server's
+// decoder does: a wrong JSON type is 400 naming every such field, and the
+// pod is not stored; unknown fields follow fieldValidation.
+TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidation) {
+  const std::string pods = "/api/v1/namespaces/default/pods";
+  for (const char* spec : {R"("nodeName":{})", R"("nodeName":true)", R"("nodeSelector":{"a":[]})"}) {
+    auto r = req("POST", pods, std::string(R"({"metadata":{"name":"typed"},"spec":{)") + spec +
+                                   R"(,"containers":[{"name":"c","image":"i"}]}})");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << spec << ": " << r->body;
+    EXPECT_EQ(field(r->body, {"reason"}), "BadRequest");
+    EXPECT_NE(r->body.find("cannot unmarshal"), std::string::npos) << r->body;
+  }
+  for (const char* ns : {"[]", "1", "{}"}) {
+    auto r = req("POST", pods, std::string(R"({"metadata":{"name":"typed","namespace":)") + ns +
+                                   R"(},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+    EXPECT_EQ(r->status, 400) << ns << ": " << r->body;
+    EXPECT_NE(r->body.find("ObjectMeta.metadata.namespace of type string"), std::string::npos) << r->body;
+  }
+  auto every = req("POST", pods, R"({"metadata":{"name":"typed"},"spec":{"nodeName":1,"priority":"x","containers":[{"name":"c","image":5}]}})");
+  EXPECT_EQ(every->status, 400);
+  for (const char* f : {"spec.nodeName", "spec.priority", "spec.containers[0].image"}) {
+    EXPECT_NE(every->body.find(std::string("\"field\":\"") + f + "\""), std::string::npos) << f << ": " << every->body;
+  }
+  EXPECT_EQ(req("GET", pods + "/typed")->status, 404);  // none of them was stored
+
+  // Unknown fields: Warn (the default) drops them and says so.
+  const std::string extra = R"({"metadata":{"name":"extra"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i","bogus2":2}]}})";
+  auto warned = req("POST", pods, extra);
+  ASSERT_EQ(warned->status, 201) << warned->body;
+  EXPECT_NE(warned->header("Warning").find("unknown field \\\"spec.bogus\\\""), std::string::npos) << warned->header("Warning");
+  EXPECT_EQ(req("GET", pods + "/extra")->body.find("bogus"), std::string::npos);
+  auto strict = req("POST", pods + "?fieldValidation=Strict",
+                    R"({"metadata":{"name":"strict"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i"}]}})");
+  EXPECT_EQ(strict->status, 400);
+  EXPECT_EQ(field(strict->body, {"message"}), "strict decoding error: unknown field \"spec.bogus\"");
+  auto ignored = req("POST", pods + "?fieldValidation=Ignore", R"({"metadata":{"name":"ignored"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i"}]}})");
+  EXPECT_EQ(ignored->status, 201);
+  EXPECT_EQ(ignored->header("Warning"), "");
+  EXPECT_EQ(req("POST", pods + "?fieldValidation=Loose", extra)->status, 400);
+  // A patch cannot give a field a wrong type either.
+  auto patched = req("PATCH", pods + "/extra", R"({"spec":{"nodeName":{}}})", "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(patched->status, 400) << patched->body;
+  // A body in a media type uvsched does not decode: 415, with what it takes.
+  auto yaml = req("POST", pods, "metadata: {name: y}", "Content-Type: application/yaml\r\n");
+  EXPECT_EQ(yaml->status, 415);
+  EXPECT_NE(yaml->body.find("accepted media types include: application/json"), std::string::npos) << yaml->body;
+}
+
+// kubectl explain reads the same description the decoder checks against.
+TEST_F(PodRegistryTest, KubectlExplainReachesTheLeaves) {
+  int code = 0;
+  std::string out = kubectl("explain pod.spec.nodeName", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("nodeName <string>"), std::string::npos) << out;
+  out = kubectl("explain pod.spec.containers.ports.hostPort", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("<integer>"), std::string::npos) << out;
+  out = kubectl("explain pod.spec.containers.resources.requests", &code);
+  EXPECT_EQ(code, 0) << out;
+}
+
 TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {
   auto c = req("POST", "/api/v1/namespaces/default/pods", kPod);
   std::string rv = field(settled("web"), {"metadata", "resourceVersion"});

@@ -1,0 +1,190 @@
+#include "handlers/pods/typed_decode.h"
+
+#include <absl/container/flat_hash_map.h>
+
+namespace uvsched {
+namespace {
+
+std::string_view json_type_name(const JsonValue& v) {
+  switch (v.type()) {
+    case JsonValue::Type::kNull: return "null";
+    case JsonValue::Type::kBool: return "bool";
+    case JsonValue::Type::kNumber: return "number";
+    case JsonValue::Type::kString: return "string";
+    case JsonValue::Type::kArray: return "array";
+    case JsonValue::Type::kObject: return "object";
+  }
+  return "value";
+}
+
+std::string join(const std::string& path, std::string_view name) {
+  return path.empty() ? std::string(name) : path + "." + std::string(name);
+}
+
+class Decoder {
+ public:
+  explicit Decoder(TypedDecode* out) : out_(*out) {}
+
+  void object(JsonValue& obj, const SchemaType& type, const std::string& path) {
+    // Duplicates first: the last of each is the one kept, as Go's decoder does.
+    absl::flat_hash_map<std::string_view, size_t> last;
+    auto& members = obj.members();
+    for (size_t i = 0; i < members.size(); ++i) last[members[i].first] = i;
+    if (last.size() != members.size()) {
+      std::vector<std::pair<std::string, JsonValue>> kept;
+      kept.reserve(last.size());
+      std::vector<std::string> reported;
+      for (size_t i = 0; i < members.size(); ++i) {
+        if (last[members[i].first] == i) {
+          kept.push_back(std::move(members[i]));
+        } else if (std::find(reported.begin(), reported.end(), members[i].first) == reported.end()) {
+          reported.push_back(members[i].first);
+          out_.duplicate.push_back(join(path, members[i].first));
+        }
+      }
+      members = std::move(kept);
+    }
+    std::vector<std::pair<std::string, JsonValue>> known;
+    known.reserve(members.size());
+    for (auto& [name, value] : members) {
+      const SchemaField* field = nullptr;
+      for (const auto& f : type.fields) {
+        if (f.name == name) {
+          field = &f;
+          break;
+        }
+      }
+      if (field == nullptr) {
+        out_.unknown.push_back(join(path, name));
+        continue;
+      }
+      check(value, *field, field->kind, join(path, name), type.go_name);
+      known.emplace_back(std::move(name), std::move(value));
+    }
+    members = std::move(known);
+  }
+
+ private:
+  void wrong(const JsonValue& v, std::string_view go_type, const std::string& path, std::string_view go_parent) {
+    std::string go_path = path;  // Go names the field without list indexes
+    for (size_t at; (at = go_path.find('[')) != std::string::npos;) go_path.erase(at, go_path.find(']', at) - at + 1);
+    out_.type_errors.push_back({path, "FieldValueTypeInvalid",
+                                "json: cannot unmarshal " + std::string(json_type_name(v)) + " into Go struct field " +
+                                    std::string(go_parent) + "." + go_path + " of type " + std::string(go_type)});
+  }
+
+  // `kind` is the field's own, or its items' for the elements of a list.
+  void check(JsonValue& v, const SchemaField& f, SchemaKind kind, const std::string& path, std::string_view go_parent) {
+    if (v.is_null()) return;  // Go leaves the zero value
+    SchemaField as = f;
+    as.kind = kind;
+    std::string_view go_type = go_type_name(as);
+    switch (kind) {
+      case SchemaKind::kString:
+      case SchemaKind::kTime:
+        if (!v.is_string()) wrong(v, go_type, path, go_parent);
+        return;
+      case SchemaKind::kInteger:
+        if (v.type() != JsonValue::Type::kNumber || !v.as_integer()) wrong(v, go_type, path, go_parent);
+        return;
+      case SchemaKind::kBoolean:
+        if (v.type() != JsonValue::Type::kBool) wrong(v, go_type, path, go_parent);
+        return;
+      case SchemaKind::kQuantity:
+        if (!v.is_string() && v.type() != JsonValue::Type::kNumber) wrong(v, go_type, path, go_parent);
+        return;
+      case SchemaKind::kIntOrString:
+        if (!v.is_string() && !(v.type() == JsonValue::Type::kNumber && v.as_integer())) wrong(v, go_type, path, go_parent);
+        return;
+      case SchemaKind::kFreeObject:
+        if (!v.is_object()) wrong(v, go_type, path, go_parent);
+        return;
+      case SchemaKind::kObject: {
+        if (!v.is_object()) return wrong(v, go_type, path, go_parent);
+        if (const SchemaType* t = schema_type(f.ref)) object(v, *t, path);
+        return;
+      }
+      case SchemaKind::kStringMap:
+      case SchemaKind::kQuantityMap: {
+        if (!v.is_object()) return wrong(v, go_type, path, go_parent);
+        SchemaKind value_kind = kind == SchemaKind::kStringMap ? SchemaKind::kString : SchemaKind::kQuantity;
+        for (auto& [k, item] : v.members()) check(item, f, value_kind, path + "[" + k + "]", go_parent);
+        return;
+      }
+      case SchemaKind::kArray: {
+        if (!v.is_array()) return wrong(v, "[]" + std::string(element_go_type(f)), path, go_parent);
+        for (size_t i = 0; i < v.items().size(); ++i) {
+          check(v.items()[i], f, f.item, path + "[" + std::to_string(i) + "]", go_parent);
+        }
+        return;
+      }
+    }
+  }
+
+  static std::string element_go_type(const SchemaField& f) {
+    SchemaField item = f;
+    item.kind = f.item;
+    return std::string(go_type_name(item));
+  }
+
+  TypedDecode& out_;
+};
+
+std::string quoted_list(std::string_view what, const std::vector<std::string>& paths) {
+  std::string s;
+  for (const auto& p : paths) {
+    if (!s.empty()) s += ", ";
+    s += std::string(what) + " \"" + p + "\"";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::optional<FieldValidation> parse_field_validation(std::string_view value) {
+  if (value.empty() || value == "Warn") return FieldValidation::kWarn;
+  if (value == "Strict") return FieldValidation::kStrict;
+  if (value == "Ignore") return FieldValidation::kIgnore;
+  return std::nullopt;
+}
+
+bool TypedDecode::refused(FieldValidation mode) const {
+  return !type_errors.empty() || (mode == FieldValidation::kStrict && (!unknown.empty() || !duplicate.empty()));
+}
+
+std::string TypedDecode::message(std::string_view kind, FieldValidation mode) const {
+  if (!type_errors.empty()) {
+    return std::string(kind) + " in version \"v1\" cannot be handled as a " + std::string(kind) + ": " +
+           type_errors.front().message;
+  }
+  std::string s = "strict decoding error: " + quoted_list("unknown field", mode == FieldValidation::kStrict ? unknown : std::vector<std::string>{});
+  if (mode == FieldValidation::kStrict && !duplicate.empty()) {
+    if (!unknown.empty()) s += ", ";
+    s += quoted_list("duplicate field", duplicate);
+  }
+  return s;
+}
+
+std::vector<FieldIssue> TypedDecode::causes(FieldValidation mode) const {
+  std::vector<FieldIssue> out = type_errors;
+  if (mode == FieldValidation::kStrict) {
+    for (const auto& p : unknown) out.push_back({p, "FieldValueInvalid", "unknown field \"" + p + "\""});
+    for (const auto& p : duplicate) out.push_back({p, "FieldValueDuplicate", "duplicate field \"" + p + "\""});
+  }
+  return out;
+}
+
+std::vector<std::string> TypedDecode::warnings() const {
+  std::vector<std::string> out;
+  for (const auto& p : unknown) out.push_back("299 - \"unknown field \\\"" + p + "\\\"\"");
+  for (const auto& p : duplicate) out.push_back("299 - \"duplicate field \\\"" + p + "\\\"\"");
+  return out;
+}
+
+TypedDecode decode_typed(JsonValue& obj, const SchemaType& type) {
+  TypedDecode out;
+  if (obj.is_object()) Decoder(&out).object(obj, type, "");
+  return out;
+}
+
+}  // namespace uvsched
