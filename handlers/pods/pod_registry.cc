@@ -5,6 +5,7 @@
 #include <random>
 
 #include "handlers/pods/json_patch.h"
+#include "handlers/pods/k8s_protobuf.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_events.h"
@@ -131,7 +132,7 @@ bool query_flag(std::string_view query, std::string_view name) {
 // A body uvsched cannot decode is refused for its media type, as the API
 // server does, not by a JSON parse error: kubectl's typed clients try
 // protobuf first and then JSON. No Content-Type is taken as JSON (curl -d).
-std::optional<HttpResponse> refuse_media_type(const HttpRequest& request) {
+std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool protobuf_too = false) {
   const std::string* ct = request.header("Content-Type");
   if (ct == nullptr) return std::nullopt;
   std::string type = ct->substr(0, ct->find(';'));
@@ -139,7 +140,8 @@ std::optional<HttpResponse> refuse_media_type(const HttpRequest& request) {
   if (type.empty() || type == "application/json" || type == "*/*") return std::nullopt;
   return k8s_error(415, "UnsupportedMediaType",
                    "the body of the request was in an unknown format (" + type +
-                       ") - accepted media types include: application/json");
+                       ") - accepted media types include: application/json" +
+                       (protobuf_too ? std::string(", ") + std::string(kKubernetesProtobuf) : std::string()));
 }
 
 // The typed decoding of a body as `type` (see typed_decode.h), under the
@@ -875,8 +877,14 @@ void PodRegistry::list_namespaces(RequestContext& ctx) {
 void PodRegistry::create_namespace(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   std::string error;
-  if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
-  auto ns = JsonValue::parse(ctx.request.body, &error);
+  // kubectl's `create namespace` sends protobuf (a typed client), and takes
+  // JSON back.
+  const std::string* ct = ctx.request.header("Content-Type");
+  bool protobuf = ct != nullptr && ct->substr(0, ct->find(';')) == kKubernetesProtobuf;
+  if (!protobuf) {
+    if (auto refused = refuse_media_type(ctx.request, /*protobuf_too=*/true)) return ctx.reply(std::move(*refused));
+  }
+  auto ns = protobuf ? namespace_from_protobuf(ctx.request.body, &error) : JsonValue::parse(ctx.request.body, &error);
   if (!ns || !ns->is_object()) return ctx.reply(k8s_error(400, "BadRequest", ns ? "the body must be a Namespace" : error));
   std::vector<std::string> warnings;
   if (auto refused = decode_body(ctx.request, *ns, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {

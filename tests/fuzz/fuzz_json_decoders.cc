@@ -2,7 +2,9 @@
 // TrainTask and InferRequest, and a pod through validation, defaults, the
 // scheduler's needs and a merge patch with itself; the input as a strategic
 // merge patch and as a JSON patch of a pod, and the update check between the
-// pod and its patched self. Errors, never crashes.
+// pod and its patched self; the typed decoder as a pod and as a namespace
+// (what it keeps decodes again without a type error), and the bytes as a
+// protobuf Namespace. Errors, never crashes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,6 +13,8 @@
 #include "handlers/json_value.h"
 #include "handlers/ml/kubeml_types.h"
 #include "handlers/pods/json_patch.h"
+#include "handlers/pods/k8s_protobuf.h"
+#include "handlers/pods/typed_decode.h"
 #include "handlers/pods/pod_needs.h"
 #include "handlers/pods/pod_validation.h"
 #include "handlers/pods/strategic_merge.h"
@@ -28,8 +32,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     uvsched::parse_infer_request(obj, &infer);
   }
   std::string error;
+  if (auto ns = uvsched::namespace_from_protobuf(text, &error)) ns->dump();
   auto pod = uvsched::JsonValue::parse(text, &error);
   if (pod) {
+    for (const char* type : {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.Namespace"}) {
+      uvsched::JsonValue typed = *pod;
+      auto decoded = uvsched::decode_typed(typed, *uvsched::schema_type(type));
+      decoded.message("Pod", uvsched::FieldValidation::kStrict);
+      decoded.warnings();
+      if (decoded.type_errors.empty()) {
+        auto again = uvsched::decode_typed(typed, *uvsched::schema_type(type));
+        if (!again.type_errors.empty() || !again.unknown.empty() || !again.duplicate.empty()) __builtin_trap();
+      }
+    }
     auto issues = uvsched::validate_pod(*pod);
     uvsched::invalid_status_json("Pod", "x", issues);
     if (pod->is_object()) {

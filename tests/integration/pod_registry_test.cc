@@ -197,6 +197,24 @@ TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidatio
   EXPECT_NE(yaml->body.find("accepted media types include: application/json"), std::string::npos) << yaml->body;
 }
 
+// `kubectl create namespace` (a typed client: protobuf with 1.32, JSON with
+// 1.20), then a pod in it.
+TEST_F(PodRegistryTest, KubectlCreatesANamespaceAndAPodInIt) {
+  int code = 0;
+  std::string out = kubectl("create namespace team-a", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("namespace/team-a created"), std::string::npos) << out;
+  out = kubectl("get namespace team-a -o jsonpath={.status.phase}", &code);
+  EXPECT_EQ(out, "Active");
+  out = kubectl("run web --image=nginx --restart=Never -n team-a", &code);
+  EXPECT_EQ(code, 0) << out;
+  out = kubectl("get pods -n team-a -o name", &code);
+  EXPECT_NE(out.find("pod/web"), std::string::npos) << out;
+  out = kubectl("create namespace team-a", &code);
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("already exists"), std::string::npos) << out;
+}
+
 // kubectl explain reads the same description the decoder checks against.
 TEST_F(PodRegistryTest, KubectlExplainReachesTheLeaves) {
   int code = 0;

@@ -1,0 +1,145 @@
+#include "handlers/pods/k8s_protobuf.h"
+
+#include <cstdint>
+#include <functional>
+
+namespace uvsched {
+namespace {
+
+// Reads one protobuf message's fields in order; a wire type it cannot skip,
+// or a length past the end, ends it as malformed.
+class ProtoReader {
+ public:
+  explicit ProtoReader(std::string_view bytes) : rest_(bytes) {}
+
+  // Calls `on_bytes` for each length-delimited field and skips the others.
+  bool each_bytes(const std::function<bool(uint64_t field, std::string_view value)>& on_bytes) {
+    while (!rest_.empty()) {
+      uint64_t key;
+      if (!varint(&key)) return false;
+      uint64_t field = key >> 3;
+      switch (key & 7) {
+        case 0: {
+          uint64_t ignored;
+          if (!varint(&ignored)) return false;
+          break;
+        }
+        case 1:
+          if (rest_.size() < 8) return false;
+          rest_.remove_prefix(8);
+          break;
+        case 5:
+          if (rest_.size() < 4) return false;
+          rest_.remove_prefix(4);
+          break;
+        case 2: {
+          uint64_t len;
+          if (!varint(&len) || len > rest_.size()) return false;
+          std::string_view value = rest_.substr(0, len);
+          rest_.remove_prefix(len);
+          if (!on_bytes(field, value)) return false;
+          break;
+        }
+        default:
+          return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  bool varint(uint64_t* out) {
+    *out = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (rest_.empty()) return false;
+      auto b = static_cast<uint8_t>(rest_.front());
+      rest_.remove_prefix(1);
+      *out |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return true;
+    }
+    return false;
+  }
+
+  std::string_view rest_;
+};
+
+JsonValue text(std::string_view s) { return JsonValue::string(std::string(s)); }
+
+void append(JsonValue& list, std::string_view s) {
+  if (!list.is_array()) list = JsonValue::array();
+  list.push(text(s));
+}
+
+// A map<string,string> entry: key = 1, value = 2.
+bool read_entry(std::string_view bytes, JsonValue* map) {
+  std::string key, value;
+  bool ok = ProtoReader(bytes).each_bytes([&](uint64_t f, std::string_view v) {
+    if (f == 1) key.assign(v);
+    if (f == 2) value.assign(v);
+    return true;
+  });
+  if (ok) map->set(key, JsonValue::string(value));
+  return ok;
+}
+
+// ObjectMeta: name 1, generateName 2, namespace 3, labels 11, annotations 12,
+// finalizers 14; the server's own fields (uid, resourceVersion, times) are
+// not taken from a client.
+bool read_meta(std::string_view bytes, JsonValue* meta) {
+  *meta = JsonValue::object();
+  return ProtoReader(bytes).each_bytes([&](uint64_t f, std::string_view v) {
+    if (v.empty()) return true;  // an optional string sent empty is absent
+    switch (f) {
+      case 1: meta->set("name", text(v)); return true;
+      case 2: meta->set("generateName", text(v)); return true;
+      case 3: meta->set("namespace", text(v)); return true;
+      case 11: return read_entry(v, &meta->at("labels"));
+      case 12: return read_entry(v, &meta->at("annotations"));
+      case 14: append(meta->at("finalizers"), v); return true;
+      default: return true;
+    }
+  });
+}
+
+}  // namespace
+
+std::optional<JsonValue> namespace_from_protobuf(std::string_view body, std::string* error) {
+  constexpr std::string_view kMagic("k8s\0", 4);
+  if (body.substr(0, 4) != kMagic) return *error = "not Kubernetes protobuf (no k8s magic)", std::nullopt;
+  std::string api_version, kind;
+  std::string_view raw;
+  bool ok = ProtoReader(body.substr(4)).each_bytes([&](uint64_t f, std::string_view v) {
+    if (f == 1) {
+      return ProtoReader(v).each_bytes([&](uint64_t tf, std::string_view tv) {
+        if (tf == 1) api_version.assign(tv);
+        if (tf == 2) kind.assign(tv);
+        return true;
+      });
+    }
+    if (f == 2) raw = v;
+    return true;
+  });
+  if (!ok) return *error = "malformed protobuf envelope", std::nullopt;
+  if (kind != "Namespace" || (api_version != "v1" && !api_version.empty())) {
+    return *error = "a protobuf body is taken only for a v1 Namespace, not " + api_version + " " + kind, std::nullopt;
+  }
+  JsonValue ns = JsonValue::object();
+  ns.set("apiVersion", JsonValue::string("v1"));
+  ns.set("kind", JsonValue::string("Namespace"));
+  ok = ProtoReader(raw).each_bytes([&](uint64_t f, std::string_view v) {
+    if (f == 1) return read_meta(v, &ns.at("metadata"));
+    if (f == 2) {
+      JsonValue& spec = ns.at("spec");
+      spec = JsonValue::object();
+      return ProtoReader(v).each_bytes([&](uint64_t sf, std::string_view sv) {
+        if (sf == 1) append(spec.at("finalizers"), sv);
+        return true;
+      });
+    }
+    return true;
+  });
+  if (!ok) return *error = "malformed protobuf Namespace", std::nullopt;
+  return ns;
+}
+
+}  // namespace uvsched

@@ -1,0 +1,25 @@
+// The Kubernetes protobuf wire form ("application/vnd.kubernetes.protobuf":
+// the bytes k8s\0, then a runtime.Unknown holding the object's TypeMeta and
+// its own protobuf), read for the one object typed clients send uvsched that
+// way: kubectl's `create namespace` (client-go's typed clients prefer
+// protobuf, and do not fall back to JSON on a 415). What is read becomes the
+// JSON object the rest of the registry takes; fields uvsched does not keep
+// are skipped.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "handlers/json_value.h"
+
+namespace uvsched {
+
+inline constexpr std::string_view kKubernetesProtobuf = "application/vnd.kubernetes.protobuf";
+
+// A Namespace: metadata (name, generateName, labels, annotations,
+// finalizers) and spec.finalizers. nullopt, with *error, when the bytes are
+// not one.
+std::optional<JsonValue> namespace_from_protobuf(std::string_view body, std::string* error);
+
+}  // namespace uvsched
