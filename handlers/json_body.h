@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 namespace uvsched {
@@ -14,6 +16,9 @@ namespace uvsched {
 struct JsonError {
   std::string message;
   std::string field;  // empty when the body as a whole is wrong
+  // Every problem found, this one first, when a decoder looks at all the
+  // fields (a TrainRequest); empty when it stopped at the first.
+  std::vector<std::pair<std::string, std::string>> all;  // (field, message)
 };
 
 // Parses `body` (simdjson copies it into padded memory when needed) and checks

@@ -31,25 +31,36 @@ std::optional<JsonError> parse_train_request(simdjson::dom::object obj, std::str
     if (auto e = read_int(obj, key, p, field, strict)) return e;
     return strict ? positive(p, *field) : std::nullopt;
   };
-  if (auto e = required_text("model_type", &out->model_type)) return e;
-  if (auto e = required_count("batch_size", &out->batch_size)) return e;
-  if (auto e = required_count("epochs", &out->epochs)) return e;
-  if (auto e = required_text("dataset", &out->dataset)) return e;
-  if (auto e = read_number(obj, "lr", join(path, "lr"), &out->lr)) return e;
-  if (auto e = required_text("function_name", &out->function_name)) return e;
+  // Every field is looked at, and every problem reported: the first is the
+  // error, all of them its causes.
+  std::optional<JsonError> first;
+  auto note = [&](std::optional<JsonError> e) {
+    if (!e) return;
+    if (!first) first = *e;
+    first->all.emplace_back(e->field, e->message);
+  };
+  note(required_text("model_type", &out->model_type));
+  note(required_count("batch_size", &out->batch_size));
+  note(required_count("epochs", &out->epochs));
+  note(required_text("dataset", &out->dataset));
+  note(read_number(obj, "lr", join(path, "lr"), &out->lr));
+  note(required_text("function_name", &out->function_name));
 
   simdjson::dom::object opts;
   bool present = false;
   std::string op = join(path, "options");
-  if (auto e = read_object(obj, "options", op, &opts, &present)) return e;
-  if (!present) return std::nullopt;
-  TrainOptions& o = out->options;
-  if (auto e = read_int(opts, "default_parallelism", join(op, "default_parallelism"), &o.default_parallelism)) return e;
-  if (auto e = read_bool(opts, "static_parallelism", join(op, "static_parallelism"), &o.static_parallelism)) return e;
-  if (auto e = read_int(opts, "validate_every", join(op, "validate_every"), &o.validate_every)) return e;
-  if (auto e = read_int(opts, "k", join(op, "k"), &o.k)) return e;
-  if (auto e = read_number(opts, "goal_accuracy", join(op, "goal_accuracy"), &o.goal_accuracy)) return e;
-  return std::nullopt;
+  if (auto e = read_object(obj, "options", op, &opts, &present)) {
+    note(e);
+  } else if (present) {
+    TrainOptions& o = out->options;
+    note(read_int(opts, "default_parallelism", join(op, "default_parallelism"), &o.default_parallelism));
+    note(read_bool(opts, "static_parallelism", join(op, "static_parallelism"), &o.static_parallelism));
+    note(read_int(opts, "validate_every", join(op, "validate_every"), &o.validate_every));
+    note(read_int(opts, "k", join(op, "k"), &o.k));
+    note(read_number(opts, "goal_accuracy", join(op, "goal_accuracy"), &o.goal_accuracy));
+  }
+  if (first && first->all.size() == 1) first->all.clear();  // one problem: the error says it all
+  return first;
 }
 
 std::optional<JsonError> parse_train_task(simdjson::dom::object obj, TrainTask* out) {

@@ -27,7 +27,17 @@ HttpResponse unavailable(std::string_view why) {
   return r;
 }
 
-HttpResponse bad_request(const JsonError& e) { return json_error(400, e.message, e.field); }
+// {"error": the first problem, "field": its field, "errors": [every problem]}.
+HttpResponse bad_request(const JsonError& e) {
+  if (e.all.empty()) return json_error(400, e.message, e.field);
+  JsonWriter w;
+  w.begin_object().key("error").value(e.message);
+  if (!e.field.empty()) w.key("field").value(e.field);
+  w.key("errors").begin_array();
+  for (const auto& [field, message] : e.all) w.begin_object().key("field").value(field).key("message").value(message).end_object();
+  w.end_array().end_object();
+  return json_response(400, w.take());
+}
 
 }  // namespace
 

@@ -308,6 +308,15 @@ TEST_F(MlSchedulerTest, BadInputIs400NamingTheFieldAndChangesNothing) {
     EXPECT_EQ(r->status, 400) << c.body;
     EXPECT_NE(r->body.find("\"field\":\"" + c.field + "\""), std::string::npos) << r->body;
   }
+  // Every problem of a TrainRequest at once; the first is still the error.
+  auto every = http_request(daemon_->port(), "POST", "/train", R"({"batch_size":"x","lr":"fast","options":{"k":"y"}})");
+  ASSERT_TRUE(every);
+  EXPECT_EQ(every->status, 400);
+  EXPECT_NE(every->body.find(R"("error":"field 'model_type' is required","field":"model_type")"), std::string::npos)
+      << every->body;
+  for (const char* f : {"model_type", "batch_size", "epochs", "dataset", "lr", "function_name", "options.k"}) {
+    EXPECT_NE(every->body.find(std::string(R"({"field":")") + f + "\""), std::string::npos) << f << ": " << every->body;
+  }
   for (const char* junk : {"not json", "[1,2]", ""}) {
     auto r = http_request(daemon_->port(), "POST", "/train", junk);
     ASSERT_TRUE(r);
