@@ -195,6 +195,22 @@ const std::vector<Flag>& flags() {
       {"max-unauthenticated-connections", "N",
        "with tokens: of those, connections that have not shown valid credentials (default 1000)",
        limit_count(&ServerLimits::max_unauthenticated_connections)},
+      {"rate-limit", "N",
+       "requests a second per client (token, agent certificate, or address without either); over it 429 with "
+       "Retry-After (default 0: none)",
+       [](Config& c, const std::string& v) -> std::string {
+         int64_t n;
+         if (!parse_int(v, &n) || n < 0 || n > 10'000'000) return "expects a whole number from 0 to 10000000";
+         c.rate_limit = static_cast<double>(n);
+         return "";
+       }},
+      {"rate-burst", "N", "requests a client may send at once above --rate-limit (default twice the rate)",
+       [](Config& c, const std::string& v) -> std::string {
+         int64_t n;
+         if (!parse_int(v, &n) || n < 1 || n > 10'000'000) return "expects a whole number from 1 to 10000000";
+         c.rate_burst = static_cast<double>(n);
+         return "";
+       }},
       {"max-buffered-output", "MIB",
        "response bytes waiting for readers, all connections together; past it the one holding the most is closed "
        "(default 256)",

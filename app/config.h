@@ -48,6 +48,8 @@ struct Config {
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kText;
   ServerLimits limits;
+  double rate_limit = 0;  // requests a second per client; 0 = none
+  double rate_burst = 0;  // 0 = twice the rate
 };
 
 struct ConfigResult {

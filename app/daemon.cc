@@ -26,6 +26,13 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   // Without tokens or client certificates there is nothing to show: no separate
   // budget (nor short time-outs) for connections that have not shown it.
   if (config_.token_file.empty() && config_.tls_client_ca.empty()) config_.limits.max_unauthenticated_connections = 0;
+  if (config_.rate_limit > 0) {
+    double burst = config_.rate_burst > 0 ? config_.rate_burst : 2 * config_.rate_limit;
+    rate_limiter_ = std::make_unique<RateLimiter>(clock_, RateLimit{config_.rate_limit, burst});
+    gate_.limit_rate(rate_limiter_.get());
+    metrics_.gauge("uvsched_http_rate_limited", "Requests answered 429 for their client's rate (--rate-limit).",
+                   [this](const GaugeEmit& emit) { emit("", static_cast<double>(rate_limiter_->refused())); });
+  }
   server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, gate_);
   server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
   metrics_.gauge("uvsched_http_connections", "Open HTTP connections.",

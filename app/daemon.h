@@ -75,6 +75,7 @@ class Daemon {
   Router router_;
   StandbyRedirect redirect_{router_};
   AuthGate gate_{redirect_};
+  std::unique_ptr<RateLimiter> rate_limiter_;  // with --rate-limit
   std::unique_ptr<TlsContext> server_tls_;  // outlives server_, whose connections use it
   // A context being built off the loop (files are read) at SIGHUP; null when none.
   struct TlsReload;

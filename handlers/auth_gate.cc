@@ -33,7 +33,7 @@ bool read_whole(const std::string& path, std::string* out) {
 
 HttpResponse deny(std::string_view path, int code, std::string_view message) {
   bool kube = path.substr(0, 5) == "/api/" || path == "/api" || path.substr(0, 5) == "/apis";
-  const char* reason = code == 400 ? "BadRequest" : code == 401 ? "Unauthorized" : "Forbidden";
+  const char* reason = code == 400 ? "BadRequest" : code == 401 ? "Unauthorized" : code == 429 ? "TooManyRequests" : "Forbidden";
   HttpResponse r = kube ? k8s_error(code, reason, message) : json_error(code, message);
   if (code == 401) r.headers.push_back({"WWW-Authenticate", "Bearer"});
   return r;
@@ -201,7 +201,20 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
 }
 
 // Judged on the head, before any of the body is read.
-HeadCheck AuthGate::check_head(const HttpRequest& head) { return judge(head); }
+// Credentials first, then the client's rate: a bucket per token, per agent
+// certificate, or per address without either.
+HeadCheck AuthGate::check_head(const HttpRequest& head) {
+  HeadCheck check = judge(head);
+  if (check.refusal || limiter_ == nullptr || !limiter_->enabled()) return check;
+  std::string client = !check.principal.empty() ? "token:" + check.principal
+                       : !head.peer_name.empty() ? "cert:" + head.peer_name
+                                                 : "addr:" + head.peer_address;
+  if (auto wait_s = limiter_->admit(client, head.path())) {
+    check.refusal = deny(head.path(), 429, "too many requests from this client; retry after " + std::to_string(*wait_s) + " s");
+    check.refusal->headers.push_back({"Retry-After", std::to_string(*wait_s)});
+  }
+  return check;
+}
 
 void AuthGate::handle(HttpRequest& request, Responder responder) {
   // Judged on its head already, unless it came some other way (an embedder, a test).

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "handlers/ops/rate_limiter.h"
 #include "policy/access.h"
 #include "reactor/http_server.h"
 #include "reactor/openssl_library.h"
@@ -45,6 +46,9 @@ class AuthGate final : public RequestHandler {
   // client certificate is the agent its common name names.
   void accept_client_certificates() { client_certificates_ = true; }
   bool enabled() const { return !path_.empty() || client_certificates_; }
+  // Requests a second per client (see rate_limiter.h), checked after the
+  // credentials; the limiter must outlive the gate.
+  void limit_rate(RateLimiter* limiter) { limiter_ = limiter; }
   size_t size() const { return tokens_.size(); }
 
   // Credentials are judged on the head, before the body is read.
@@ -58,6 +62,7 @@ class AuthGate final : public RequestHandler {
   static void warn_if_others_can_read(const std::string& path);
 
   RequestHandler& next_;
+  RateLimiter* limiter_ = nullptr;
   std::string path_;
   std::vector<TokenEntry> tokens_;
   // The requests each token let in, watched (not kept): when a reload drops

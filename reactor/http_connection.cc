@@ -53,6 +53,17 @@ HttpConnection::HttpConnection(HttpServer* server) : server_(server), timer_(ser
 
 void HttpConnection::start() {
   uv_tcp_nodelay(&tcp_, 1);
+  sockaddr_storage peer{};
+  int len = sizeof peer;
+  if (uv_tcp_getpeername(&tcp_, reinterpret_cast<sockaddr*>(&peer), &len) == 0) {
+    char text[INET6_ADDRSTRLEN] = {};
+    if (peer.ss_family == AF_INET6) {
+      uv_ip6_name(reinterpret_cast<const sockaddr_in6*>(&peer), text, sizeof text);
+    } else {
+      uv_ip4_name(reinterpret_cast<const sockaddr_in*>(&peer), text, sizeof text);
+    }
+    peer_address_ = text;
+  }
   if (server_->tls_) tls_ = std::make_unique<TlsSession>(*server_->tls_);
   update_reading();
   update_timer();
@@ -277,6 +288,7 @@ int HttpConnection::on_headers_complete(llhttp_t* p) {
   }
   self->request_.method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
   if (self->tls_) self->request_.peer_name = self->tls_->peer_name();
+  self->request_.peer_address = self->peer_address_;
   // Credentials are judged on the head, before a byte of the body is read
   // or "100 Continue" invites it.
   HeadCheck check = self->server_->handler_.check_head(self->request_);

@@ -113,6 +113,7 @@ class HttpConnection {
   size_t held_bytes_ = 0;    // and its streams' snapshots (set_held)
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<TlsSession> tls_;  // set when the server speaks TLS
+  std::string peer_address_;  // read once, at start
 };
 
 }  // namespace uvsched

@@ -25,6 +25,7 @@ struct HttpRequest {
   std::string body;
   bool keep_alive = true;
   std::string peer_name;  // common name of a verified TLS client certificate
+  std::string peer_address;  // the client's IP address, as text
   bool head_checked = false;  // the server's handler passed its head (check_head) before the body came
   std::string principal;      // what check_head said the credentials named
 

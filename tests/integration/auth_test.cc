@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -147,6 +148,59 @@ TEST_F(AuthTest, DuplicateAuthorizationHeadersAreRefused) {
   auto folded = http_request(port(), "GET", "/api/v1/pods", "", "Authorization: Bearer\r\n " + kReader + "\r\n");
   ASSERT_TRUE(folded);
   EXPECT_EQ(folded->status, 400) << folded->body;
+}
+
+// One client's flood is answered 429 on its requests' heads while the
+// others go on: the admin floods from 4 connections, the reader and an agent
+// are not held up, and their slowest answer stays well under the flood.
+TEST_F(AuthTest, AFloodingClientIsLimitedAndTheOthersAreNot) {
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  start({"--token-file", tokens_, "--rate-limit", "50", "--rate-burst", "50"});
+  std::atomic<bool> stop{false};
+  std::atomic<int> limited{0}, flood_ok{0};
+  std::vector<std::thread> flood;
+  for (int t = 0; t < 4; ++t) {
+    flood.emplace_back([&] {
+      while (!stop) {
+        RawConnection c;
+        if (!c.connect(port())) continue;
+        std::string requests;
+        for (int i = 0; i < 32; ++i) requests += "GET /api/v1/pods HTTP/1.1\r\nHost: t\r\n" + bearer(kAdmin) + "\r\n";
+        c.send(requests);
+        while (auto r = c.read_response(2s)) {
+          if (r->status == 429) {
+            ++limited;
+            EXPECT_FALSE(r->header("Retry-After").empty());
+            EXPECT_NE(r->body.find("TooManyRequests"), std::string::npos) << r->body;
+            break;  // the connection is closed after a 429
+          }
+          ++flood_ok;
+        }
+      }
+    });
+  }
+  std::vector<double> ms;
+  int reader_ok = 0, agent_ok = 0;
+  for (int i = 0; i < 40; ++i) {  // 40 in 2 s: under the reader's and agent's 50 a second
+    auto t0 = std::chrono::steady_clock::now();
+    reader_ok += status("GET", "/api/v1/pods", kReader) == 200;
+    agent_ok += status("POST", "/v1/agents/edge-1/status", kAgent, R"({"statuses":[]})") == 200;
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    std::this_thread::sleep_for(50ms);  // pacing the other clients, not waiting for an event
+  }
+  stop = true;
+  for (auto& t : flood) t.join();
+  EXPECT_EQ(reader_ok, 40);
+  EXPECT_EQ(agent_ok, 40);
+  EXPECT_GT(limited.load(), 0);
+  std::sort(ms.begin(), ms.end());
+  EXPECT_LT(ms.back(), 250.0) << "the slowest of the others' requests";
+  EXPECT_EQ(status("GET", "/health", ""), 200);  // never limited
+  auto metrics = http_request(port(), "GET", "/metrics", "", bearer(kReader));
+  ASSERT_TRUE(metrics);
+  size_t at = metrics->body.find("\nuvsched_http_rate_limited ");
+  ASSERT_NE(at, std::string::npos) << metrics->body.substr(0, 300);
+  EXPECT_GT(std::stod(metrics->body.substr(at + 27)), 0);
 }
 
 // Tokens are compared as SHA-256 digests in fixed time (SECURITY.md); a token
