@@ -90,6 +90,8 @@ std::unique_ptr<EmbeddedStore> EmbeddedStore::open(uv_loop_t* loop, Clock& clock
                                                    std::string* error, Options options) {
   std::unique_ptr<EmbeddedStore> s(new EmbeddedStore(loop, clock, dir, options));
   if (!s->recover(error)) return nullptr;
+  s->retry_timer_ = clock.new_timer();
+  s->direct_turn_ = std::make_unique<NextTurn>(loop, [self = s.get()] { self->answer_directly(); });
   uv_idle_init(loop, &s->idle_);
   s->idle_.data = s.get();
   // Recovery packed as it replayed (nothing else was running); from now on
@@ -164,6 +166,7 @@ bool EmbeddedStore::recover(std::string* error) {
 
 std::optional<std::string> EmbeddedStore::unavailable_reason() const {
   if (!broken_.empty()) return broken_;
+  if (!stalled_.empty()) return stalled_;
   if (closing_) return std::string("store is closing");
   return std::nullopt;
 }
@@ -171,6 +174,12 @@ std::optional<std::string> EmbeddedStore::unavailable_reason() const {
 // ---- group commit -----------------------------------------------------------
 
 void EmbeddedStore::enqueue(LogRecord* record, std::function<void()> ack) {
+  if (!stalled_.empty() && (record == nullptr || record->mutations.empty())) {
+    // A read or a refusal does not wait for a write that may not land for minutes.
+    direct_acks_.push_back(std::move(ack));
+    direct_turn_->schedule();
+    return;
+  }
   if (record != nullptr && !record->mutations.empty()) open_.records.push_back(std::move(*record));
   open_.acks.push_back(std::move(ack));
   // While a batch is being written, its commit_done starts the next one; the
@@ -200,9 +209,21 @@ void EmbeddedStore::on_idle(uv_idle_t* h) {
   self->start_commit();
 }
 
+void EmbeddedStore::answer_directly() {
+  auto acks = std::move(direct_acks_);
+  direct_acks_.clear();
+  for (auto& ack : acks) ack();
+}
+
 void EmbeddedStore::start_commit() {
   maybe_start_packing();
   if (inflight_) return;  // commit_done starts the next batch
+  if (!broken_.empty() && (!open_.records.empty() || open_.snapshot)) {
+    // Given up (closing after a failure): nothing more goes to the disk.
+    if (open_.snapshot) state_.release_snapshot();
+    open_.snapshot.reset();
+    open_.records.clear();
+  }
   if (open_.acks.empty() && open_.records.empty() && !open_.snapshot) {
     maybe_finish_close();
     return;
@@ -274,11 +295,26 @@ void EmbeddedStore::commit_work(uv_work_t* req) {
 
 void EmbeddedStore::commit_done(uv_work_t* req, int) {
   auto* self = static_cast<EmbeddedStore*>(req->data);
+  self->retrying_ = false;
+  if (int err = self->inflight_->error; err != 0 && !self->closing_) {
+    // Kept in flight, its acks waiting, and tried again in a second.
+    if (self->stalled_.empty()) {
+      log_error("store_write_failed").kv("dir", self->dir_).kv("error", strerror(err))
+          .kv("then", "writes are refused and this one retried every second until it lands; reads go on");
+    }
+    self->stalled_ = std::string("disk write failed (") + strerror(err) + "); writes are refused until it can be written";
+    self->retry_timer_->start(1000, [self] { self->retry_stalled(); });
+    return;
+  }
   std::unique_ptr<Batch> b = std::move(self->inflight_);
   if (b->error != 0) {
     self->broken_ = std::string("disk write failed: ") + strerror(b->error);
-    log_error("store_write_failed").kv("dir", self->dir_).kv("error", strerror(b->error));
+    log_error("store_write_given_up").kv("dir", self->dir_).kv("error", strerror(b->error));
   } else {
+    if (!self->stalled_.empty()) {
+      log_info("store_write_recovered").kv("dir", self->dir_);
+      self->stalled_.clear();
+    }
     if (b->snapshot) {
       ::close(self->log_fd_);
       self->log_fd_ = b->log_fd;
@@ -309,6 +345,49 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
   for (auto& ack : b->acks) ack();  // acks check broken_ to tell success from failure
   b.reset();
   if (!writes_waiting) self->start_commit();
+}
+
+void EmbeddedStore::retry_stalled() {
+  if (!inflight_ || retrying_ || closing_) return;
+  Batch& b = *inflight_;
+  b.error = 0;
+  b.truncate_to = log_bytes_;
+  if (b.snapshot && b.log_fd != log_fd_) {  // the new epoch's log, from the try that failed
+    ::close(b.log_fd);
+    b.log_fd = log_fd_;
+  }
+  retrying_ = true;
+  work_.data = this;
+  uv_queue_work(loop_, &work_, &EmbeddedStore::retry_work, &EmbeddedStore::commit_done);
+}
+
+// What a failed append left of itself is cut off first: the log then ends
+// where its last durable record did, and the batch goes on again whole.
+void EmbeddedStore::retry_work(uv_work_t* req) {
+  auto* self = static_cast<EmbeddedStore*>(req->data);
+  Batch& b = *self->inflight_;
+  if (!b.snapshot && ::ftruncate(b.log_fd, static_cast<off_t>(b.truncate_to)) != 0) {
+    b.error = errno;
+    return;
+  }
+  commit_work(req);
+}
+
+// Closing while a write waits: it is answered as failed (it was never made
+// durable), and so is everything after it.
+void EmbeddedStore::give_up_stalled() {
+  retry_timer_->stop();
+  broken_ = stalled_;
+  stalled_.clear();
+  std::unique_ptr<Batch> b = std::move(inflight_);
+  if (b->snapshot) {
+    state_.release_snapshot();
+    if (b->log_fd != log_fd_) ::close(b->log_fd);
+  }
+  log_error("store_write_given_up").kv("dir", dir_).kv("error", broken_);
+  for (auto& ack : b->acks) ack();
+  answer_directly();
+  start_commit();
 }
 
 void EmbeddedStore::maybe_start_packing() {
@@ -360,6 +439,7 @@ void EmbeddedStore::close(std::function<void()> done) {
   close_done_ = std::move(done);
   lease_timers_.clear();
   watchers_.clear();
+  if (inflight_ && !stalled_.empty() && !retrying_) return give_up_stalled();  // (a retry under way ends in commit_done)
   start_commit();
 }
 
@@ -374,7 +454,8 @@ void EmbeddedStore::log_and_publish(Applied&& applied, std::function<void()> ack
 
 void EmbeddedStore::get(std::string key, RangeOptions options, RangeCallback cb) {
   auto result = std::make_shared<RangeResult>(state_.range(key, options));
-  if (auto why = unavailable_reason()) result->status = StoreStatus::unavailable(*why);
+  // Stalled on a write the disk refused, reads go on.
+  if (!broken_.empty() || closing_) result->status = StoreStatus::unavailable(!broken_.empty() ? broken_ : "store is closing");
   enqueue(nullptr, [result, cb = std::move(cb)] { cb(std::move(*result)); });
 }
 

@@ -10,6 +10,11 @@
 // a new epoch, so recovery never replays a record twice. The loop only
 // freezes the state (pins its blocks, see KvTable::pin); the threadpool
 // encodes and writes it a piece at a time, so it is never in memory twice.
+//
+// A write the disk refuses (full, or failing) is retried every second, its
+// callbacks waiting, until it lands: meanwhile other writes are refused
+// (unavailable, with the reason) and reads are answered at once (they may see
+// the writes still waiting). Closing gives the waiting writes up, failed.
 #pragma once
 
 #include <uv.h>
@@ -20,6 +25,7 @@
 #include <vector>
 
 #include "reactor/clock.h"
+#include "reactor/next_turn.h"
 #include "storage/kv_state.h"
 #include "storage/store.h"
 #include "storage/value_codec.h"
@@ -78,6 +84,7 @@ class EmbeddedStore final : public Store {
     std::string dir;
     int64_t epoch = 0;
     int error = 0;
+    size_t truncate_to = 0;  // a retry: the log's length before the failed write (a part of it may be there)
   };
 
   EmbeddedStore(uv_loop_t* loop, Clock& clock, std::string dir, Options options);
@@ -89,6 +96,10 @@ class EmbeddedStore final : public Store {
   void start_commit();
   static void commit_work(uv_work_t* req);
   static void commit_done(uv_work_t* req, int status);
+  static void retry_work(uv_work_t* req);
+  void retry_stalled();
+  void give_up_stalled();
+  void answer_directly();
   void publish(const std::vector<WatchEvent>& events);
   void arm_lease(int64_t id, int64_t ttl_seconds);
   void expire_lease(int64_t id);
@@ -116,7 +127,14 @@ class EmbeddedStore final : public Store {
   // committed on the next turn instead of waiting for unrelated I/O.
   uv_idle_t idle_;
   bool idle_active_ = false;
-  std::string broken_;  // set after a disk failure: nothing more is acknowledged
+  std::string broken_;  // set when a failed write was given up: nothing more is acknowledged
+  // A write the disk refused, retried until it lands (the batch stays in
+  // flight); while set, writes are refused and reads answered directly.
+  std::string stalled_;
+  std::unique_ptr<Timer> retry_timer_;
+  bool retrying_ = false;  // a retry is on the thread pool
+  std::vector<std::function<void()>> direct_acks_;
+  std::unique_ptr<NextTurn> direct_turn_;
 
   // Packing values for memory (see KvState::take_settled) runs on the
   // threadpool beside the commits, one job at a time: the loop only copies
