@@ -255,14 +255,23 @@ void AgentHub::post_status(RequestContext& ctx) {
 }
 
 void AgentHub::post_message(RequestContext& ctx) {
+  simdjson::dom::object body;
+  FrameworkMessage m;
+  if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
+  if (auto e = read_framework_message(body, &m)) return ctx.reply(bad(e->message, e->field));
   agent_events_.add(labels({{"event", "framework_message"}}));
-  log_info("framework_message").kv("agent", ctx.param("host")).kv("bytes", static_cast<uint64_t>(ctx.request.body.size()));
+  log_info("framework_message").kv("agent", ctx.param("host")).kv("executor", m.executor_id)
+      .kv("bytes", static_cast<uint64_t>(m.data.size()));
   ctx.reply(json_response(200, "{}"));
 }
 
 void AgentHub::post_executor_lost(RequestContext& ctx) {
+  simdjson::dom::object body;
+  ExecutorLost lost;
+  if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
+  if (auto e = read_executor_lost(body, &lost)) return ctx.reply(bad(e->message, e->field));
   agent_events_.add(labels({{"event", "executor_lost"}}));
-  log_warn("executor_lost").kv("agent", ctx.param("host"));
+  log_warn("executor_lost").kv("agent", ctx.param("host")).kv("executor", lost.executor_id).kv("status", lost.status);
   ctx.reply(json_response(200, "{}"));
 }
 

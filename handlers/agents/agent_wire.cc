@@ -149,6 +149,46 @@ std::optional<JsonError> read_status_data(std::string_view text, const std::stri
 
 }  // namespace
 
+namespace {
+
+// An executor id as Mesos writes it ({"value": "..."}) or as a plain string.
+std::optional<JsonError> read_executor_id(object body, std::string* out) {
+  element e;
+  std::string_view id;
+  bool ok = body.at_key("executor_id").get(e) == simdjson::SUCCESS &&
+            (e.get(id) == simdjson::SUCCESS || e.at_pointer("/value").get(id) == simdjson::SUCCESS);
+  if (!ok || id.empty()) return problem("executor_id is required (a string, or {\"value\": string})", "executor_id");
+  *out = std::string(id);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<JsonError> read_framework_message(object body, FrameworkMessage* out) {
+  if (auto e = read_executor_id(body, &out->executor_id)) return e;
+  element data;
+  std::string_view text;
+  if (body.at_key("data").get(data) != simdjson::SUCCESS || data.get(text) != simdjson::SUCCESS) {
+    return problem("data is required: the message, base64", "data");
+  }
+  constexpr size_t kMaxMessageBytes = 64 * 1024;
+  auto decoded = base64_decode(text);
+  if (!decoded) return problem("data must be base64", "data");
+  if (decoded->size() > kMaxMessageBytes) return problem("data is over 64 KiB decoded", "data");
+  out->data = std::move(*decoded);
+  return std::nullopt;
+}
+
+std::optional<JsonError> read_executor_lost(object body, ExecutorLost* out) {
+  if (auto e = read_executor_id(body, &out->executor_id)) return e;
+  element status;
+  if (body.at_key("status").get(status) == simdjson::SUCCESS && !status.is_null() &&
+      status.get(out->status) != simdjson::SUCCESS) {
+    return problem("status must be an integer (the executor's exit status)", "status");
+  }
+  return std::nullopt;
+}
+
 std::optional<JsonError> read_statuses(object body, std::vector<TaskStatus>* out, const StatusDataLimits& limits) {
   array list;
   if (auto e = list_at(body, "statuses", &list)) return e;

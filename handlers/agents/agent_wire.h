@@ -40,6 +40,20 @@ std::optional<JsonError> read_subscription(simdjson::dom::object body, Labels* l
 // POST /v1/agents/{host}/offers: each offer's resources, and its id when the agent chose one.
 std::optional<JsonError> read_offers(simdjson::dom::object body, const std::string& agent, std::vector<Offer>* out);
 
+// POST /v1/agents/{host}/message: a FrameworkMessage from an executor.
+struct FrameworkMessage {
+  std::string executor_id;
+  std::string data;  // decoded from the wire's base64
+};
+std::optional<JsonError> read_framework_message(simdjson::dom::object body, FrameworkMessage* out);
+
+// POST /v1/agents/{host}/executor-lost: which executor, and its exit status.
+struct ExecutorLost {
+  std::string executor_id;
+  int64_t status = 0;
+};
+std::optional<JsonError> read_executor_lost(simdjson::dom::object body, ExecutorLost* out);
+
 // POST /v1/agents/{host}/status. A status's `data`, when present, must be
 // base64 of a JSON object within `limits`.
 std::optional<JsonError> read_statuses(simdjson::dom::object body, std::vector<TaskStatus>* out,

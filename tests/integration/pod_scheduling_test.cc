@@ -133,6 +133,31 @@ TEST_F(PodSchedulingTest, AnAgentActsOnlyOnItsOwnTasksAndOffers) {
   EXPECT_GE(metric_value(port(), "uvsched_agent_refusals_total{what=\"rescind\"}"), 1);
 }
 
+// An executor's messages and losses are checked like every other body:
+// junk is 400 naming the field, a well-formed one is taken and counted.
+TEST_F(PodSchedulingTest, FrameworkMessagesAndExecutorLossesAreChecked) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  struct Case {
+    const char* path;
+    const char* body;
+    int status;
+  } cases[] = {
+      {"/v1/agents/edge-1/message", R"({"executor_id":{"value":"ex"},"data":"aGk="})", 200},
+      {"/v1/agents/edge-1/message", "junk", 400},
+      {"/v1/agents/edge-1/message", R"({"executor_id":"ex","data":"%%"})", 400},
+      {"/v1/agents/edge-1/executor-lost", R"({"executor_id":{"value":"ex"},"status":137})", 200},
+      {"/v1/agents/edge-1/executor-lost", R"({"status":"x"})", 400},
+  };
+  for (const auto& c : cases) {
+    auto r = http_request(port(), "POST", c.path, c.body);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, c.status) << c.path << " " << c.body << ": " << r->body;
+  }
+  EXPECT_TRUE(daemon_->wait_for_log("event=executor_lost agent=edge-1 executor=ex status=137")) << daemon_->log();
+}
+
 TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
   start();
   ScriptedAgent agent(port(), "edge-1");

@@ -145,6 +145,44 @@ TEST(AgentWire, StatusDataIsAnObjectWithinLimits) {
                              limits));
 }
 
+// A FrameworkMessage and an ExecutorLost: an executor id (Mesos' {"value"}
+// or a string), base64 data, an integer status; anything else names the field.
+TEST(AgentWire, MessagesAndExecutorLossesAreChecked) {
+  simdjson::dom::parser parser;
+  FrameworkMessage m;
+  ASSERT_FALSE(read_framework_message(object_of(parser, R"({"executor_id":{"value":"ex-1"},"data":"aGk="})"), &m));
+  EXPECT_EQ(m.executor_id, "ex-1");
+  EXPECT_EQ(m.data, "hi");
+  ASSERT_FALSE(read_framework_message(object_of(parser, R"({"executor_id":"ex-2","data":""})"), &m));
+  EXPECT_EQ(m.executor_id, "ex-2");
+  ExecutorLost lost;
+  ASSERT_FALSE(read_executor_lost(object_of(parser, R"({"executor_id":{"value":"ex-1"},"status":137})"), &lost));
+  EXPECT_EQ(lost.status, 137);
+  ASSERT_FALSE(read_executor_lost(object_of(parser, R"({"executor_id":"ex-1"})"), &lost));
+  struct Case {
+    const char* body;
+    const char* field;
+  } messages[] = {
+      {R"({})", "executor_id"},
+      {R"({"executor_id":{"value":""},"data":"aGk="})", "executor_id"},
+      {R"({"executor_id":7,"data":"aGk="})", "executor_id"},
+      {R"({"executor_id":"e"})", "data"},
+      {R"({"executor_id":"e","data":"%%"})", "data"},
+      {R"({"executor_id":"e","data":[1]})", "data"},
+  };
+  for (const auto& c : messages) {
+    auto e = read_framework_message(object_of(parser, c.body), &m);
+    ASSERT_TRUE(e) << c.body;
+    EXPECT_EQ(e->field, c.field) << c.body;
+  }
+  Case losses[] = {{R"({"status":1})", "executor_id"}, {R"({"executor_id":"e","status":"dead"})", "status"}};
+  for (const auto& c : losses) {
+    auto e = read_executor_lost(object_of(parser, c.body), &lost);
+    ASSERT_TRUE(e) << c.body;
+    EXPECT_EQ(e->field, c.field) << c.body;
+  }
+}
+
 TEST(AgentWire, ASubscriptionHasOptionalLabelsAndResources) {
   simdjson::dom::parser parser;
   Labels labels;
