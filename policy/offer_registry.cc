@@ -168,8 +168,7 @@ void OfferRegistry::invalidate_all(uint64_t now) {
   for (const auto& id : ids) invalidate(id, now);
 }
 
-bool OfferRegistry::step(Entries::iterator it, uint64_t now,
-                         std::vector<std::string>* declined) {
+bool OfferRegistry::step(Entries::iterator it, uint64_t now, std::vector<Declined>* declined) {
   Entry& e = it->second;
   if (e.state == State::kLive && e.expires_at <= now) {
     // Never claimed: declined at expiry. Released: its deferred decline stands.
@@ -178,7 +177,7 @@ bool OfferRegistry::step(Entries::iterator it, uint64_t now,
     if (deferred != 0) e.decline_at = deferred;
   }
   if (e.state != State::kClaimed && e.decline_at != 0 && e.decline_at <= now) {
-    declined->push_back(it->first);
+    declined->push_back({it->first, e.offer.agent});
     e.decline_at = 0;
     if (e.state == State::kLive) {
       unlink_live(e);
@@ -194,8 +193,8 @@ bool OfferRegistry::step(Entries::iterator it, uint64_t now,
   return true;
 }
 
-std::vector<std::string> OfferRegistry::tick(uint64_t now) {
-  std::vector<std::string> declined;
+std::vector<OfferRegistry::Declined> OfferRegistry::tick(uint64_t now) {
+  std::vector<Declined> declined;
   // Purge times come in the order they were set (linger is one constant).
   while (!purges_.empty() && purges_.front().first <= now) {
     auto it = lingering_.find(purges_.front().second);

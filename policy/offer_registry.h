@@ -74,8 +74,13 @@ class OfferRegistry {
   void invalidate_agent(const std::string& agent, uint64_t now);
   void invalidate_all(uint64_t now);
 
-  // Moves time: expires, declines and purges what is due. Returns the ids declined.
-  std::vector<std::string> tick(uint64_t now);
+  // Moves time: expires, declines and purges what is due. Returns the offers
+  // declined, with their agents (to be told: DECLINE).
+  struct Declined {
+    std::string id;
+    std::string agent;
+  };
+  std::vector<Declined> tick(uint64_t now);
   // When tick() next has something to do; nullopt when nothing is pending.
   std::optional<uint64_t> next_deadline() const;
 
@@ -115,7 +120,7 @@ class OfferRegistry {
   void expire(Entry& e, uint64_t now, bool decline);
   // Handles one entry at `now`; false when it was purged.
   using Entries = absl::node_hash_map<std::string, Entry>;
-  bool step(Entries::iterator it, uint64_t now, std::vector<std::string>* declined);
+  bool step(Entries::iterator it, uint64_t now, std::vector<Declined>* declined);
   uint64_t next_for(const Entry& e) const;
   void index(Entries::iterator it);  // files the entry under its next deadline, or keeps only its id
 

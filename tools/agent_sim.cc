@@ -322,6 +322,18 @@ class Sim {
       finish(a, std::string(field_after(line, "value")), "TASK_KILLED");
     } else if (type == "RECONCILE") {
       for (const auto& [id, res] : a.tasks) status(a, id, "TASK_RUNNING");
+    } else if (type == "DECLINE") {
+      // Its offer went unused: the resources are its own again, offered anew
+      // once the filter's refuse_seconds have passed.
+      if (events_) fprintf(events_, "DECLINE %s %s\n", a.host.c_str(), std::string(field_after(line, "value")).c_str());
+      if (line.find("\"" + a.current_offer + "\"") != std::string_view::npos) a.current_offer.clear();
+      double refuse_s = 5;
+      if (size_t at = line.find("\"refuse_seconds\":"); at != std::string_view::npos) {
+        refuse_s = std::strtod(std::string(line.substr(at + 17, 16)).c_str(), nullptr);
+      }
+      fprintf(stderr, "agent %s: offer declined; offered again in %g s\n", a.host.c_str(), refuse_s);
+      Agent* ap = &a;
+      a.reoffer->start(static_cast<uint64_t>(std::max(0.0, refuse_s) * 1000), [this, ap] { offer(*ap); });
     }
   }
 

@@ -50,6 +50,18 @@ std::string launch_event(std::string_view head, std::string_view pod_json) {
   return m.append(head).append(pod_json).append("}}");
 }
 
+std::string decline_event(std::span<const std::string> offer_ids, int refuse_seconds) {
+  std::string m = R"({"type":"DECLINE","offer_ids":[)";
+  for (size_t i = 0; i < offer_ids.size(); ++i) {
+    if (i > 0) m += ',';
+    m += R"({"value":)";
+    append_json_string(m, offer_ids[i]);
+    m += '}';
+  }
+  m += R"(],"filters":{"refuse_seconds":)" + std::to_string(refuse_seconds) + "}}";
+  return m;
+}
+
 std::string kill_event(std::string_view task_id) {
   std::string m = R"({"type":"KILL","task_id":{"value":)";
   append_json_string(m, task_id);

@@ -26,6 +26,14 @@ std::string launch_event(std::string_view head, std::string_view pod_json);
 
 std::string kill_event(std::string_view task_id);
 
+// How long an agent should wait before offering declined resources again
+// (Mesos' Filters.refuse_seconds default).
+inline constexpr int kDeclineRefuseSeconds = 5;
+
+// `{"type":"DECLINE","offer_ids":[{"value":...}],"filters":{"refuse_seconds":N}}`:
+// the offers went unused; the agent offers those resources again after N s.
+std::string decline_event(std::span<const std::string> offer_ids, int refuse_seconds = kDeclineRefuseSeconds);
+
 // Mesos resources, `[{"name":"cpus",...},{"name":"mem",...}]` and, when
 // there are any, `{"name":"ports","type":"RANGES",...}`, as a LAUNCH carries
 // them and an agent offers them.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "handlers/agents/agent_events.h"
 #include "handlers/agents/agent_wire.h"
 #include "handlers/json_body.h"
 #include "handlers/json_response.h"
@@ -314,10 +315,16 @@ void AgentHub::list_offers(RequestContext& ctx) {
 // Keeps one timer at the registry's next deadline.
 void AgentHub::tick_offers() {
   uint64_t now = clock_.now_ms();
-  for (const auto& id : offers_.tick(now)) {
+  // The agent hears of its offers that went unused, one DECLINE each tick,
+  // and offers those resources again after the filter (as a Mesos master
+  // would offer them again): they never just vanish from its view.
+  std::map<std::string, std::vector<std::string>> by_agent;
+  for (const auto& d : offers_.tick(now)) {
     offer_events_.add(labels({{"event", "declined"}}));
-    log_debug("offer_declined").kv("offer", id);
+    log_debug("offer_declined").kv("offer", d.id).kv("agent", d.agent);
+    by_agent[d.agent].push_back(d.id);
   }
+  for (const auto& [agent, ids] : by_agent) send(agent, decline_event(ids));
   if (auto next = offers_.next_deadline()) {
     offer_timer_->start(*next > now ? *next - now : 0, [this] { tick_offers(); });
   }

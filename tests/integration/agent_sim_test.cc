@@ -172,6 +172,23 @@ TEST_F(AgentSimTest, HostPortsAreOfferedTakenAndGivenBack) {
   EXPECT_NE(pod("web-c").find("\"nodeName\":\"" + host + "\""), std::string::npos) << pod("web-c");
 }
 
+// An offer that goes unused is declined to its agent, which offers the
+// resources again once the filter's 5 s have passed: with offers live for
+// 1 s and the simulator's own re-offer a minute away, a pod created after the
+// decline runs within seconds only because the DECLINE was heard.
+TEST_F(AgentSimTest, ADeclinedOfferIsOfferedAgainAfterTheFilter) {
+  start({"--offer-ttl", "1"});
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --pods 0 --reoffer 60"));
+  ASSERT_TRUE(agents_connected(1)) << daemon_->log();
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (sim_log().find("offered again in 5 s") == std::string::npos && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_NE(sim_log().find("offered again in 5 s"), std::string::npos) << sim_log();
+  ASSERT_NO_FATAL_FAILURE(create("after-decline", R"({"containers":[{"name":"c","image":"i"}]})"));
+  EXPECT_TRUE(pod_shows("after-decline", "\"phase\":\"Running\"", 15s)) << pod("after-decline") << sim_log();
+}
+
 // A pod whose nodeSelector no agent matches waits until a second simulator
 // brings agents, under their own names, that carry the label.
 TEST_F(AgentSimTest, ASecondSimulatorAddsLabelledAgents) {

@@ -133,6 +133,20 @@ TEST_F(PodSchedulingTest, AnAgentActsOnlyOnItsOwnTasksAndOffers) {
   EXPECT_GE(metric_value(port(), "uvsched_agent_refusals_total{what=\"rescind\"}"), 1);
 }
 
+// An offer nobody claimed is declined to its own agent when it expires: a
+// DECLINE naming it, with Mesos' 5 s filter.
+TEST_F(PodSchedulingTest, AnExpiredOfferIsDeclinedToItsAgent) {
+  start({"--offer-ttl", "1"});
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  std::string offer = agent.offer(1, 512);
+  ASSERT_FALSE(offer.empty());
+  std::string decline = agent.next("DECLINE", 5s);
+  ASSERT_FALSE(decline.empty()) << daemon_->log();
+  EXPECT_NE(decline.find(R"("offer_ids":[{"value":")" + offer + "\"}]"), std::string::npos) << decline;
+  EXPECT_NE(decline.find(R"("filters":{"refuse_seconds":5})"), std::string::npos) << decline;
+}
+
 // An executor's messages and losses are checked like every other body:
 // junk is 400 naming the field, a well-formed one is taken and counted.
 TEST_F(PodSchedulingTest, FrameworkMessagesAndExecutorLossesAreChecked) {

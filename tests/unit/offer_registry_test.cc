@@ -5,6 +5,12 @@
 namespace uvsched {
 namespace {
 
+std::vector<std::string> ids(const std::vector<OfferRegistry::Declined>& declined) {
+  std::vector<std::string> out;
+  for (const auto& d : declined) out.push_back(d.id);
+  return out;
+}
+
 Offer offer(std::string id, std::string agent, double cpus, double mem, std::vector<PortRange> ports = {}) {
   return Offer{std::move(id), std::move(agent), Resources{cpus, mem, std::move(ports)}};
 }
@@ -51,7 +57,9 @@ TEST_F(OfferRegistryTest, FindFirstLooksWithoutClaiming) {
 TEST_F(OfferRegistryTest, UnclaimedOffersAreDeclinedAtExpiryThenPurged) {
   reg.add(offer("o1", "a", 1, 512), 0);
   EXPECT_TRUE(reg.tick(4'999).empty());
-  EXPECT_EQ(reg.tick(5'000), std::vector<std::string>{"o1"});
+  auto declined = reg.tick(5'000);
+  EXPECT_EQ(ids(declined), std::vector<std::string>{"o1"});
+  EXPECT_EQ(declined[0].agent, "a");  // the agent to tell
   EXPECT_EQ(reg.state("o1"), OfferRegistry::State::kExpired);
   EXPECT_EQ(reg.acquire_first(kAny, "p", 5'001), nullptr);
   EXPECT_TRUE(reg.tick(124'999).empty());
@@ -66,7 +74,7 @@ TEST_F(OfferRegistryTest, LingeringOffersKeepOnlyTheirIdUntilPurged) {
   reg.add(offer("gone", "a", 1, 512), 0);
   reg.add(offer("held", "a", 1, 512), 0);
   reg.rescind("gone", 10);  // declined at once, then lingers
-  EXPECT_EQ(reg.tick(10), std::vector<std::string>{"gone"});
+  EXPECT_EQ(ids(reg.tick(10)), std::vector<std::string>{"gone"});
   EXPECT_EQ(reg.state("gone"), OfferRegistry::State::kExpired);
   EXPECT_FALSE(reg.add(offer("gone", "a", 1, 512), 20));  // its id is still taken
   auto listed = reg.all();
@@ -87,7 +95,7 @@ TEST_F(OfferRegistryTest, AReleasedOfferIsDeclinedTwoTtlsAfterRelease) {
   EXPECT_TRUE(reg.tick(6'000).empty());  // held past its ttl: not declined while claimed
   reg.release("o1", 7'000);
   EXPECT_TRUE(reg.tick(16'999).empty());
-  EXPECT_EQ(reg.tick(17'000), std::vector<std::string>{"o1"});
+  EXPECT_EQ(ids(reg.tick(17'000)), std::vector<std::string>{"o1"});
 }
 
 TEST_F(OfferRegistryTest, AReleasedLiveOfferKeepsItsDeferredDecline) {
@@ -95,7 +103,7 @@ TEST_F(OfferRegistryTest, AReleasedLiveOfferKeepsItsDeferredDecline) {
   reg.acquire_first(kAny, "p", 100);
   reg.release("o1", 1'000);              // back to live, decline due at 11'000
   EXPECT_TRUE(reg.tick(5'000).empty());  // its ttl passes: still waiting for the deferred decline
-  EXPECT_EQ(reg.tick(11'000), std::vector<std::string>{"o1"});
+  EXPECT_EQ(ids(reg.tick(11'000)), std::vector<std::string>{"o1"});
 }
 
 TEST_F(OfferRegistryTest, ConsumedOffersAreNeverDeclined) {
@@ -111,13 +119,13 @@ TEST_F(OfferRegistryTest, RescindDeclinesUnclaimedAndExpiresHeld) {
   reg.add(offer("o1", "a", 1, 512), 0);
   reg.add(offer("o2", "a", 1, 512), 0);
   reg.rescind("o1", 10);
-  EXPECT_EQ(reg.tick(10), std::vector<std::string>{"o1"});
+  EXPECT_EQ(ids(reg.tick(10)), std::vector<std::string>{"o1"});
   reg.acquire_first(kAny, "p", 20);
   reg.rescind("o2", 30);
   reg.release("o2", 40);
   EXPECT_EQ(reg.state("o2"), OfferRegistry::State::kExpired);
   EXPECT_EQ(reg.acquire_first(kAny, "q", 50), nullptr);
-  EXPECT_EQ(reg.tick(10'040), std::vector<std::string>{"o2"});
+  EXPECT_EQ(ids(reg.tick(10'040)), std::vector<std::string>{"o2"});
 }
 
 TEST_F(OfferRegistryTest, InvalidateExpiresWithoutDeclining) {
