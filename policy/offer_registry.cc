@@ -111,6 +111,18 @@ void OfferRegistry::release(const std::string& id, uint64_t now) {
   index(it);
 }
 
+bool OfferRegistry::still_held(const std::string& id, const std::string& claimant, uint64_t now) const {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return false;
+  const Entry& e = it->second;
+  return e.state == State::kClaimed && e.claimant == claimant && !e.rescinded && e.expires_at > now;
+}
+
+bool OfferRegistry::rescinded(const std::string& id) const {
+  auto it = entries_.find(id);
+  return it != entries_.end() && it->second.rescinded;
+}
+
 void OfferRegistry::consume(const std::string& id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;

@@ -63,6 +63,12 @@ class OfferRegistry {
   const Offer* find_first(const Filter& fits, uint64_t now) const;
   // The offer `claimant` holds, if it is still live.
   const Offer* held_by(const std::string& claimant) const;
+  // Whether `claimant` still holds `id` and it still promises its resources:
+  // not rescinded, not invalidated (its agent lost), not past its ttl. Asked
+  // again before a launch, since the binding took a store write.
+  bool still_held(const std::string& id, const std::string& claimant, uint64_t now) const;
+  // Whether the agent took `id` back.
+  bool rescinded(const std::string& id) const;
   // The claimant lets go without using it: declined 2×ttl later unless re-used.
   void release(const std::string& id, uint64_t now);
   // Used for a launch: gone, never declined.

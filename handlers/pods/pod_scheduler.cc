@@ -485,15 +485,20 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
 
 void PodScheduler::bound(const std::string& key, uint64_t serial, const std::string& offer_id, bool written,
                          const std::string& launch) {
+  // The offer is checked again now that the binding is stored, as upstream's
+  // binder did: one the agent rescinded, or that ran out, while the binding
+  // was being written no longer promises its resources.
+  bool usable = hub_.offers().still_held(offer_id, key, clock_.now_ms());
   // A binding that was not stored (a create refused, a conflict) used
   // nothing: the offer goes back for others instead of being lost with it.
-  if (written) {
+  if (written && (usable || hub_.offers().rescinded(offer_id))) {
     hub_.offers().consume(offer_id);
   } else {
     hub_.offers().release(offer_id, clock_.now_ms());
   }
   PodTask* found = tasks_.by_pod(key);
   if (!found || found->serial != serial) return;  // its agent was lost meanwhile
+  if (written && !usable && !found->deleted) return roll_back(key, serial, offer_id);
   PodTask& task = *found;
   if (task.deleted) {  // deleted before it ever ran: nothing to kill, the object goes
     apply(key, task, Transition{TaskAction::kRemoveDeleted, "deleted before launch"}, nullptr);
@@ -518,6 +523,32 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
   if (log_enabled(LogLevel::kDebug)) {  // the id is built only for a line that is written
     log_debug("task_launched").kv("task", PodTaskRegistry::id_of(key, task)).kv("agent", tasks_.agent_of(task));
   }
+}
+
+// A binding stored for an offer that went meanwhile: the task is never
+// launched; the binding is taken back (the task kept until then, so the
+// pod's events stay ours) and the pod, pending again, takes its turn anew.
+void PodScheduler::roll_back(const std::string& key, uint64_t serial, const std::string& offer_id) {
+  log_info("launch_rolled_back").kv("pod", key).kv("offer", offer_id)
+      .kv("why", "the offer was rescinded or ran out while the binding was written");
+  std::string stamp = rfc3339(clock_.unix_ms());
+  update_pod(PodRegistry::kPodPrefix + key, [stamp](JsonValue& p) {
+    if (JsonValue* spec = p.get("spec")) spec->erase("nodeName");
+    if (JsonValue* ann = p.find({"metadata"}) ? p.get("metadata")->get("annotations") : nullptr) {
+      for (const char* k : {kHostAnnotation, kTaskAnnotation, kAgentAnnotation, kOfferAnnotation}) ann->erase(k);
+    }
+    set_condition(p, "PodScheduled", "False", "OfferGone", "its offer was rescinded or ran out before the launch", stamp);
+    return true;
+  }, 5, [this, key, serial](bool written, const std::string&) {
+    PodTask* task = tasks_.by_pod(key);
+    if (!task || task->serial != serial) return;
+    if (!written) {  // still bound in the store: lost, like a task whose agent left
+      apply(key, *task, apply_status(*task, "TASK_LOST"), nullptr);
+      return;
+    }
+    tasks_.erase_pod(key);
+    resync(key);  // pending again: it is read and queued as any unbound pod
+  });
 }
 
 void PodScheduler::kill(const std::string& key, const PodTask& task) {

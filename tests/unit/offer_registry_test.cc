@@ -171,5 +171,26 @@ TEST_F(OfferRegistryTest, FreeTotalCountsLiveUnclaimedOffers) {
   EXPECT_EQ(*reg.next_deadline(), 5'000u);
 }
 
+// Asked again before a launch: the claim still holds only while the offer is
+// neither rescinded, nor invalidated with its agent, nor past its ttl.
+TEST_F(OfferRegistryTest, AClaimStillHoldsOnlyWhileTheOfferPromisesItsResources) {
+  reg.add(offer("o1", "a", 1, 512), 0);
+  reg.add(offer("o2", "a", 1, 512), 0);
+  reg.add(offer("o3", "b", 1, 512), 0);
+  ASSERT_EQ(reg.acquire_first([](const Offer& o) { return o.id == "o1"; }, "p1", 10)->id, "o1");
+  ASSERT_EQ(reg.acquire_first([](const Offer& o) { return o.id == "o2"; }, "p2", 10)->id, "o2");
+  ASSERT_EQ(reg.acquire_first([](const Offer& o) { return o.id == "o3"; }, "p3", 10)->id, "o3");
+  EXPECT_TRUE(reg.still_held("o1", "p1", 20));
+  EXPECT_FALSE(reg.still_held("o1", "p2", 20));      // another's claim
+  EXPECT_FALSE(reg.still_held("o1", "p1", 5'000));   // past its ttl
+  reg.rescind("o2", 30);
+  EXPECT_FALSE(reg.still_held("o2", "p2", 40));
+  EXPECT_TRUE(reg.rescinded("o2"));
+  EXPECT_FALSE(reg.rescinded("o1"));
+  reg.invalidate_agent("b", 30);
+  EXPECT_FALSE(reg.still_held("o3", "p3", 40));
+  EXPECT_FALSE(reg.still_held("nope", "p1", 40));
+}
+
 }  // namespace
 }  // namespace uvsched
