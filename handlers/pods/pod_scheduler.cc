@@ -529,6 +529,7 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
 // launched; the binding is taken back (the task kept until then, so the
 // pod's events stay ours) and the pod, pending again, takes its turn anew.
 void PodScheduler::roll_back(const std::string& key, uint64_t serial, const std::string& offer_id) {
+  placements_.add(labels({{"result", "rolled_back"}}));
   log_info("launch_rolled_back").kv("pod", key).kv("offer", offer_id)
       .kv("why", "the offer was rescinded or ran out while the binding was written");
   std::string stamp = rfc3339(clock_.unix_ms());
