@@ -137,6 +137,9 @@ void AgentHub::subscribe(RequestContext& ctx) {
   a.stream.on_close([this, host, mine] { disconnected(host, mine); });
   JsonWriter w;
   w.begin_object().key("type").value("SUBSCRIBED").key("agent_id").begin_object().key("value").value(a.agent_id).end_object();
+  if (std::string fid = events_ ? events_->framework_id() : ""; !fid.empty()) {
+    w.key("framework_id").begin_object().key("value").value(fid).end_object();
+  }
   w.key("heartbeat_interval_seconds").value(static_cast<double>(settings_.heartbeat_ms) / 1000).end_object();
   a.stream.write(w.take() + "\n");
   agent_events_.add(labels({{"event", reregistered ? "reregistered" : "registered"}}));

@@ -38,6 +38,8 @@ class AgentEvents {
   virtual void agent_lost(const std::string& agent) = 0;
   // False while statuses cannot be judged yet (the pods are loading).
   virtual bool ready() const { return true; }
+  // The framework an agent's SUBSCRIBED names (empty: none registered yet).
+  virtual std::string framework_id() const { return {}; }
   // Why `agent` may not report this status (the task runs on another agent), or nullopt.
   virtual std::optional<std::string> refuse_status(const std::string& agent, const TaskStatus& status) const {
     (void)agent;

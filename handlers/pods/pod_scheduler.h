@@ -80,7 +80,7 @@ class PodScheduler final : public AgentEvents {
   // The pods are loaded and their changes followed.
   bool watching() const { return watching_; }
   size_t tasks() const { return tasks_.size(); }
-  const std::string& framework_id() const { return framework_id_; }
+  std::string framework_id() const override { return framework_id_; }
 
  private:
   struct Pending {

@@ -133,6 +133,20 @@ TEST_F(PodSchedulingTest, AnAgentActsOnlyOnItsOwnTasksAndOffers) {
   EXPECT_GE(metric_value(port(), "uvsched_agent_refusals_total{what=\"rescind\"}"), 1);
 }
 
+// SUBSCRIBED names the framework the agent now works for, the one the
+// scheduler registered (and keeps across restarts within its failover timeout).
+TEST_F(PodSchedulingTest, SubscribedNamesTheFramework) {
+  start();
+  ASSERT_TRUE(daemon_->wait_for_log("event=framework_registered framework_id=")) << daemon_->log();
+  std::string log = daemon_->log();
+  size_t at = log.find("framework_id=", log.find("event=framework_registered")) + 13;
+  std::string id = log.substr(at, log.find_first_of(" \n", at) - at);
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  EXPECT_NE(agent.subscribed().find(R"("framework_id":{"value":")" + id + "\"}"), std::string::npos)
+      << id << " in " << agent.subscribed();
+}
+
 // An offer nobody claimed is declined to its own agent when it expires: a
 // DECLINE naming it, with Mesos' 5 s filter.
 TEST_F(PodSchedulingTest, AnExpiredOfferIsDeclinedToItsAgent) {

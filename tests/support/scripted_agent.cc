@@ -34,7 +34,11 @@ bool ScriptedAgent::subscribe(const std::string& labels) {
   std::string body = R"({"labels":)" + labels + R"(,"resources":)" + resources(8, 8192) + "}";
   std::string req = "POST /v1/agents/" + host_ + "/subscribe HTTP/1.1\r\nHost: t\r\nContent-Length: " +
                     std::to_string(body.size()) + "\r\n\r\n" + body;
-  return stream_.send(req) && stream_.read_until("SUBSCRIBED").has_value();
+  if (!stream_.send(req)) return false;
+  auto head = stream_.read_until("heartbeat_interval_seconds");  // the SUBSCRIBED event, whole
+  if (!head) return false;
+  subscribed_ = *head;
+  return true;
 }
 
 std::string ScriptedAgent::offer(double cpus, double mem, const std::string& ports) {

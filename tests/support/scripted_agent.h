@@ -34,6 +34,8 @@ class ScriptedAgent {
   // Posts `count` offers in one request; how many were accepted.
   int offer_many(int count, double cpus, double mem);
   // The next event line of `type` on the stream, or "" at the deadline.
+  // What the stream said up to and with its SUBSCRIBED event.
+  const std::string& subscribed() const { return subscribed_; }
   std::string next(const std::string& type, std::chrono::milliseconds deadline = 10s);
   void status(const std::string& task, const std::string& state);
   // With `data` (already base64), as an agent reporting the pod's status does.
@@ -41,6 +43,7 @@ class ScriptedAgent {
   void hang_up() { stream_.close(); }
 
  private:
+  std::string subscribed_;
   uint16_t port_;
   std::string host_;
   RawConnection stream_;
