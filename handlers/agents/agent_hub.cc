@@ -1,10 +1,7 @@
 #include "handlers/agents/agent_hub.h"
 
-#include <set>
-
-#include "reactor/secure_random.h"
-
 #include <algorithm>
+#include <set>
 
 #include "handlers/agents/agent_events.h"
 #include "handlers/agents/agent_wire.h"
@@ -13,6 +10,8 @@
 #include "handlers/pods/pod_validation.h"
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
+#include "reactor/secure_random.h"
+#include "storage/base64.h"
 
 namespace uvsched {
 namespace {
@@ -94,6 +93,10 @@ void AgentHub::add_routes(Router& router) {
   router.add("POST", "/v1/agents/{host}/message", [this](RequestContext& ctx) { post_message(ctx); });
   router.add("POST", "/v1/agents/{host}/executor-lost", [this](RequestContext& ctx) { post_executor_lost(ctx); });
   router.add("GET", "/v1/agents", [this](RequestContext& ctx) { list_agents(ctx); });
+  router.add("GET", "/v1/agents/{host}", [this](RequestContext& ctx) { get_agent(ctx); });
+  // The operator's MESSAGE to an agent's executor: outside /v1/agents/{host}/,
+  // so an agent's own token cannot send it (admin only).
+  router.add("POST", "/v1/messages/{host}", [this](RequestContext& ctx) { send_message(ctx); });
   router.add("GET", "/v1/offers", [this](RequestContext& ctx) { list_offers(ctx); });
 }
 
@@ -263,9 +266,36 @@ void AgentHub::post_message(RequestContext& ctx) {
   FrameworkMessage m;
   if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
   if (auto e = read_framework_message(body, &m)) return ctx.reply(bad(e->message, e->field));
+  auto it = agents_.find(ctx.param("host"));
+  if (it == agents_.end()) return ctx.reply(json_error(404, "agent " + ctx.param("host") + " has not subscribed"));
   agent_events_.add(labels({{"event", "framework_message"}}));
   log_info("framework_message").kv("agent", ctx.param("host")).kv("executor", m.executor_id)
       .kv("bytes", static_cast<uint64_t>(m.data.size()));
+  constexpr size_t kKept = 8, kKeptBytes = 1024;
+  auto& kept = it->second->messages;
+  kept.push_back({m.executor_id, m.data.substr(0, kKeptBytes), m.data.size(), clock_.unix_ms()});
+  if (kept.size() > kKept) kept.pop_front();
+  ctx.reply(json_response(200, "{}"));
+}
+
+void AgentHub::send_message(RequestContext& ctx) {
+  simdjson::dom::object body;
+  FrameworkMessage m;
+  if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
+  if (auto e = read_framework_message(body, &m)) return ctx.reply(bad(e->message, e->field));
+  std::string host = ctx.param("host");
+  auto it = agents_.find(host);
+  if (it == agents_.end()) return ctx.reply(json_error(404, "agent " + host + " has not subscribed"));
+  JsonWriter w;
+  w.begin_object().key("type").value("MESSAGE");
+  w.key("executor_id").begin_object().key("value").value(m.executor_id).end_object();
+  w.key("data").value(base64_encode(m.data)).end_object();
+  if (!send(host, w.take())) {
+    HttpResponse r = json_error(503, "agent " + host + " is not connected; send it again once it is");
+    r.headers.push_back({"Retry-After", "1"});
+    return ctx.reply(std::move(r));
+  }
+  agent_events_.add(labels({{"event", "message_sent"}}));
   ctx.reply(json_response(200, "{}"));
 }
 
@@ -274,9 +304,42 @@ void AgentHub::post_executor_lost(RequestContext& ctx) {
   ExecutorLost lost;
   if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
   if (auto e = read_executor_lost(body, &lost)) return ctx.reply(bad(e->message, e->field));
+  std::string host = ctx.param("host");
+  auto it = agents_.find(host);
+  if (it == agents_.end()) return ctx.reply(json_error(404, "agent " + host + " has not subscribed"));
   agent_events_.add(labels({{"event", "executor_lost"}}));
-  log_warn("executor_lost").kv("agent", ctx.param("host")).kv("executor", lost.executor_id).kv("status", lost.status);
+  log_warn("executor_lost").kv("agent", host).kv("executor", lost.executor_id).kv("status", lost.status);
+  auto& kept = it->second->executor_losses;
+  kept.push_back({lost.executor_id, lost.status, clock_.unix_ms()});
+  if (kept.size() > 8) kept.pop_front();
   ctx.reply(json_response(200, "{}"));
+  // Its tasks may have gone with it: the agent is asked about them at once.
+  if (events_) events_->executor_lost(host);
+}
+
+void AgentHub::get_agent(RequestContext& ctx) {
+  auto it = agents_.find(ctx.param("host"));
+  if (it == agents_.end()) return ctx.reply(json_error(404, "agent " + ctx.param("host") + " has not subscribed"));
+  const Agent& a = *it->second;
+  JsonWriter w;
+  w.begin_object().key("hostname").value(a.hostname).key("agent_id").value(a.agent_id).key("connected").value(a.connected);
+  w.key("labels").begin_object();
+  for (const auto& [k, v] : a.labels) w.key(k).value(v);
+  w.end_object().key("resources");
+  write_resources(w, a.total);
+  w.key("messages").begin_array();
+  for (const auto& m : a.messages) {
+    w.begin_object().key("executor_id").value(m.executor_id).key("data").value(base64_encode(m.data));
+    w.key("bytes").value(static_cast<uint64_t>(m.bytes)).key("truncated").value(m.bytes > m.data.size());
+    w.key("time").value(rfc3339(m.unix_ms)).end_object();
+  }
+  w.end_array().key("executor_losses").begin_array();
+  for (const auto& l : a.executor_losses) {
+    w.begin_object().key("executor_id").value(l.executor_id).key("status").value(l.status);
+    w.key("time").value(rfc3339(l.unix_ms)).end_object();
+  }
+  w.end_array().end_object();
+  ctx.reply(json_response(200, w.take()));
 }
 
 std::vector<const AgentHub::Agent*> AgentHub::sorted_agents() const {

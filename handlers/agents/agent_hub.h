@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +39,8 @@ class AgentEvents {
   virtual void agent_lost(const std::string& agent) = 0;
   // False while statuses cannot be judged yet (the pods are loading).
   virtual bool ready() const { return true; }
+  // An executor on `agent` was lost: its tasks are to be reconciled now.
+  virtual void executor_lost(const std::string& agent) { (void)agent; }
   // The framework an agent's SUBSCRIBED names (empty: none registered yet).
   virtual std::string framework_id() const { return {}; }
   // Why `agent` may not report this status (the task runs on another agent), or nullopt.
@@ -65,6 +68,21 @@ class AgentHub {
     bool connected = false;
     uint64_t subscribed_unix_ms = 0;
     std::unique_ptr<Timer> lost_timer;
+    // The last few FrameworkMessages and executor losses it reported, for
+    // operators (GET /v1/agents/{host}); a message's data is kept up to 1 KiB.
+    struct KeptMessage {
+      std::string executor_id;
+      std::string data;
+      size_t bytes = 0;
+      int64_t unix_ms = 0;
+    };
+    struct KeptLoss {
+      std::string executor_id;
+      int64_t status = 0;
+      int64_t unix_ms = 0;
+    };
+    std::deque<KeptMessage> messages;
+    std::deque<KeptLoss> executor_losses;
   };
 
   AgentHub(Clock& clock, MetricsRegistry& metrics, Settings settings);
@@ -97,6 +115,8 @@ class AgentHub {
   void post_message(RequestContext& ctx);
   void post_executor_lost(RequestContext& ctx);
   void list_agents(RequestContext& ctx);
+  void get_agent(RequestContext& ctx);
+  void send_message(RequestContext& ctx);
   void list_offers(RequestContext& ctx);
   void disconnected(const std::string& hostname, const ResponseStream& which);
   void lose(const std::string& hostname);

@@ -81,6 +81,7 @@ class PodScheduler final : public AgentEvents {
   bool watching() const { return watching_; }
   size_t tasks() const { return tasks_.size(); }
   std::string framework_id() const override { return framework_id_; }
+  void executor_lost(const std::string& agent) override { agent_registered(agent, true); }  // reconcile its tasks now
 
  private:
   struct Pending {

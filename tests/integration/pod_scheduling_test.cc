@@ -167,6 +167,11 @@ TEST_F(PodSchedulingTest, FrameworkMessagesAndExecutorLossesAreChecked) {
   start();
   ScriptedAgent agent(port(), "edge-1");
   ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  std::string task = launch_task(agent, "web");
+  ASSERT_FALSE(task.empty()) << daemon_->log();
+  agent.status(task, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\""));
   struct Case {
     const char* path;
     const char* body;
@@ -184,6 +189,25 @@ TEST_F(PodSchedulingTest, FrameworkMessagesAndExecutorLossesAreChecked) {
     EXPECT_EQ(r->status, c.status) << c.path << " " << c.body << ": " << r->body;
   }
   EXPECT_TRUE(daemon_->wait_for_log("event=executor_lost agent=edge-1 executor=ex status=137")) << daemon_->log();
+  // The executor loss has the agent asked about its tasks at once.
+  std::string reconcile = agent.next("RECONCILE", 5s);
+  EXPECT_NE(reconcile.find(task), std::string::npos) << reconcile << daemon_->log();
+  // Both are kept for operators.
+  auto seen = http_request(port(), "GET", "/v1/agents/edge-1");
+  ASSERT_TRUE(seen && seen->status == 200);
+  EXPECT_NE(seen->body.find(R"("messages":[{"executor_id":"ex","data":"aGk=","bytes":2,"truncated":false)"), std::string::npos)
+      << seen->body;
+  EXPECT_NE(seen->body.find(R"("executor_losses":[{"executor_id":"ex","status":137)"), std::string::npos) << seen->body;
+  EXPECT_EQ(http_request(port(), "GET", "/v1/agents/nobody")->status, 404);
+  EXPECT_EQ(http_request(port(), "POST", "/v1/agents/nobody/message", R"({"executor_id":"ex","data":""})")->status, 404);
+  // And messages go the other way: an operator's MESSAGE on the agent's stream.
+  auto sent = http_request(port(), "POST", "/v1/messages/edge-1", R"({"executor_id":{"value":"ex"},"data":"cGluZw=="})");
+  ASSERT_TRUE(sent);
+  EXPECT_EQ(sent->status, 200) << sent->body;
+  std::string message = agent.next("MESSAGE");
+  EXPECT_NE(message.find(R"("executor_id":{"value":"ex"},"data":"cGluZw==")"), std::string::npos) << message;
+  EXPECT_EQ(http_request(port(), "POST", "/v1/messages/nobody", R"({"executor_id":"ex","data":""})")->status, 404);
+  EXPECT_EQ(http_request(port(), "POST", "/v1/messages/edge-1", R"({"data":""})")->status, 400);
 }
 
 TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
