@@ -1,8 +1,9 @@
 // Task reconciliation, as the seed's Reconciler: explicit (ask the agents
 // about specific tasks, re-asking with backoff 1 s doubling to 120 s until
 // each has reported since the request; a new request cancels the one in
-// progress) and implicit (ask for everything, 15 s after start and then every
-// interval; 0 turns the periodic one off). Pure: times are passed in.
+// progress) and implicit (ask for everything, 15 s after start, or one
+// interval when that is shorter, and then every interval; 0 turns it off).
+// Pure: times are passed in.
 //
 // Explicit requests have a scope (the scheduler's: one agent and its tasks).
 // The seed asked about every task at once, so its new request replaced the
@@ -10,6 +11,7 @@
 // agents re-subscribing after a restart would each ask about all 100k tasks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <map>
@@ -30,7 +32,11 @@ class Reconciler {
   };
   explicit Reconciler(Settings s) : s_(s) {}
 
-  void start(uint64_t now) { next_implicit_ = s_.implicit_interval_ms > 0 ? now + s_.implicit_first_ms : 0; }
+  // The first implicit pass comes implicit_first_ms after start, or after one
+  // interval when that is shorter.
+  void start(uint64_t now) {
+    next_implicit_ = s_.implicit_interval_ms > 0 ? now + std::min(s_.implicit_first_ms, s_.implicit_interval_ms) : 0;
+  }
   // Asks about `tasks`, cancelling the request in progress for `scope`.
   void request_explicit(const std::string& scope, std::vector<std::string> tasks, uint64_t now);
   void reported(const std::string& task);

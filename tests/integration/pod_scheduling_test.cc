@@ -2,6 +2,10 @@
 // subscribe, offer, read LAUNCH and KILL from their event stream and report
 // task statuses, the way a node agent would.
 #include <gtest/gtest.h>
+
+#include <set>
+
+#include <map>
 #include <signal.h>
 #include <simdjson.h>
 
@@ -486,6 +490,97 @@ TEST_F(PodSchedulingTest, AnOfferThatFitsWakesAWaitingPodBeforeItsBackoffEnds) {
   ASSERT_FALSE(launch.empty()) << "not woken by the offer";
   EXPECT_LT(std::chrono::steady_clock::now() - offered, 3s);
   EXPECT_TRUE(pod_shows("south-only", "\"nodeName\":\"south\""));
+}
+
+// A task that fails or is killed goes through the pod's restart policy, as
+// an agent's loss does: Never fails the pod, Always and OnFailure put it back
+// in the queue unbound, and it runs again on the next offer.
+TEST_F(PodSchedulingTest, AFailedOrKilledTaskGoesThroughTheRestartPolicy) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  for (int i = 0; i < 3; ++i) ASSERT_FALSE(agent.offer(1, 512).empty());
+  create(pod_json("never", "500m", "", "Never"));
+  create(pod_json("always", "500m", "", "Always"));
+  create(pod_json("onfailure", "500m", "", "OnFailure"));
+  std::map<std::string, std::string> task;  // pod name -> task id
+  for (int i = 0; i < 3; ++i) {
+    std::string launch = agent.next("LAUNCH");
+    ASSERT_FALSE(launch.empty()) << daemon_->log();
+    std::string name = task_name_of(launch);  // namespace/name
+    task[name.substr(name.find('/') + 1)] = task_id_of(launch);
+  }
+  for (const auto& [name, id] : task) agent.status(id, "TASK_RUNNING");
+  for (const auto& [name, id] : task) ASSERT_TRUE(pod_shows(name, "\"phase\":\"Running\"")) << name;
+  agent.status(task["never"], "TASK_FAILED");
+  agent.status(task["always"], "TASK_KILLED");
+  agent.status(task["onfailure"], "TASK_FAILED");
+  EXPECT_TRUE(pod_shows("never", "\"phase\":\"Failed\"")) << get_pod("never");
+  for (const char* name : {"always", "onfailure"}) {
+    EXPECT_TRUE(pod_shows(name, "\"phase\":\"Pending\"")) << get_pod(name);
+    EXPECT_EQ(get_pod(name).find("\"nodeName\""), std::string::npos) << get_pod(name);
+  }
+  // Put back in the queue, they run again on new offers; the failed one does not.
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  std::set<std::string> again;
+  for (int i = 0; i < 2; ++i) again.insert(task_name_of(agent.next("LAUNCH")));
+  EXPECT_EQ(again, (std::set<std::string>{"default/always", "default/onfailure"}));
+  EXPECT_TRUE(agent.next("LAUNCH", 300ms).empty());
+}
+
+// An agent whose stream drops and that subscribes again within
+// --agent-timeout keeps its tasks: its pods stay Running, nothing is lost
+// or killed, and its tasks are reconciled.
+TEST_F(PodSchedulingTest, AnAgentBackWithinTheTimeoutKeepsItsTasks) {
+  start({"--agent-timeout", "5"});
+  auto agent = std::make_unique<ScriptedAgent>(port(), "edge-1");
+  ASSERT_TRUE(agent->subscribe());
+  ASSERT_FALSE(agent->offer(1, 512).empty());
+  std::string task = launch_task(*agent, "web");
+  ASSERT_FALSE(task.empty());
+  agent->status(task, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\""));
+  agent->hang_up();
+  agent = std::make_unique<ScriptedAgent>(port(), "edge-1");
+  ASSERT_TRUE(agent->subscribe());
+  std::string reconcile = agent->next("RECONCILE");
+  EXPECT_NE(reconcile.find(task), std::string::npos) << reconcile;
+  agent->status(task, "TASK_RUNNING");
+  EXPECT_TRUE(agent->next("KILL", 300ms).empty());
+  EXPECT_NE(get_pod("web").find("\"phase\":\"Running\""), std::string::npos) << get_pod("web");
+  EXPECT_TRUE(daemon_->wait_for_log("event=agent_reregistered agent=edge-1")) << daemon_->log();
+}
+
+// Deleting a pod that is still pending (no task yet) removes it at once, and
+// no offer that comes later launches it.
+TEST_F(PodSchedulingTest, DeletingAPendingPodRemovesItAndLaunchesNothing) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  create(pod_json("waiting", "500m"));
+  ASSERT_TRUE(pod_shows("waiting", "no offers")) << get_pod("waiting");
+  auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/waiting");
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 200) << del->body;
+  EXPECT_EQ(http_request(port(), "GET", "/api/v1/namespaces/default/pods/waiting")->status, 404);
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  EXPECT_TRUE(agent.next("LAUNCH", 500ms).empty()) << "a deleted pending pod was launched";
+}
+
+// Implicit reconciliation end to end: every --reconcile-interval each agent is
+// asked about all its tasks (an empty RECONCILE).
+TEST_F(PodSchedulingTest, ImplicitReconciliationAsksEveryAgentAboutAllItsTasks) {
+  start({"--reconcile-interval", "1"});
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  std::string implicit;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (implicit.empty() && std::chrono::steady_clock::now() < until) {
+    std::string r = agent.next("RECONCILE", 3s);
+    if (r.find(R"("tasks":[])") != std::string::npos) implicit = r;
+  }
+  EXPECT_FALSE(implicit.empty()) << daemon_->log();
 }
 
 TEST_F(PodSchedulingTest, ALostAgentsPodsFailOrRequeueByRestartPolicy) {

@@ -56,6 +56,12 @@ TEST(Reconciler, ImplicitFifteenSecondsAfterStartThenEveryInterval) {
   EXPECT_TRUE(r.due(16'000).implicit);
   EXPECT_FALSE(r.due(300'000).implicit);
   EXPECT_TRUE(r.due(316'000).implicit);
+  // A shorter interval than 15 s: the first pass comes after one interval.
+  Reconciler quick({.implicit_interval_ms = 1'000});
+  quick.start(0);
+  EXPECT_FALSE(quick.due(999).implicit);
+  EXPECT_TRUE(quick.due(1'000).implicit);
+  EXPECT_TRUE(quick.due(2'000).implicit);
   // --reconcile-interval 0 means none at all, not one pass 15 s after start.
   Reconciler none({.implicit_interval_ms = 0});
   none.start(0);
