@@ -190,6 +190,7 @@ struct Agent {
   bool offered = false;
   bool offering = false;
   std::string current_offer;  // rescinded before the next one, so resources are never offered twice
+  std::string framework_id;   // as SUBSCRIBED named it
   std::unique_ptr<uvsched::Timer> reoffer;
   std::unique_ptr<uvsched::Timer> resubscribe;
   std::string base;   // the daemon its stream is on: scheme://host:port
@@ -246,7 +247,10 @@ class Sim {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = a.base + "/v1/agents/" + a.host + "/subscribe";
-    req.body = R"({"labels":)" + o_.labels_json + R"(,"resources":)" + resources(o_.cpus, o_.mem_mib, o_.ports) + "}";
+    req.body = R"({"labels":)" + o_.labels_json + R"(,"resources":)" + resources(o_.cpus, o_.mem_mib, o_.ports);
+    // The framework its tasks were launched for, as SUBSCRIBED last said.
+    if (!a.framework_id.empty()) req.body += R"(,"framework_id":{"value":")" + a.framework_id + "\"}";
+    req.body += "}";
     req.timeout_ms = 0;
     Agent* ap = &a;
     req.on_body = [this, ap](std::string_view piece) {
@@ -284,6 +288,19 @@ class Sim {
   void on_event(Agent& a, std::string_view line) {
     std::string_view type = field_after(line.substr(0, 32), "type");  // the daemon writes it first
     if (type == "SUBSCRIBED") {
+      if (size_t at = line.find("\"framework_id\":"); at != std::string_view::npos) {
+        a.framework_id = std::string(field_after(line.substr(at), "value"));
+      }
+      offer(a);
+    } else if (type == "SHUTDOWN_FRAMEWORK") {
+      // Its tasks were another framework's, one that failed over too late:
+      // they are stopped, and what they held is free to offer.
+      if (events_) fprintf(events_, "SHUTDOWN_FRAMEWORK %s %s\n", a.host.c_str(), std::string(field_after(line, "value")).c_str());
+      a.free_cpus = o_.cpus;
+      a.free_mem = o_.mem_mib;
+      a.free_ports = o_.ports;
+      a.tasks.clear();
+      a.current_offer.clear();
       offer(a);
     } else if (type == "LAUNCH") {
       std::string id(field_after(line, "value"));

@@ -119,7 +119,8 @@ void AgentHub::subscribe(RequestContext& ctx) {
   }
   Labels agent_labels;
   Resources total;
-  if (auto e = read_subscription(body, &agent_labels, &total)) return ctx.reply(bad(e->message, e->field));
+  std::string their_framework;
+  if (auto e = read_subscription(body, &agent_labels, &total, &their_framework)) return ctx.reply(bad(e->message, e->field));
   auto& slot = agents_[host];
   bool known = slot != nullptr;
   bool reregistered = known && (slot->connected || slot->lost_timer);
@@ -145,6 +146,18 @@ void AgentHub::subscribe(RequestContext& ctx) {
   }
   w.key("heartbeat_interval_seconds").value(static_cast<double>(settings_.heartbeat_ms) / 1000).end_object();
   a.stream.write(w.take() + "\n");
+  // Tasks launched for a framework that failed over past its timeout are
+  // that framework's no more: the agent is told to shut them down, as a
+  // Mesos agent does a removed framework's executors.
+  if (std::string ours = events_ ? events_->framework_id() : ""; !their_framework.empty() && !ours.empty() &&
+                                                                  their_framework != ours) {
+    JsonWriter s;
+    s.begin_object().key("type").value("SHUTDOWN_FRAMEWORK");
+    s.key("framework_id").begin_object().key("value").value(their_framework).end_object().end_object();
+    a.stream.write(s.take() + "\n");
+    agent_events_.add(labels({{"event", "framework_shutdown"}}));
+    log_warn("stale_framework_shut_down").kv("agent", host).kv("framework_id", their_framework).kv("current", ours);
+  }
   agent_events_.add(labels({{"event", reregistered ? "reregistered" : "registered"}}));
   log_info(reregistered ? "agent_reregistered" : "agent_registered").kv("agent", host);
   if (events_) events_->agent_registered(host, reregistered);

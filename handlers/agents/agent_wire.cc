@@ -65,7 +65,15 @@ std::optional<JsonError> read_resources(element list, std::string_view path, Res
   return std::nullopt;
 }
 
-std::optional<JsonError> read_subscription(object body, Labels* labels, Resources* total) {
+std::optional<JsonError> read_subscription(object body, Labels* labels, Resources* total, std::string* framework_id) {
+  element fid;
+  if (body.at_key("framework_id").get(fid) == simdjson::SUCCESS && !fid.is_null()) {
+    std::string_view value;
+    if (fid.at_pointer("/value").get(value) != simdjson::SUCCESS) {
+      return problem("framework_id must be {\"value\": string}", "framework_id.value");
+    }
+    if (framework_id) *framework_id = std::string(value);
+  }
   object l;
   bool present = false;
   if (read_object(body, "labels", "labels", &l, &present)) return problem("labels must be an object of strings", "labels");

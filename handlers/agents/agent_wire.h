@@ -34,8 +34,11 @@ struct StatusDataLimits {
 // Mesos resources: scalar cpus and mem (summed), port ranges; others are accepted and ignored.
 std::optional<JsonError> read_resources(simdjson::dom::element list, std::string_view path, Resources* out);
 
-// POST /v1/agents/{host}/subscribe: optional labels (strings) and total resources.
-std::optional<JsonError> read_subscription(simdjson::dom::object body, Labels* labels, Resources* total);
+// POST /v1/agents/{host}/subscribe: optional labels (strings), total
+// resources, and the framework id the agent's tasks were launched for (as
+// SUBSCRIBED last named it; empty when it gives none).
+std::optional<JsonError> read_subscription(simdjson::dom::object body, Labels* labels, Resources* total,
+                                           std::string* framework_id = nullptr);
 
 // POST /v1/agents/{host}/offers: each offer's resources, and its id when the agent chose one.
 std::optional<JsonError> read_offers(simdjson::dom::object body, const std::string& agent, std::vector<Offer>* out);

@@ -151,6 +151,34 @@ TEST_F(PodSchedulingTest, SubscribedNamesTheFramework) {
       << id << " in " << agent.subscribed();
 }
 
+// An agent whose tasks were launched for a framework that failed over past
+// its timeout (another id than the current one) is told to shut them down;
+// one that names the current framework, or none, is not.
+TEST_F(PodSchedulingTest, AnAgentOfAStaleFrameworkIsToldToShutItDown) {
+  start();
+  ASSERT_TRUE(daemon_->wait_for_log("event=framework_registered")) << daemon_->log();
+  ScriptedAgent stale(port(), "edge-1");
+  ASSERT_TRUE(stale.subscribe("{}", "uvsched-1"));
+  std::string shutdown = stale.subscribed().find("SHUTDOWN_FRAMEWORK") != std::string::npos
+                             ? stale.subscribed()
+                             : stale.next("SHUTDOWN_FRAMEWORK", 2s);
+  EXPECT_NE(shutdown.find(R"("type":"SHUTDOWN_FRAMEWORK","framework_id":{"value":"uvsched-1"})"), std::string::npos)
+      << shutdown;
+  EXPECT_TRUE(daemon_->wait_for_log("event=stale_framework_shut_down agent=edge-1 framework_id=uvsched-1"));
+  // The current framework's agent hears nothing of the kind.
+  std::string log = daemon_->log();
+  size_t at = log.find("framework_id=", log.find("event=framework_registered")) + 13;
+  std::string current = log.substr(at, log.find_first_of(" \n", at) - at);
+  ScriptedAgent fresh(port(), "edge-2");
+  ASSERT_TRUE(fresh.subscribe("{}", current));
+  EXPECT_EQ(fresh.subscribed().find("SHUTDOWN_FRAMEWORK"), std::string::npos);
+  EXPECT_TRUE(fresh.next("SHUTDOWN_FRAMEWORK", 300ms).empty());
+  // A malformed one is refused.
+  auto bad = http_request(port(), "POST", "/v1/agents/edge-3/subscribe", R"({"framework_id":"uvsched-1"})");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400) << bad->body;
+}
+
 // An offer nobody claimed is declined to its own agent when it expires: a
 // DECLINE naming it, with Mesos' 5 s filter.
 TEST_F(PodSchedulingTest, AnExpiredOfferIsDeclinedToItsAgent) {

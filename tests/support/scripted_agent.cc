@@ -29,9 +29,11 @@ std::string task_name_of(const std::string& launch) {
   return std::string(std::string_view(p.parse(launch)["task"]["name"]));
 }
 
-bool ScriptedAgent::subscribe(const std::string& labels) {
+bool ScriptedAgent::subscribe(const std::string& labels, const std::string& framework_id) {
   if (!stream_.connect(port_)) return false;
-  std::string body = R"({"labels":)" + labels + R"(,"resources":)" + resources(8, 8192) + "}";
+  std::string body = R"({"labels":)" + labels + R"(,"resources":)" + resources(8, 8192);
+  if (!framework_id.empty()) body += R"(,"framework_id":{"value":")" + framework_id + "\"}";
+  body += "}";
   std::string req = "POST /v1/agents/" + host_ + "/subscribe HTTP/1.1\r\nHost: t\r\nContent-Length: " +
                     std::to_string(body.size()) + "\r\n\r\n" + body;
   if (!stream_.send(req)) return false;

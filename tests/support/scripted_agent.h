@@ -28,7 +28,9 @@ class ScriptedAgent {
  public:
   ScriptedAgent(uint16_t port, std::string host) : port_(port), host_(std::move(host)) {}
 
-  bool subscribe(const std::string& labels = "{}");
+  // framework_id: the one its tasks were launched for, sent in the
+  // subscription (empty: none).
+  bool subscribe(const std::string& labels = "{}", const std::string& framework_id = "");
   // Posts one offer; its id, or "" on failure.
   std::string offer(double cpus, double mem, const std::string& ports = "");
   // Posts `count` offers in one request; how many were accepted.
