@@ -179,6 +179,40 @@ TEST_F(PodSchedulingTest, AnAgentOfAStaleFrameworkIsToldToShutItDown) {
   EXPECT_EQ(bad->status, 400) << bad->body;
 }
 
+// An offer rescinded while the binding it was chosen for is being written is
+// never launched on. Deterministic: a pod that fits is bound by its own create
+// (the offer claimed in the create's handler), and the agent's rescind comes
+// in the same packet, so it lands while the create's write is in flight.
+// The binding is taken back, the pod waits pending, and a new offer runs it.
+TEST_F(PodSchedulingTest, AnOfferRescindedWhileTheBindingIsWrittenIsNotLaunchedOn) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  std::string offer = agent.offer(1, 512);
+  ASSERT_FALSE(offer.empty());
+  const std::string pod = pod_json("web", "500m");
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  ASSERT_TRUE(c.send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                     "Content-Length: " + std::to_string(pod.size()) + "\r\n\r\n" + pod +
+                     "DELETE /v1/agents/edge-1/offers/" + offer + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto created = c.read_response();
+  auto rescinded = c.read_response();
+  ASSERT_TRUE(created && rescinded);
+  EXPECT_EQ(created->status, 201) << created->body;
+  EXPECT_EQ(rescinded->status, 200) << rescinded->body;
+  ASSERT_TRUE(daemon_->wait_for_log("event=launch_rolled_back pod=default/web offer=" + offer)) << daemon_->log();
+  EXPECT_TRUE(agent.next("LAUNCH", 300ms).empty()) << "a task was launched on the rescinded offer";
+  // Pending again and unbound (its condition says OfferGone until its next try says why it waits).
+  EXPECT_TRUE(pod_shows("web", "\"phase\":\"Pending\"")) << get_pod("web");
+  EXPECT_EQ(get_pod("web").find("\"nodeName\""), std::string::npos) << get_pod("web");
+  EXPECT_EQ(get_pod("web").find("uvsched.io/taskId"), std::string::npos) << get_pod("web");
+  EXPECT_GE(metric_value(port(), "uvsched_pod_placements_total{result=\"rolled_back\"}"), 1);
+  // A new offer runs it.
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  EXPECT_FALSE(agent.next("LAUNCH").empty()) << daemon_->log();
+}
+
 // An offer nobody claimed is declined to its own agent when it expires: a
 // DECLINE naming it, with Mesos' 5 s filter.
 TEST_F(PodSchedulingTest, AnExpiredOfferIsDeclinedToItsAgent) {
