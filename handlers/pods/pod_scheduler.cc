@@ -624,15 +624,15 @@ void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& sta
       Transition t = apply_status(*known, status.state);
       return apply(key, *known, t, &status);
     }
-    if (r.kvs.empty()) return kill_unknown(status.task_id, "its pod is gone");
-    std::optional<PodTask> t = recover_task(r.kvs[0]);
+    std::optional<PodTask> t = r.kvs.empty() ? std::nullopt : recover_task(r.kvs[0]);
     if (!t || PodTaskRegistry::id_of(key, *t) != status.task_id || tasks_.has_pod(key)) {
       if (status.state == "TASK_STAGING" || status.state == "TASK_STARTING") {
-        // Its binding may still be on its way into the store: its next report decides.
+        // Its pod, or its binding, may still be on its way into the store
+        // (a create carries both): its next report decides.
         log_info("unknown_task_waiting").kv("task", status.task_id).kv("agent", agent);
         return;
       }
-      return kill_unknown(status.task_id, "its pod names another task");
+      return kill_unknown(status.task_id, r.kvs.empty() ? "its pod is gone" : "its pod names another task");
     }
     if (tasks_.agent_of(*t) != agent) {
       // Another agent's task (its pod says where it runs): neither adopted nor killed from here.

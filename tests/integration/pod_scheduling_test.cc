@@ -768,6 +768,29 @@ TEST_F(PodSchedulingTest, LiveOffersCapMlParallelismWhenAFunctionSizeIsSet) {
   EXPECT_NE(body.find("create+clamped"), std::string::npos) << body;
 }
 
+// A status for a task unknown at start: while its pod is not there, a
+// TASK_STAGING waits (its binding may be on its way) rather than being
+// killed; once another writer stores the pod with annotations naming the
+// task on this agent, the task is adopted and the pod follows it.
+TEST_F(PodSchedulingTest, AnUnknownTaskIsAdoptedWhenItsPodAppears) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  const std::string task = "pod.default.later.00000000002a";
+  agent.status(task, "TASK_STAGING");
+  ASSERT_TRUE(daemon_->wait_for_log("event=unknown_task_waiting task=" + task)) << daemon_->log();
+  EXPECT_TRUE(agent.next("KILL", 300ms).empty()) << "a staging task was killed before its pod could appear";
+  // Another writer (a peer, a restore) stores the pod, bound, naming the task.
+  auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods",
+                              R"({"metadata":{"name":"later","annotations":{"uvsched.io/taskId":")" + task +
+                                  R"(","uvsched.io/bindingHost":"edge-1"}},"spec":{"nodeName":"edge-1",)"
+                                  R"("containers":[{"name":"c","image":"i"}]}})");
+  ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "");
+  agent.status(task, "TASK_RUNNING");
+  EXPECT_TRUE(pod_shows("later", "\"phase\":\"Running\"")) << get_pod("later") << daemon_->log();
+  EXPECT_TRUE(agent.next("KILL", 300ms).empty()) << "the adopted task was killed";
+}
+
 TEST_F(PodSchedulingTest, AStatusForAnUnknownTaskGetsItKilled) {
   start();
   ScriptedAgent agent(port(), "stray");
