@@ -782,8 +782,12 @@ void PodScheduler::reconcile_due() {
   arm_reconcile();
 }
 
-// The framework id lives in the store under a lease of --failover-timeout, so
-// a uvsched that comes back in time is the same framework to its agents.
+// The framework id lives in the store under a lease of --failover-timeout,
+// with the wall time it was last known alive ("ID|UNIX_MS", refreshed with
+// the lease), so a uvsched that comes back in time is the same framework to
+// its agents, and one that comes back later is a new one. The time is what
+// decides: the embedded store's leases do not count down while the daemon is
+// down (they are armed afresh at recovery).
 void PodScheduler::register_framework() {
   store_.get(kFrameworkKey, {}, [this](RangeResult&& r) {
     if (!r.status.ok()) {
@@ -792,7 +796,18 @@ void PodScheduler::register_framework() {
     }
     bool known = !r.kvs.empty();
     if (known) {
-      framework_id_ = r.kvs[0].value;
+      const std::string& stored = r.kvs[0].value;
+      size_t bar = stored.find('|');
+      int64_t alive_ms = bar == std::string::npos ? 0 : std::strtoll(stored.c_str() + bar + 1, nullptr, 10);
+      int64_t gone_ms = alive_ms > 0 ? clock_.unix_ms() - alive_ms : 0;
+      if (gone_ms > static_cast<int64_t>(settings_.failover_timeout_ms)) {
+        log_warn("framework_failed_over").kv("framework_id", stored.substr(0, bar)).kv("gone_ms", gone_ms)
+            .kv("why", "gone longer than --failover-timeout: a new framework; agents still running its tasks shut them down");
+        known = false;
+        framework_id_ = "uvsched-" + std::to_string(clock_.unix_ms());
+      } else {
+        framework_id_ = stored.substr(0, bar);
+      }
     } else if (framework_id_.empty()) {
       framework_id_ = "uvsched-" + std::to_string(clock_.unix_ms());
     }
@@ -803,7 +818,7 @@ void PodScheduler::register_framework() {
         return;
       }
       framework_lease_ = lease.id;
-      store_.put(kFrameworkKey, framework_id_, lease.id, [this, known](WriteResult&& w) {
+      store_.put(kFrameworkKey, framework_record(), lease.id, [this, known](WriteResult&& w) {
         if (!w.status.ok()) {
           framework_timer_->start(1000, [this] { register_framework(); });
           return;
@@ -815,13 +830,19 @@ void PodScheduler::register_framework() {
   });
 }
 
+std::string PodScheduler::framework_record() const { return framework_id_ + "|" + std::to_string(clock_.unix_ms()); }
+
 void PodScheduler::refresh_framework() {
   uint64_t every = std::min<uint64_t>(30'000, std::max<uint64_t>(settings_.failover_timeout_ms / 2, 500));
   framework_timer_->start(every, [this] {
     store_.lease_keepalive(framework_lease_, [this](LeaseResult&& r) {
-      if (r.status.ok()) return refresh_framework();
-      log_warn("framework_lease_lost").kv("error", r.status.message);
-      register_framework();  // the same id again, under a new lease
+      if (!r.status.ok()) {
+        log_warn("framework_lease_lost").kv("error", r.status.message);
+        return register_framework();  // the same id again, under a new lease
+      }
+      // Alive now: the time a successor judges the failover timeout by.
+      store_.put(kFrameworkKey, framework_record(), framework_lease_, [](WriteResult&&) {});
+      refresh_framework();
     });
   });
 }

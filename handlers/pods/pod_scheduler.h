@@ -152,6 +152,7 @@ class PodScheduler final : public AgentEvents {
   void arm_reconcile();
   void register_framework();
   void refresh_framework();
+  std::string framework_record() const;  // "ID|UNIX_MS": the id, alive now
 
   Store& store_;
   Clock& clock_;

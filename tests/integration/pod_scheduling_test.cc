@@ -667,6 +667,33 @@ TEST_F(PodSchedulingTest, ALostAgentsPodsFailOrRequeueByRestartPolicy) {
   EXPECT_EQ(agents->body.find("flaky"), std::string::npos);
 }
 
+// The failover timeout counts while uvsched is down: back later than it, it
+// is a new framework (the old id's last-alive time says so, whatever the
+// store's leases did meanwhile), and an agent that re-subscribes with the old
+// id is told to shut that framework's tasks down.
+TEST_F(PodSchedulingTest, BackAfterTheFailoverTimeoutIsANewFramework) {
+  start({"--failover-timeout", "1"});
+  ASSERT_TRUE(daemon_->wait_for_log("event=framework_registered"));
+  std::string log = daemon_->log();
+  size_t at = log.find("framework_id=", log.find("event=framework_registered")) + 13;
+  std::string old_id = log.substr(at, log.find_first_of(" \n", at) - at);
+  std::string data = daemon_->data_dir();
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  // Down for longer than the timeout: the passing of time is what is tested.
+  std::this_thread::sleep_for(1500ms);
+  DaemonProcess again({"--store", "embedded:" + data + "/data", "--failover-timeout", "1"});
+  ASSERT_TRUE(again.start()) << again.log();
+  ASSERT_TRUE(again.wait_for_log("event=framework_failed_over framework_id=" + old_id)) << again.log();
+  ASSERT_TRUE(again.wait_for_log("event=framework_registered framework_id=")) << again.log();
+  EXPECT_EQ(again.log().find("event=framework_registered framework_id=" + old_id), std::string::npos) << again.log();
+  ScriptedAgent agent(again.port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe("{}", old_id));
+  std::string events = agent.subscribed() + agent.next("SHUTDOWN_FRAMEWORK", 2s);
+  EXPECT_NE(events.find(R"("type":"SHUTDOWN_FRAMEWORK","framework_id":{"value":")" + old_id + "\"}"), std::string::npos)
+      << events;
+  EXPECT_EQ(again.stop(SIGTERM), 0);
+}
+
 TEST_F(PodSchedulingTest, ARestartRecoversRunningTasksAndReconcilesThem) {
   start();
   ScriptedAgent agent(port(), "steady");
