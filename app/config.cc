@@ -69,6 +69,18 @@ Setter limit_count(size_t ServerLimits::*field) {
   };
 }
 
+// A whole number of requests a second (or at once) per client.
+Setter rate(double Config::*field, int64_t min) {
+  return [field, min](Config& c, const std::string& v) -> std::string {
+    int64_t n;
+    if (!parse_int(v, &n) || n < min || n > 10'000'000) {
+      return "expects a whole number from " + std::to_string(min) + " to 10000000";
+    }
+    c.*field = static_cast<double>(n);
+    return "";
+  };
+}
+
 Setter http_url(std::string Config::*field) {
   return [field](Config& c, const std::string& v) -> std::string {
     if (!parse_url(v)) return "expects an http://HOST:PORT URL";
@@ -198,19 +210,9 @@ const std::vector<Flag>& flags() {
       {"rate-limit", "N",
        "requests a second per client (token, agent certificate, or address without either); over it 429 with "
        "Retry-After (default 0: none)",
-       [](Config& c, const std::string& v) -> std::string {
-         int64_t n;
-         if (!parse_int(v, &n) || n < 0 || n > 10'000'000) return "expects a whole number from 0 to 10000000";
-         c.rate_limit = static_cast<double>(n);
-         return "";
-       }},
+       rate(&Config::rate_limit, 0)},
       {"rate-burst", "N", "requests a client may send at once above --rate-limit (default twice the rate)",
-       [](Config& c, const std::string& v) -> std::string {
-         int64_t n;
-         if (!parse_int(v, &n) || n < 1 || n > 10'000'000) return "expects a whole number from 1 to 10000000";
-         c.rate_burst = static_cast<double>(n);
-         return "";
-       }},
+       rate(&Config::rate_burst, 1)},
       {"max-buffered-output", "MIB",
        "response bytes waiting for readers, all connections together; past it the one holding the most is closed "
        "(default 256)",

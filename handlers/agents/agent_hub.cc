@@ -274,18 +274,27 @@ void AgentHub::post_status(RequestContext& ctx) {
   }
 }
 
+// The agent the request's {host} names, or null once a 404 is answered:
+// messages, losses and pages are for agents that subscribed.
+AgentHub::Agent* AgentHub::subscribed_or_404(RequestContext& ctx) {
+  auto it = agents_.find(ctx.param("host"));
+  if (it != agents_.end()) return it->second.get();
+  ctx.reply(json_error(404, "agent " + ctx.param("host") + " has not subscribed"));
+  return nullptr;
+}
+
 void AgentHub::post_message(RequestContext& ctx) {
   simdjson::dom::object body;
   FrameworkMessage m;
   if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
   if (auto e = read_framework_message(body, &m)) return ctx.reply(bad(e->message, e->field));
-  auto it = agents_.find(ctx.param("host"));
-  if (it == agents_.end()) return ctx.reply(json_error(404, "agent " + ctx.param("host") + " has not subscribed"));
+  Agent* agent = subscribed_or_404(ctx);
+  if (agent == nullptr) return;
   agent_events_.add(labels({{"event", "framework_message"}}));
   log_info("framework_message").kv("agent", ctx.param("host")).kv("executor", m.executor_id)
       .kv("bytes", static_cast<uint64_t>(m.data.size()));
   constexpr size_t kKept = 8, kKeptBytes = 1024;
-  auto& kept = it->second->messages;
+  auto& kept = agent->messages;
   kept.push_back({m.executor_id, m.data.substr(0, kKeptBytes), m.data.size(), clock_.unix_ms()});
   if (kept.size() > kKept) kept.pop_front();
   ctx.reply(json_response(200, "{}"));
@@ -297,8 +306,7 @@ void AgentHub::send_message(RequestContext& ctx) {
   if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
   if (auto e = read_framework_message(body, &m)) return ctx.reply(bad(e->message, e->field));
   std::string host = ctx.param("host");
-  auto it = agents_.find(host);
-  if (it == agents_.end()) return ctx.reply(json_error(404, "agent " + host + " has not subscribed"));
+  if (subscribed_or_404(ctx) == nullptr) return;
   JsonWriter w;
   w.begin_object().key("type").value("MESSAGE");
   w.key("executor_id").begin_object().key("value").value(m.executor_id).end_object();
@@ -318,11 +326,11 @@ void AgentHub::post_executor_lost(RequestContext& ctx) {
   if (auto e = parse_json_object(parser_, ctx.request.body, &body)) return ctx.reply(bad(e->message, e->field));
   if (auto e = read_executor_lost(body, &lost)) return ctx.reply(bad(e->message, e->field));
   std::string host = ctx.param("host");
-  auto it = agents_.find(host);
-  if (it == agents_.end()) return ctx.reply(json_error(404, "agent " + host + " has not subscribed"));
+  Agent* agent = subscribed_or_404(ctx);
+  if (agent == nullptr) return;
   agent_events_.add(labels({{"event", "executor_lost"}}));
   log_warn("executor_lost").kv("agent", host).kv("executor", lost.executor_id).kv("status", lost.status);
-  auto& kept = it->second->executor_losses;
+  auto& kept = agent->executor_losses;
   kept.push_back({lost.executor_id, lost.status, clock_.unix_ms()});
   if (kept.size() > 8) kept.pop_front();
   ctx.reply(json_response(200, "{}"));
@@ -331,9 +339,9 @@ void AgentHub::post_executor_lost(RequestContext& ctx) {
 }
 
 void AgentHub::get_agent(RequestContext& ctx) {
-  auto it = agents_.find(ctx.param("host"));
-  if (it == agents_.end()) return ctx.reply(json_error(404, "agent " + ctx.param("host") + " has not subscribed"));
-  const Agent& a = *it->second;
+  const Agent* found = subscribed_or_404(ctx);
+  if (found == nullptr) return;
+  const Agent& a = *found;
   JsonWriter w;
   w.begin_object().key("hostname").value(a.hostname).key("agent_id").value(a.agent_id).key("connected").value(a.connected);
   w.key("labels").begin_object();

@@ -116,6 +116,7 @@ class AgentHub {
   void post_executor_lost(RequestContext& ctx);
   void list_agents(RequestContext& ctx);
   void get_agent(RequestContext& ctx);
+  Agent* subscribed_or_404(RequestContext& ctx);
   void send_message(RequestContext& ctx);
   void list_offers(RequestContext& ctx);
   void disconnected(const std::string& hostname, const ResponseStream& which);

@@ -110,6 +110,27 @@ void write_field_schema(JsonWriter& w, const SchemaField& f, SchemaKind kind, bo
   w.end_object();
 }
 
+// Every described type's schema, as a member of w's open object (v3's
+// components.schemas, v2's definitions).
+void write_described_types(JsonWriter& w, bool v2) {
+  for (const SchemaType& t : api_schema()) {
+    w.key(t.name).begin_object();
+    w.key("description").value(t.description).key("type").value("object");
+    w.key("properties").begin_object();
+    for (const SchemaField& f : t.fields) {
+      w.key(f.name);
+      write_field_schema(w, f, f.kind, true, v2);
+    }
+    w.end_object();
+    if (!t.kind.empty()) {
+      w.key("x-kubernetes-group-version-kind").begin_array();
+      w.begin_object().key("group").value("").key("kind").value(t.kind).key("version").value("v1").end_object();
+      w.end_array();
+    }
+    w.end_object();
+  }
+}
+
 // An OpenAPI v3 document for core/v1 from the one description the typed
 // decoder checks bodies against (api_schema.h), so `kubectl explain` shows
 // what the server takes; the lists and Node (read-only here) let any field
@@ -140,22 +161,7 @@ std::string openapi_v3_core() {
   }
   w.end_object();
   w.key("components").begin_object().key("schemas").begin_object();
-  for (const SchemaType& t : api_schema()) {
-    w.key(t.name).begin_object();
-    w.key("description").value(t.description).key("type").value("object");
-    w.key("properties").begin_object();
-    for (const SchemaField& f : t.fields) {
-      w.key(f.name);
-      write_field_schema(w, f, f.kind, true);
-    }
-    w.end_object();
-    if (!t.kind.empty()) {
-      w.key("x-kubernetes-group-version-kind").begin_array();
-      w.begin_object().key("group").value("").key("kind").value(t.kind).key("version").value("v1").end_object();
-      w.end_array();
-    }
-    w.end_object();
-  }
+  write_described_types(w, /*v2=*/false);
   for (const char* kind : {"PodList", "Node", "NodeList", "NamespaceList"}) {
     w.key(std::string("io.k8s.api.core.v1.") + kind).begin_object();
     w.key("type").value("object");
@@ -173,22 +179,7 @@ std::string openapi_v2() {
   w.begin_object().key("swagger").value("2.0");
   w.key("info").begin_object().key("title").value("uvsched").key("version").value("v1.32.0").end_object();
   w.key("paths").begin_object().end_object().key("definitions").begin_object();
-  for (const SchemaType& t : api_schema()) {
-    w.key(t.name).begin_object();
-    w.key("description").value(t.description).key("type").value("object");
-    w.key("properties").begin_object();
-    for (const SchemaField& f : t.fields) {
-      w.key(f.name);
-      write_field_schema(w, f, f.kind, true, /*v2=*/true);
-    }
-    w.end_object();
-    if (!t.kind.empty()) {
-      w.key("x-kubernetes-group-version-kind").begin_array();
-      w.begin_object().key("group").value("").key("kind").value(t.kind).key("version").value("v1").end_object();
-      w.end_array();
-    }
-    w.end_object();
-  }
+  write_described_types(w, /*v2=*/true);
   for (const char* kind : {"PodList", "Node", "NodeList", "NamespaceList"}) {
     w.key(std::string("io.k8s.api.core.v1.") + kind).begin_object().key("type").value("object");
     w.key("x-kubernetes-group-version-kind").begin_array();

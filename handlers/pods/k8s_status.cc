@@ -31,7 +31,7 @@ HttpResponse k8s_error(int code, std::string_view reason, std::string_view messa
   return r;
 }
 
-HttpResponse k8s_bad_request(std::string_view message, const std::vector<StatusCause>& causes, std::string_view kind,
+HttpResponse k8s_bad_request(std::string_view message, const std::vector<FieldIssue>& causes, std::string_view kind,
                              std::string_view name) {
   JsonWriter w;
   w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");

@@ -19,12 +19,14 @@ HttpResponse k8s_error(int code, std::string_view reason, std::string_view messa
 // that cannot be applied): as the API server's generic 422, its message is
 // also its one cause, which is what kubectl before 1.2x prints.
 HttpResponse k8s_request_invalid(std::string_view message);
-// A cause of a Status: the field, a reason (FieldValueTypeInvalid, ...) and the message.
-struct StatusCause {
-  std::string field, reason, message;
+// One cause of a Status: a field and what is wrong with it.
+struct FieldIssue {
+  std::string field;    // e.g. spec.containers[0].image
+  std::string reason;   // FieldValueRequired, FieldValueInvalid, FieldValueTypeInvalid, ...
+  std::string message;  // e.g. Required value
 };
 // 400 BadRequest with every cause (a body the typed decoder refused).
-HttpResponse k8s_bad_request(std::string_view message, const std::vector<StatusCause>& causes, std::string_view kind,
+HttpResponse k8s_bad_request(std::string_view message, const std::vector<FieldIssue>& causes, std::string_view kind,
                              std::string_view name);
 std::string k8s_status_json(int code, std::string_view reason, std::string_view message, std::string_view kind = {},
                             std::string_view name = {});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <random>
+#include <variant>
 
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_protobuf.h"
@@ -147,22 +148,30 @@ std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool p
 // The typed decoding of a body as `type` (see typed_decode.h), under the
 // request's fieldValidation. The refusal, or nullopt with the Warning header
 // values to answer with.
+// The request's fieldValidation, or the 400 for a value it may not have.
+std::variant<FieldValidation, HttpResponse> field_validation_of(const HttpRequest& request) {
+  auto given = query_param(request.query(), "fieldValidation");
+  if (auto mode = parse_field_validation(given ? *given : "")) return *mode;
+  return k8s_error(400, "BadRequest",
+                   "fieldValidation must be one of Ignore, Warn or Strict, not \"" + (given ? *given : "") + "\"");
+}
+
+// The 400 for a body the typed decoder refused, every cause named.
+HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std::string_view kind, std::string_view name) {
+  return k8s_bad_request(decoded.message(kind, mode), decoded.causes(mode), kind, name);
+}
+
 std::optional<HttpResponse> decode_body(const HttpRequest& request, JsonValue& body, std::string_view type,
                                         std::string_view kind, std::vector<std::string>* warnings) {
-  auto given = query_param(request.query(), "fieldValidation");
-  auto mode = parse_field_validation(given ? *given : "");
-  if (!mode) {
-    return k8s_error(400, "BadRequest",
-                     "fieldValidation must be one of Ignore, Warn or Strict, not \"" + (given ? *given : "") + "\"");
-  }
+  auto mode = field_validation_of(request);
+  if (auto* refused = std::get_if<HttpResponse>(&mode)) return std::move(*refused);
+  FieldValidation fv = std::get<FieldValidation>(mode);
   TypedDecode decoded = decode_typed(body, *schema_type(type));
-  if (decoded.refused(*mode)) {
-    std::vector<StatusCause> causes;
-    for (const auto& c : decoded.causes(*mode)) causes.push_back({c.field, c.reason, c.message});
+  if (decoded.refused(fv)) {
     const JsonValue* name = body.find({"metadata", "name"});
-    return k8s_bad_request(decoded.message(kind, *mode), causes, kind, name && name->is_string() ? name->text() : "");
+    return typed_refusal(decoded, fv, kind, name && name->is_string() ? name->text() : "");
   }
-  if (*mode == FieldValidation::kWarn) *warnings = decoded.warnings();
+  if (fv == FieldValidation::kWarn) *warnings = decoded.warnings();
   return std::nullopt;
 }
 
@@ -483,10 +492,10 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     return ctx.reply(k8s_error(400, "BadRequest", "a JSON patch must be a list of operations"));
   }
   if (*type != PatchType::kJson && !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", "a patch must be an object"));
-  auto given = query_param(ctx.request.query(), "fieldValidation");
-  auto mode = parse_field_validation(given ? *given : "");
-  if (!mode) return ctx.reply(k8s_error(400, "BadRequest", "fieldValidation must be one of Ignore, Warn or Strict"));
-  PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch), mode = *mode](
+  auto validation = field_validation_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&validation)) return ctx.reply(std::move(*refused));
+  PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch),
+                      mode = std::get<FieldValidation>(validation)](
                          JsonValue& pod, int64_t current) -> std::optional<HttpResponse> {
     const JsonValue stored = pod;
     if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"}); rv && rv->is_string() &&
@@ -497,11 +506,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     // The patched pod is decoded as a body would be: a patch cannot give a
     // field a wrong type, nor (Strict) add one the type does not have.
     TypedDecode decoded = decode_typed(pod, *schema_type("io.k8s.api.core.v1.Pod"));
-    if (decoded.refused(mode)) {
-      std::vector<StatusCause> causes;
-      for (const auto& c : decoded.causes(mode)) causes.push_back({c.field, c.reason, c.message});
-      return k8s_bad_request(decoded.message("Pod", mode), causes, "Pod", name);
-    }
+    if (decoded.refused(mode)) return typed_refusal(decoded, mode, "Pod", name);
     keep_server_fields(pod, stored, ns, name);
     auto issues = validate_pod(pod);
     if (issues.empty() && !status_only) issues = validate_pod_update(stored, pod);

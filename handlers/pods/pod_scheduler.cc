@@ -534,10 +534,7 @@ void PodScheduler::roll_back(const std::string& key, uint64_t serial, const std:
       .kv("why", "the offer was rescinded or ran out while the binding was written");
   std::string stamp = rfc3339(clock_.unix_ms());
   update_pod(PodRegistry::kPodPrefix + key, [stamp](JsonValue& p) {
-    if (JsonValue* spec = p.get("spec")) spec->erase("nodeName");
-    if (JsonValue* ann = p.find({"metadata"}) ? p.get("metadata")->get("annotations") : nullptr) {
-      for (const char* k : {kHostAnnotation, kTaskAnnotation, kAgentAnnotation, kOfferAnnotation}) ann->erase(k);
-    }
+    unbind(p);
     set_condition(p, "PodScheduled", "False", "OfferGone", "its offer was rescinded or ran out before the launch", stamp);
     return true;
   }, 5, [this, key, serial](bool written, const std::string&) {
@@ -706,6 +703,14 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
   }
 }
 
+// The binding taken off a pod: its node and the annotations naming its task.
+void PodScheduler::unbind(JsonValue& pod) {
+  if (JsonValue* spec = pod.get("spec")) spec->erase("nodeName");
+  if (JsonValue* ann = pod.find({"metadata"}) ? pod.get("metadata")->get("annotations") : nullptr) {
+    for (const char* k : {kHostAnnotation, kTaskAnnotation, kAgentAnnotation, kOfferAnnotation}) ann->erase(k);
+  }
+}
+
 void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& why) {
   update_pod(PodRegistry::kPodPrefix + pod, [why](JsonValue& p) {
     const JsonValue* rp = p.find({"spec", "restartPolicy"});
@@ -716,10 +721,7 @@ void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& wh
       return true;
     }
     // Always / OnFailure: back to the queue, unbound.
-    if (JsonValue* spec = p.get("spec")) spec->erase("nodeName");
-    if (JsonValue* ann = p.find({"metadata"}) ? p.get("metadata")->get("annotations") : nullptr) {
-      for (const char* k : {kHostAnnotation, kTaskAnnotation, kAgentAnnotation, kOfferAnnotation}) ann->erase(k);
-    }
+    unbind(p);
     JsonValue& st = p.ensure({"status"});
     st.set("phase", JsonValue::string("Pending"));
     return true;

@@ -147,6 +147,7 @@ class PodScheduler final : public AgentEvents {
   void bound(const std::string& pod, uint64_t serial, const std::string& offer_id, bool written,
              const std::string& launch);
   void roll_back(const std::string& pod, uint64_t serial, const std::string& offer_id);
+  static void unbind(JsonValue& pod);
   void request_reconciliation();  // for the agents in to_reconcile_
   void reconcile_due();
   void arm_reconcile();

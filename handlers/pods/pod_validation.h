@@ -9,14 +9,9 @@
 #include <vector>
 
 #include "handlers/json_value.h"
+#include "handlers/pods/k8s_status.h"  // FieldIssue
 
 namespace uvsched {
-
-struct FieldIssue {
-  std::string field;    // e.g. spec.containers[0].image
-  std::string reason;   // FieldValueRequired, FieldValueInvalid, FieldValueNotSupported
-  std::string message;  // e.g. Required value
-};
 
 bool is_dns1123_label(std::string_view s);
 bool is_dns1123_subdomain(std::string_view s);

@@ -2,6 +2,9 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include <algorithm>
+#include <cstdio>
+
 namespace uvsched {
 namespace {
 
@@ -17,64 +20,94 @@ std::string_view json_type_name(const JsonValue& v) {
   return "value";
 }
 
-std::string join(const std::string& path, std::string_view name) {
-  return path.empty() ? std::string(name) : path + "." + std::string(name);
-}
 
+// Walks a body once, in place. The field path is one string grown and cut
+// back as the walk goes (a create decodes every pod: no string per field),
+// and copied only into what is reported.
 class Decoder {
  public:
   explicit Decoder(TypedDecode* out) : out_(*out) {}
 
-  void object(JsonValue& obj, const SchemaType& type, const std::string& path) {
-    // Duplicates first: the last of each is the one kept, as Go's decoder does.
-    absl::flat_hash_map<std::string_view, size_t> last;
+  void object(JsonValue& obj, const SchemaType& type) {
     auto& members = obj.members();
-    for (size_t i = 0; i < members.size(); ++i) last[members[i].first] = i;
-    if (last.size() != members.size()) {
-      std::vector<std::pair<std::string, JsonValue>> kept;
-      kept.reserve(last.size());
-      std::vector<std::string> reported;
-      for (size_t i = 0; i < members.size(); ++i) {
-        if (last[members[i].first] == i) {
-          kept.push_back(std::move(members[i]));
-        } else if (std::find(reported.begin(), reported.end(), members[i].first) == reported.end()) {
-          reported.push_back(members[i].first);
-          out_.duplicate.push_back(join(path, members[i].first));
-        }
-      }
-      members = std::move(kept);
-    }
-    std::vector<std::pair<std::string, JsonValue>> known;
-    known.reserve(members.size());
-    for (auto& [name, value] : members) {
-      const SchemaField* field = nullptr;
-      for (const auto& f : type.fields) {
-        if (f.name == name) {
-          field = &f;
-          break;
-        }
-      }
+    drop_duplicates(members);
+    size_t kept = 0;  // unknown members are dropped in place, the rest keep their order
+    for (size_t i = 0; i < members.size(); ++i) {
+      auto& [name, value] = members[i];
+      size_t mark = enter(name);
+      const SchemaField* field = find_field(type, name);
       if (field == nullptr) {
-        out_.unknown.push_back(join(path, name));
-        continue;
+        out_.unknown.push_back(path_);
+      } else {
+        check(value, *field, field->kind, type.go_name);
+        if (kept != i) members[kept] = std::move(members[i]);
+        ++kept;
       }
-      check(value, *field, field->kind, join(path, name), type.go_name);
-      known.emplace_back(std::move(name), std::move(value));
+      path_.resize(mark);
     }
-    members = std::move(known);
+    members.resize(kept);
   }
 
  private:
-  void wrong(const JsonValue& v, std::string_view go_type, const std::string& path, std::string_view go_parent) {
-    std::string go_path = path;  // Go names the field without list indexes
+  static const SchemaField* find_field(const SchemaType& type, std::string_view name) {
+    for (const auto& f : type.fields) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
+  }
+
+  // ".name" (or "name" at the top) onto the path; returns where to cut back to.
+  size_t enter(std::string_view name) {
+    size_t mark = path_.size();
+    if (!path_.empty()) path_ += '.';
+    path_ += name;
+    return mark;
+  }
+  size_t enter_index(std::string_view index) {
+    size_t mark = path_.size();
+    path_ += '[';
+    path_ += index;
+    path_ += ']';
+    return mark;
+  }
+
+  // A member given twice keeps its last value, as Go's decoder does. Objects
+  // are small: a scan finds none without allocating, the usual case.
+  void drop_duplicates(std::vector<std::pair<std::string, JsonValue>>& members) {
+    bool any = false;
+    for (size_t i = 1; i < members.size() && !any; ++i) {
+      for (size_t j = 0; j < i && !any; ++j) any = members[i].first == members[j].first;
+    }
+    if (!any) return;
+    absl::flat_hash_map<std::string_view, size_t> last;
+    for (size_t i = 0; i < members.size(); ++i) last[members[i].first] = i;
+    std::vector<std::pair<std::string, JsonValue>> kept;
+    kept.reserve(last.size());
+    std::vector<std::string_view> reported;
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (last[members[i].first] == i) continue;
+      if (std::find(reported.begin(), reported.end(), members[i].first) != reported.end()) continue;
+      reported.push_back(members[i].first);
+      size_t mark = enter(members[i].first);
+      out_.duplicate.push_back(path_);
+      path_.resize(mark);
+    }
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (last[members[i].first] == i) kept.push_back(std::move(members[i]));
+    }
+    members = std::move(kept);
+  }
+
+  void wrong(const JsonValue& v, std::string_view go_type, std::string_view go_parent) {
+    std::string go_path = path_;  // Go names the field without list indexes
     for (size_t at; (at = go_path.find('[')) != std::string::npos;) go_path.erase(at, go_path.find(']', at) - at + 1);
-    out_.type_errors.push_back({path, "FieldValueTypeInvalid",
+    out_.type_errors.push_back({path_, "FieldValueTypeInvalid",
                                 "json: cannot unmarshal " + std::string(json_type_name(v)) + " into Go struct field " +
                                     std::string(go_parent) + "." + go_path + " of type " + std::string(go_type)});
   }
 
   // `kind` is the field's own, or its items' for the elements of a list.
-  void check(JsonValue& v, const SchemaField& f, SchemaKind kind, const std::string& path, std::string_view go_parent) {
+  void check(JsonValue& v, const SchemaField& f, SchemaKind kind, std::string_view go_parent) {
     if (v.is_null()) return;  // Go leaves the zero value
     SchemaField as = f;
     as.kind = kind;
@@ -82,39 +115,47 @@ class Decoder {
     switch (kind) {
       case SchemaKind::kString:
       case SchemaKind::kTime:
-        if (!v.is_string()) wrong(v, go_type, path, go_parent);
+        if (!v.is_string()) wrong(v, go_type, go_parent);
         return;
       case SchemaKind::kInteger:
-        if (v.type() != JsonValue::Type::kNumber || !v.as_integer()) wrong(v, go_type, path, go_parent);
+        if (v.type() != JsonValue::Type::kNumber || !v.as_integer()) wrong(v, go_type, go_parent);
         return;
       case SchemaKind::kBoolean:
-        if (v.type() != JsonValue::Type::kBool) wrong(v, go_type, path, go_parent);
+        if (v.type() != JsonValue::Type::kBool) wrong(v, go_type, go_parent);
         return;
       case SchemaKind::kQuantity:
-        if (!v.is_string() && v.type() != JsonValue::Type::kNumber) wrong(v, go_type, path, go_parent);
+        if (!v.is_string() && v.type() != JsonValue::Type::kNumber) wrong(v, go_type, go_parent);
         return;
       case SchemaKind::kIntOrString:
-        if (!v.is_string() && !(v.type() == JsonValue::Type::kNumber && v.as_integer())) wrong(v, go_type, path, go_parent);
+        if (!v.is_string() && !(v.type() == JsonValue::Type::kNumber && v.as_integer())) wrong(v, go_type, go_parent);
         return;
       case SchemaKind::kFreeObject:
-        if (!v.is_object()) wrong(v, go_type, path, go_parent);
+        if (!v.is_object()) wrong(v, go_type, go_parent);
         return;
       case SchemaKind::kObject: {
-        if (!v.is_object()) return wrong(v, go_type, path, go_parent);
-        if (const SchemaType* t = schema_type(f.ref)) object(v, *t, path);
+        if (!v.is_object()) return wrong(v, go_type, go_parent);
+        if (const SchemaType* t = schema_type(f.ref)) object(v, *t);
         return;
       }
       case SchemaKind::kStringMap:
       case SchemaKind::kQuantityMap: {
-        if (!v.is_object()) return wrong(v, go_type, path, go_parent);
+        if (!v.is_object()) return wrong(v, go_type, go_parent);
         SchemaKind value_kind = kind == SchemaKind::kStringMap ? SchemaKind::kString : SchemaKind::kQuantity;
-        for (auto& [k, item] : v.members()) check(item, f, value_kind, path + "[" + k + "]", go_parent);
+        for (auto& [k, item] : v.members()) {
+          size_t mark = enter_index(k);
+          check(item, f, value_kind, go_parent);
+          path_.resize(mark);
+        }
         return;
       }
       case SchemaKind::kArray: {
-        if (!v.is_array()) return wrong(v, "[]" + std::string(element_go_type(f)), path, go_parent);
+        if (!v.is_array()) return wrong(v, "[]" + std::string(element_go_type(f)), go_parent);
+        char index[24];
         for (size_t i = 0; i < v.items().size(); ++i) {
-          check(v.items()[i], f, f.item, path + "[" + std::to_string(i) + "]", go_parent);
+          int n = std::snprintf(index, sizeof index, "%zu", i);
+          size_t mark = enter_index(std::string_view(index, static_cast<size_t>(n)));
+          check(v.items()[i], f, f.item, go_parent);
+          path_.resize(mark);
         }
         return;
       }
@@ -128,6 +169,7 @@ class Decoder {
   }
 
   TypedDecode& out_;
+  std::string path_;
 };
 
 std::string quoted_list(std::string_view what, const std::vector<std::string>& paths) {
@@ -183,7 +225,7 @@ std::vector<std::string> TypedDecode::warnings() const {
 
 TypedDecode decode_typed(JsonValue& obj, const SchemaType& type) {
   TypedDecode out;
-  if (obj.is_object()) Decoder(&out).object(obj, type, "");
+  if (obj.is_object()) Decoder(&out).object(obj, type);
   return out;
 }
 

@@ -129,6 +129,14 @@ class HttpServerTest : public ::testing::Test {
     });
   }
 
+  // Waits (10 s at most) until the handler holds `n` unanswered requests; how many it holds.
+  size_t wait_held(size_t n) {
+    size_t held = 0;
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (held < n && std::chrono::steady_clock::now() < deadline) loop_.run([&] { held = handler_->held_.size(); });
+    return held;
+  }
+
   LoopThread loop_;
   std::unique_ptr<LoopClock> clock_;
   std::unique_ptr<TestHandler> handler_;
@@ -174,10 +182,7 @@ TEST_F(HttpServerTest, AnswersFinishedInOneTurnShareOneWrite) {
   ASSERT_TRUE(c.connect(port_));
   ASSERT_TRUE(c.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\nGET /held HTTP/1.1\r\nHost: t\r\n\r\n"
                      "GET /held HTTP/1.1\r\nHost: t\r\n\r\n"));
-  size_t held = 0;
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (held < 3 && std::chrono::steady_clock::now() < deadline) loop_.run([&] { held = handler_->held_.size(); });
-  ASSERT_EQ(held, 3u);
+  ASSERT_EQ(wait_held(3), 3u);
   uint64_t before = 0, after = 0;
   loop_.run([&] {
     before = server_->socket_writes();
@@ -380,10 +385,7 @@ TEST_F(HttpServerTest, PipelinedRequestsWaitBehindAnAnswerThatIsAlone) {
   ASSERT_TRUE(c.connect(port_));
   ASSERT_TRUE(c.send("GET /held-alone HTTP/1.1\r\nHost: t\r\n\r\nGET /one HTTP/1.1\r\nHost: t\r\n\r\n"
                      "GET /two HTTP/1.1\r\nHost: t\r\n\r\n"));
-  size_t held = 0;
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (held < 1 && std::chrono::steady_clock::now() < deadline) loop_.run([&] { held = handler_->held_.size(); });
-  ASSERT_EQ(held, 1u);
+  ASSERT_EQ(wait_held(1), 1u);
   for (int i = 0; i < 100; ++i) loop_.run([] {});
   EXPECT_EQ(handler_->handled, 1) << "a request behind the lone answer was handled before it was written";
   loop_.run([&] { handler_->held_[0].send(HttpResponse{200, "text/plain", {}, "alone"}); });

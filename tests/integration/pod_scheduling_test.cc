@@ -22,6 +22,12 @@
 namespace uvsched::test {
 namespace {
 
+// The id a daemon's log says its framework registered under.
+std::string registered_framework_id(const std::string& log) {
+  size_t at = log.find("framework_id=", log.find("event=framework_registered")) + 13;
+  return log.substr(at, log.find_first_of(" \n", at) - at);
+}
+
 class PodSchedulingTest : public DaemonFixture {
  protected:
   // Up, and ready: the scheduler follows the pods (the create-time paths
@@ -54,6 +60,14 @@ class PodSchedulingTest : public DaemonFixture {
   std::string launch_task(ScriptedAgent& agent, const std::string& name) {
     create(pod_json(name, "500m"));
     return task_id_of(agent.next("LAUNCH"));
+  }
+  // The same, then reported running and seen so in the pod.
+  std::string run_task(ScriptedAgent& agent, const std::string& name) {
+    std::string task = launch_task(agent, name);
+    EXPECT_FALSE(task.empty()) << daemon_->log();
+    agent.status(task, "TASK_RUNNING");
+    EXPECT_TRUE(pod_shows(name, "\"phase\":\"Running\"")) << get_pod(name);
+    return task;
   }
 };
 
@@ -142,9 +156,7 @@ TEST_F(PodSchedulingTest, AnAgentActsOnlyOnItsOwnTasksAndOffers) {
 TEST_F(PodSchedulingTest, SubscribedNamesTheFramework) {
   start();
   ASSERT_TRUE(daemon_->wait_for_log("event=framework_registered framework_id=")) << daemon_->log();
-  std::string log = daemon_->log();
-  size_t at = log.find("framework_id=", log.find("event=framework_registered")) + 13;
-  std::string id = log.substr(at, log.find_first_of(" \n", at) - at);
+  std::string id = registered_framework_id(daemon_->log());
   ScriptedAgent agent(port(), "edge-1");
   ASSERT_TRUE(agent.subscribe());
   EXPECT_NE(agent.subscribed().find(R"("framework_id":{"value":")" + id + "\"}"), std::string::npos)
@@ -166,9 +178,7 @@ TEST_F(PodSchedulingTest, AnAgentOfAStaleFrameworkIsToldToShutItDown) {
       << shutdown;
   EXPECT_TRUE(daemon_->wait_for_log("event=stale_framework_shut_down agent=edge-1 framework_id=uvsched-1"));
   // The current framework's agent hears nothing of the kind.
-  std::string log = daemon_->log();
-  size_t at = log.find("framework_id=", log.find("event=framework_registered")) + 13;
-  std::string current = log.substr(at, log.find_first_of(" \n", at) - at);
+  std::string current = registered_framework_id(daemon_->log());
   ScriptedAgent fresh(port(), "edge-2");
   ASSERT_TRUE(fresh.subscribe("{}", current));
   EXPECT_EQ(fresh.subscribed().find("SHUTDOWN_FRAMEWORK"), std::string::npos);
@@ -234,10 +244,8 @@ TEST_F(PodSchedulingTest, FrameworkMessagesAndExecutorLossesAreChecked) {
   ScriptedAgent agent(port(), "edge-1");
   ASSERT_TRUE(agent.subscribe());
   ASSERT_FALSE(agent.offer(2, 1024).empty());
-  std::string task = launch_task(agent, "web");
-  ASSERT_FALSE(task.empty()) << daemon_->log();
-  agent.status(task, "TASK_RUNNING");
-  ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\""));
+  std::string task = run_task(agent, "web");
+  ASSERT_FALSE(task.empty());
   struct Case {
     const char* path;
     const char* body;
@@ -599,10 +607,8 @@ TEST_F(PodSchedulingTest, AnAgentBackWithinTheTimeoutKeepsItsTasks) {
   auto agent = std::make_unique<ScriptedAgent>(port(), "edge-1");
   ASSERT_TRUE(agent->subscribe());
   ASSERT_FALSE(agent->offer(1, 512).empty());
-  std::string task = launch_task(*agent, "web");
+  std::string task = run_task(*agent, "web");
   ASSERT_FALSE(task.empty());
-  agent->status(task, "TASK_RUNNING");
-  ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\""));
   agent->hang_up();
   agent = std::make_unique<ScriptedAgent>(port(), "edge-1");
   ASSERT_TRUE(agent->subscribe());
@@ -674,9 +680,7 @@ TEST_F(PodSchedulingTest, ALostAgentsPodsFailOrRequeueByRestartPolicy) {
 TEST_F(PodSchedulingTest, BackAfterTheFailoverTimeoutIsANewFramework) {
   start({"--failover-timeout", "1"});
   ASSERT_TRUE(daemon_->wait_for_log("event=framework_registered"));
-  std::string log = daemon_->log();
-  size_t at = log.find("framework_id=", log.find("event=framework_registered")) + 13;
-  std::string old_id = log.substr(at, log.find_first_of(" \n", at) - at);
+  std::string old_id = registered_framework_id(daemon_->log());
   std::string data = daemon_->data_dir();
   ASSERT_EQ(daemon_->stop(SIGTERM), 0);
   // Down for longer than the timeout: the passing of time is what is tested.

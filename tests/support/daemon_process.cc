@@ -39,11 +39,12 @@ int wait_exit(pid_t pid, std::chrono::milliseconds deadline) {
 
 }  // namespace
 
-pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd) {
+pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd, bool stdout_too) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   pid_t pid = fork();
   if (pid == 0) {
+    if (stdout_too) dup2(fds[1], STDOUT_FILENO);
     dup2(fds[1], STDERR_FILENO);
     ::close(fds[0]);
     ::close(fds[1]);
@@ -151,26 +152,16 @@ std::string DaemonProcess::log() const {
 }
 
 int run_binary(const std::vector<std::string>& extra, std::string* output) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
   TempDir data;
   std::vector<std::string> args = {daemon_binary(), "--store", "embedded:" + data.path() + "/data"};
   args.insert(args.end(), extra.begin(), extra.end());
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    auto argv = argv_of(args);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  ::close(fds[1]);
+  int fd = -1;
+  pid_t pid = spawn_capturing_stderr(std::move(args), &fd, /*stdout_too=*/true);
+  if (pid < 0) return -1;
   char buf[4096];
   ssize_t n;
-  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) output->append(buf, static_cast<size_t>(n));
-  ::close(fds[0]);
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) output->append(buf, static_cast<size_t>(n));
+  ::close(fd);
   return wait_exit(pid, 20s);
 }
 
