@@ -7,12 +7,13 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+SOAK_SECONDS ?= 1800
 MESON_OPTS ?=
 RUN_ARGS   ?=
 # -Werror is ours, for every build made here and in CI; meson.build leaves it to whoever builds.
 WERROR     ?= -Dwerror=true
 
-.PHONY: all deps-run deps-test deps-bench deps-fuzz build build-tests run test test-asan bench fuzz clean
+.PHONY: all deps-run deps-test deps-bench deps-fuzz build build-tests run test test-asan bench soak fuzz clean
 
 all: build
 
@@ -48,6 +49,11 @@ test-asan: deps-test $(ASAN_BUILD)/build.ninja
 
 bench: deps-bench build-tests
 	bench/run.sh
+
+# Hours of churn with restarts (bench/soak.sh); fails on lost objects, broken
+# invariants or growth. CI runs a short one.
+soak: build-tests
+	bench/soak.sh $(BUILD) $(SOAK_SECONDS)
 
 # libFuzzer targets (clang, ASan+UBSan), each run FUZZ_SECONDS from tests/fuzz/corpus.
 $(FUZZ_BUILD)/build.ninja: | deps-fuzz

@@ -1,7 +1,8 @@
 // N simulated node agents in one process, on the reactor: each subscribes,
 // offers its free resources (and offers again as they expire or free up),
 // answers LAUNCH with TASK_STARTING + TASK_RUNNING (and TASK_FINISHED after
-// --finish-after seconds, if set) and KILL with TASK_KILLED.
+// --finish-after seconds, if set), KILL with TASK_KILLED, and RECONCILE as
+// a Mesos master does (TASK_LOST for a task asked about that it does not know).
 // With --pods M it is also the placement benchmark's driver: once every agent
 // has offered, it creates M pods through the API (--concurrency at a time,
 // sent --pipeline at a time back to back on one connection, the way an
@@ -338,7 +339,7 @@ class Sim {
       if (events_) fprintf(events_, "KILL %s %s\n", a.host.c_str(), std::string(field_after(line, "value")).c_str());
       finish(a, std::string(field_after(line, "value")), "TASK_KILLED");
     } else if (type == "RECONCILE") {
-      for (const auto& [id, res] : a.tasks) status(a, id, "TASK_RUNNING");
+      reconcile(a, line);
     } else if (type == "DECLINE") {
       // Its offer went unused: the resources are its own again, offered anew
       // once the filter's refuse_seconds have passed.
@@ -364,6 +365,31 @@ class Sim {
       std::vector<std::pair<uvsched::ClientRequest, uvsched::ClientCallback>> group;
       for (size_t i = at; i < std::min(all.size(), at + per_connection); ++i) group.push_back(std::move(all[i]));
       client_.pipeline(std::move(group));
+    }
+  }
+
+  // As a Mesos master answers a framework's reconciliation: an empty list
+  // (implicit) is every task it runs; an explicit one is each task asked
+  // about, TASK_LOST for a task it does not know (this agent was started
+  // afresh under the same name, or the LAUNCH never reached it).
+  void reconcile(Agent& a, std::string_view line) {
+    std::vector<std::string> asked;
+    simdjson::dom::element doc;
+    simdjson::dom::array tasks;
+    if (parser_.parse(line.data(), line.size()).get(doc) == simdjson::SUCCESS && doc["tasks"].get(tasks) == simdjson::SUCCESS) {
+      for (auto t : tasks) {
+        std::string_view id;
+        if (t["task_id"]["value"].get(id) == simdjson::SUCCESS) asked.emplace_back(id);
+      }
+    }
+    if (asked.empty()) {
+      for (const auto& [id, res] : a.tasks) status(a, id, "TASK_RUNNING");
+      return;
+    }
+    for (const auto& id : asked) {
+      bool known = a.tasks.count(id) != 0;
+      if (!known && events_) fprintf(events_, "RECONCILE_LOST %s %s\n", a.host.c_str(), id.c_str());
+      status(a, id, known ? "TASK_RUNNING" : "TASK_LOST");
     }
   }
 
@@ -562,7 +588,7 @@ class Sim {
   Options o_;
   std::vector<std::string> servers_;  // --server, split at its commas
   FILE* events_ = nullptr;
-  simdjson::dom::parser parser_;  // for --pod-status
+  simdjson::dom::parser parser_;  // for --pod-status and RECONCILE
   uvsched::HttpClient client_;
   std::map<std::string, std::unique_ptr<Agent>> agents_;
   int offered_ = 0;

@@ -53,6 +53,13 @@ class AgentSimTest : public DaemonFixture {
     sims_.push_back(pid);
   }
   std::string sim_log(size_t which = 0) { return read_file(log_path(which)); }
+  // Stops simulator `which` and waits (up to 10 s) for it to be gone.
+  bool stop_sim(size_t which) {
+    ::kill(sims_[which], SIGTERM);
+    auto until = std::chrono::steady_clock::now() + 10s;
+    while (::kill(sims_[which], 0) == 0 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
+    return ::kill(sims_[which], 0) != 0;
+  }
   void TearDown() override {
     for (pid_t pid : sims_) ::kill(pid, SIGTERM);
     DaemonFixture::TearDown();
@@ -187,6 +194,23 @@ TEST_F(AgentSimTest, ADeclinedOfferIsOfferedAgainAfterTheFilter) {
   ASSERT_NE(sim_log().find("offered again in 5 s"), std::string::npos) << sim_log();
   ASSERT_NO_FATAL_FAILURE(create("after-decline", R"({"containers":[{"name":"c","image":"i"}]})"));
   EXPECT_TRUE(pod_shows("after-decline", "\"phase\":\"Running\"", 15s)) << pod("after-decline") << sim_log();
+}
+
+// An agent started afresh under the name of one that just went (its tasks
+// died with it) re-subscribes within the agent timeout, so the daemon keeps
+// the old tasks and asks about them; the new agent, as a Mesos master would,
+// answers TASK_LOST for tasks it does not know, and the pods leave Running
+// long before the 30 s agent timeout would have made them.
+TEST_F(AgentSimTest, AnAgentStartedAfreshUnderTheSameNameReportsTheOldTasksLost) {
+  start();
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --pods 0"));
+  ASSERT_TRUE(agents_connected(1)) << daemon_->log();
+  ASSERT_NO_FATAL_FAILURE(create("old", R"({"restartPolicy":"Never","containers":[{"name":"c","image":"i"}]})"));
+  ASSERT_TRUE(pod_shows("old", "\"phase\":\"Running\"")) << pod("old") << sim_log();
+  ASSERT_TRUE(stop_sim(0));
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --pods 0"));
+  EXPECT_TRUE(pod_shows("old", "\"phase\":\"Failed\"", 10s)) << pod("old") << daemon_->log() << sim_log(1);
+  EXPECT_NE(pod("old").find("TASK_LOST"), std::string::npos) << pod("old");
 }
 
 // A pod whose nodeSelector no agent matches waits until a second simulator
