@@ -33,10 +33,15 @@ HttpResponse k8s_error(int code, std::string_view reason, std::string_view messa
 
 HttpResponse k8s_bad_request(std::string_view message, const std::vector<FieldIssue>& causes, std::string_view kind,
                              std::string_view name) {
+  return k8s_error_with_causes(400, "BadRequest", message, causes, kind, name);
+}
+
+HttpResponse k8s_error_with_causes(int code, std::string_view reason, std::string_view message,
+                                   const std::vector<FieldIssue>& causes, std::string_view kind, std::string_view name) {
   JsonWriter w;
   w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");
   w.key("metadata").begin_object().end_object().key("status").value("Failure");
-  w.key("message").value(message).key("reason").value("BadRequest");
+  w.key("message").value(message).key("reason").value(reason);
   w.key("details").begin_object();
   if (!name.empty()) w.key("name").value(name);
   if (!kind.empty()) w.key("kind").value(kind);
@@ -44,8 +49,8 @@ HttpResponse k8s_bad_request(std::string_view message, const std::vector<FieldIs
   for (const auto& c : causes) {
     w.begin_object().key("reason").value(c.reason).key("message").value(c.message).key("field").value(c.field).end_object();
   }
-  w.end_array().end_object().key("code").value(400).end_object();
-  return k8s_object(400, w.take());
+  w.end_array().end_object().key("code").value(code).end_object();
+  return k8s_object(code, w.take());
 }
 
 HttpResponse k8s_request_invalid(std::string_view message) {

@@ -28,6 +28,9 @@ struct FieldIssue {
 // 400 BadRequest with every cause (a body the typed decoder refused).
 HttpResponse k8s_bad_request(std::string_view message, const std::vector<FieldIssue>& causes, std::string_view kind,
                              std::string_view name);
+// Any failure with its causes (a server-side apply's 409 names each field and its manager).
+HttpResponse k8s_error_with_causes(int code, std::string_view reason, std::string_view message,
+                                   const std::vector<FieldIssue>& causes, std::string_view kind, std::string_view name);
 std::string k8s_status_json(int code, std::string_view reason, std::string_view message, std::string_view kind = {},
                             std::string_view name = {});
 

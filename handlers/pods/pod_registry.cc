@@ -5,6 +5,7 @@
 #include <random>
 #include <variant>
 
+#include "handlers/pods/field_manager.h"
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_protobuf.h"
 #include "handlers/pods/k8s_status.h"
@@ -114,7 +115,7 @@ void keep_server_fields(JsonValue& next, const JsonValue& old, const std::string
   JsonValue& meta = next.ensure({"metadata"});
   meta.set("name", JsonValue::string(name));
   meta.set("namespace", JsonValue::string(ns));
-  for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp"}) {
+  for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp", "managedFields"}) {
     if (const JsonValue* v = old.find({"metadata", k})) {
       meta.set(k, *v);
     } else {
@@ -145,9 +146,6 @@ std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool p
                        (protobuf_too ? std::string(", ") + std::string(kKubernetesProtobuf) : std::string()));
 }
 
-// The typed decoding of a body as `type` (see typed_decode.h), under the
-// request's fieldValidation. The refusal, or nullopt with the Warning header
-// values to answer with.
 // The request's fieldValidation, or the 400 for a value it may not have.
 std::variant<FieldValidation, HttpResponse> field_validation_of(const HttpRequest& request) {
   auto given = query_param(request.query(), "fieldValidation");
@@ -161,6 +159,9 @@ HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std
   return k8s_bad_request(decoded.message(kind, mode), decoded.causes(mode), kind, name);
 }
 
+// The typed decoding of a body as `type` (see typed_decode.h), under the
+// request's fieldValidation. The refusal, or nullopt with the Warning header
+// values to answer with.
 std::optional<HttpResponse> decode_body(const HttpRequest& request, JsonValue& body, std::string_view type,
                                         std::string_view kind, std::vector<std::string>* warnings) {
   auto mode = field_validation_of(request);
@@ -180,13 +181,14 @@ HttpResponse with_warnings(HttpResponse r, const std::vector<std::string>& warni
   return r;
 }
 
-enum class PatchType { kJson, kMerge, kStrategic };
+enum class PatchType { kJson, kMerge, kStrategic, kApply };
 
 std::optional<PatchType> patch_type(const std::string* content_type) {
   std::string type = content_type ? content_type->substr(0, content_type->find(';')) : "";
   if (type == "application/json-patch+json") return PatchType::kJson;
   if (type == "application/merge-patch+json") return PatchType::kMerge;
   if (type == "application/strategic-merge-patch+json") return PatchType::kStrategic;
+  if (type == "application/apply-patch+yaml") return PatchType::kApply;
   return std::nullopt;
 }
 
@@ -212,6 +214,33 @@ std::optional<HttpResponse> apply_patch(JsonValue& pod, const JsonValue& patch, 
     return k8s_error(400, "BadRequest", "invalid strategic merge patch: " + why);
   }
   return std::nullopt;
+}
+
+// The write's field manager (fieldManager), which an apply must name, and
+// whether it forces conflicts (force, for an apply only); or the 422 the API
+// server answers for options it refuses.
+std::variant<std::pair<std::string, bool>, HttpResponse> write_options(std::string_view query, bool apply) {
+  auto manager = query_param(query, "fieldManager");
+  auto invalid = [](std::string_view field, std::string_view what) {
+    std::string message = std::string("PatchOptions.meta.k8s.io \"\" is invalid: ") + std::string(field) + ": " + std::string(what);
+    return k8s_error_with_causes(422, "Invalid", message, {{std::string(field), "FieldValueInvalid", std::string(what)}},
+                                 "PatchOptions", "");
+  };
+  if (apply && (!manager || manager->empty())) return invalid("fieldManager", "Required value: is required for apply patch");
+  if (manager && manager->size() > 128) return invalid("fieldManager", "Too long: may not be longer than 128");
+  bool force = query_flag(query, "force");
+  if (force && !apply) return invalid("force", "Forbidden: may not be specified for non-apply patch");
+  return std::make_pair(manager ? *manager : std::string(), force);
+}
+
+// 409 naming each field another manager set, and who, as the API server does
+// (kubectl prints it and suggests --force-conflicts).
+HttpResponse apply_conflicts(const std::vector<ApplyConflict>& conflicts, const std::string& name) {
+  std::vector<FieldIssue> causes;
+  for (const auto& c : conflicts) {
+    causes.push_back({display_path(c.path), "FieldManagerConflict", "conflict with \"" + c.manager + "\" using v1"});
+  }
+  return k8s_error_with_causes(409, "Conflict", apply_conflict_message(conflicts), causes, "pods", name);
 }
 
 }  // namespace
@@ -314,6 +343,7 @@ void PodRegistry::add_routes(Router& router) {
   router.add("POST", "/api/v1/namespaces", [this](RequestContext& ctx) { create_namespace(ctx); });
   router.add("GET", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { get_namespace(ctx); });
   router.add("DELETE", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { delete_namespace(ctx); });
+  router.add("PATCH", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { apply_namespace(ctx); });
   router.add("GET", "/api/v1/nodes", [this](RequestContext& ctx) { list_nodes(ctx); });
   router.add("GET", "/api/v1/nodes/{name}", [this](RequestContext& ctx) { get_node(ctx); });
   router.add("GET", "/api/v1/events", [this](RequestContext& ctx) { list_events(ctx, ""); });
@@ -332,6 +362,8 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   std::string ns = ctx.param("ns"), error;
   if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
+  auto options = write_options(ctx.request.query(), /*apply=*/false);
+  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
   auto pod = JsonValue::parse(ctx.request.body, &error);
   if (!pod || !pod->is_object()) {
     return ctx.reply(k8s_error(400, "BadRequest", pod ? "the body must be a Pod object" : error));
@@ -352,15 +384,20 @@ void PodRegistry::create_pod(RequestContext& ctx) {
     meta.set("name", JsonValue::string(meta.str("generateName") + random_suffix()));
   }
   meta.erase("deletionTimestamp");  // a deletion is started by DELETE
-  std::string name = meta.str("name");
-  if (auto issues = validate_pod(*pod); !issues.empty()) {
-    return ctx.reply(k8s_object(422, invalid_status_json("Pod", name, issues)));
+  meta.erase("managedFields");      // the server's to keep
+  record_update(nullptr, *pod, std::get<0>(options).first, rfc3339(clock_.unix_ms()));
+  create_checked(ctx.responder, ns, std::move(*pod), std::move(warnings));
+}
+
+void PodRegistry::create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings) {
+  std::string name = pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "";
+  if (auto issues = validate_pod(pod); !issues.empty()) {
+    return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
   }
-  default_pod(*pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
+  default_pod(pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
   // The namespace is checked by the create's own txn (no read before it).
-  CreateOutcome created = create_hook_ ? create_hook_(ns, name, *pod) : nullptr;
-  store_pod(ctx.responder, ns, name, std::move(*pod), 0,
-            PodWrite{201, false, std::move(created), nullptr, std::move(warnings)});
+  CreateOutcome created = create_hook_ ? create_hook_(ns, name, pod) : nullptr;
+  store_pod(std::move(res), ns, name, std::move(pod), 0, PodWrite{201, false, std::move(created), nullptr, std::move(warnings)});
 }
 
 void PodRegistry::store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
@@ -412,6 +449,7 @@ void PodRegistry::update_pod(Responder res, const std::string& ns, const std::st
   store_.get(pod_key(ns, name), {}, [this, res, ns, name, change = std::move(change), how = std::move(how),
                                      attempts](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty() && how.on_missing) return how.on_missing();
     if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
     int64_t current = r.kvs[0].mod_revision;
     auto pod = parse_stored(r.kvs[0]);
@@ -432,6 +470,8 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
   if (refuse_unless_leader(ctx)) return;
   std::string ns = ctx.param("ns"), name = ctx.param("name"), error;
   if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
+  auto options = write_options(ctx.request.query(), /*apply=*/false);
+  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
   auto body = JsonValue::parse(ctx.request.body, &error);
   if (!body || !body->is_object()) return ctx.reply(k8s_error(400, "BadRequest", body ? "the body must be a Pod" : error));
   std::vector<std::string> warnings;
@@ -447,8 +487,8 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
   if (const JsonValue* rv = body->find({"metadata", "resourceVersion"}); rv && rv->is_string() && !rv->text().empty()) {
     want_rv = std::strtoll(rv->text().c_str(), nullptr, 10);
   }
-  PodChange change = [ns, name, want_rv, status_only, body = std::move(*body)](JsonValue& old,
-                                                                               int64_t current) -> std::optional<HttpResponse> {
+  PodChange change = [ns, name, want_rv, status_only, body = std::move(*body), manager = std::get<0>(options).first,
+                      now = rfc3339(clock_.unix_ms())](JsonValue& old, int64_t current) -> std::optional<HttpResponse> {
     if (want_rv != 0 && want_rv != current) return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
     JsonValue next;
     if (status_only) {
@@ -465,6 +505,7 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
         return k8s_object(422, invalid_status_json("Pod", name, issues));
       }
     }
+    record_update(&old, next, manager, now);
     old = std::move(next);
     return std::nullopt;
   };
@@ -479,12 +520,16 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   // merges the pod's keyed lists (containers by name, ...) element by element;
   // a JSON patch is a list of operations.
   auto type = patch_type(ctx.request.header("Content-Type"));
-  if (!type) {
+  if (!type || (*type == PatchType::kApply && status_only)) {
     return ctx.reply(k8s_error(415, "UnsupportedMediaType",
                                "the body of the request was in an unknown format - accepted media types include: "
                                "application/json-patch+json, application/merge-patch+json, "
-                               "application/strategic-merge-patch+json"));
+                               "application/strategic-merge-patch+json" +
+                                   std::string(status_only ? "" : ", application/apply-patch+yaml")));
   }
+  if (*type == PatchType::kApply) return apply_pod(ctx);
+  auto options = write_options(ctx.request.query(), /*apply=*/false);
+  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
   std::string ns = ctx.param("ns"), name = ctx.param("name"), error;
   auto patch = JsonValue::parse(ctx.request.body, &error);
   if (!patch) return ctx.reply(k8s_error(400, "BadRequest", error));
@@ -495,7 +540,8 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   auto validation = field_validation_of(ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&validation)) return ctx.reply(std::move(*refused));
   PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch),
-                      mode = std::get<FieldValidation>(validation)](
+                      mode = std::get<FieldValidation>(validation), manager = std::get<0>(options).first,
+                      now = rfc3339(clock_.unix_ms())](
                          JsonValue& pod, int64_t current) -> std::optional<HttpResponse> {
     const JsonValue stored = pod;
     if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"}); rv && rv->is_string() &&
@@ -511,9 +557,66 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     auto issues = validate_pod(pod);
     if (issues.empty() && !status_only) issues = validate_pod_update(stored, pod);
     if (!issues.empty()) return k8s_object(422, invalid_status_json("Pod", name, issues));
+    record_update(&stored, pod, manager, now);
     return std::nullopt;
   };
   update_pod(ctx.responder, ns, name, std::move(change), PodWrite{});
+}
+
+void PodRegistry::apply_pod(RequestContext& ctx) {
+  std::string ns = ctx.param("ns"), name = ctx.param("name"), error;
+  auto options = write_options(ctx.request.query(), /*apply=*/true);
+  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
+  // (Named, not bound: a lambda below captures them.)
+  const std::string manager = std::get<0>(options).first;
+  const bool force = std::get<0>(options).second;
+  // JSON is YAML, and what kubectl, client-go and controller-runtime send;
+  // uvsched has no YAML reader for the block style.
+  auto config = JsonValue::parse(ctx.request.body, &error);
+  if (!config) {
+    return ctx.reply(k8s_error(400, "BadRequest", "uvsched reads an apply configuration written as JSON "
+                                                  "(as kubectl and client-go send it), not block YAML: " + error));
+  }
+  if (!config->is_object()) return ctx.reply(k8s_error(400, "BadRequest", "an apply configuration must be an object"));
+  std::vector<std::string> warnings;
+  if (auto refused = decode_body(ctx.request, *config, "io.k8s.api.core.v1.Pod", "Pod", &warnings)) {
+    return ctx.reply(std::move(*refused));
+  }
+  if (config->str("apiVersion") != "v1" || config->str("kind") != "Pod") {
+    return ctx.reply(k8s_error(400, "BadRequest", "an apply configuration at the pods endpoint needs apiVersion \"v1\" "
+                                                  "and kind \"Pod\", not \"" + config->str("apiVersion") + "\" and \"" +
+                                                  config->str("kind") + "\""));
+  }
+  JsonValue& meta = config->ensure({"metadata"});
+  if (std::string given = meta.str("name"); given != name) {
+    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
+                                                      ") does not match the name on the URL (" + name + ")"));
+  }
+  if (std::string given = meta.str("namespace"); !given.empty() && given != ns) {
+    return ctx.reply(k8s_error(400, "BadRequest",
+                               "the namespace of the provided object does not match the namespace sent on the request"));
+  }
+  std::string now = rfc3339(clock_.unix_ms());
+  PodWrite how;
+  how.warnings = warnings;
+  // Not there yet: the apply creates it, owning all it set.
+  Responder res = ctx.responder;
+  how.on_missing = [this, res, ns, name, config = *config, manager, now, warnings]() mutable {
+    JsonValue pod = JsonValue::object();
+    pod.ensure({"metadata"}).set("name", JsonValue::string(name));
+    apply_config(pod, config, manager, /*force=*/false, now);  // nobody else's fields: no conflict
+    create_checked(res, ns, std::move(pod), std::move(warnings));
+  };
+  PodChange change = [ns, name, config = std::move(*config), manager, force, now](JsonValue& pod, int64_t) -> std::optional<HttpResponse> {
+    const JsonValue stored = pod;
+    auto conflicts = apply_config(pod, config, manager, force, now);
+    if (!conflicts.empty()) return apply_conflicts(conflicts, name);
+    auto issues = validate_pod(pod);
+    if (issues.empty()) issues = validate_pod_update(stored, pod);
+    if (!issues.empty()) return k8s_object(422, invalid_status_json("Pod", name, issues));
+    return std::nullopt;
+  };
+  update_pod(ctx.responder, ns, name, std::move(change), std::move(how));
 }
 
 void PodRegistry::delete_pod(RequestContext& ctx) {
@@ -919,6 +1022,83 @@ void PodRegistry::create_namespace(RequestContext& ctx) {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (!r.succeeded) return res.send(k8s_error(409, "AlreadyExists", "namespaces \"" + name + "\" already exists", "namespaces", name));
     res.send(with_warnings(k8s_object(201, with_rv(json, r.revision)), warnings));
+  });
+}
+
+// A namespace is created or changed here by server-side apply only (GitOps
+// tools apply their namespaces): its labels and annotations, owned as a
+// pod's fields are (field_manager.h).
+void PodRegistry::apply_namespace(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  auto type = patch_type(ctx.request.header("Content-Type"));
+  if (!type || *type != PatchType::kApply) {
+    return ctx.reply(k8s_error(415, "UnsupportedMediaType",
+                               "the body of the request was in an unknown format - accepted media types include: "
+                               "application/apply-patch+yaml (uvsched changes a namespace only by server-side apply)"));
+  }
+  auto options = write_options(ctx.request.query(), /*apply=*/true);
+  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
+  // (Named, not bound: a lambda below captures them.)
+  const std::string manager = std::get<0>(options).first;
+  const bool force = std::get<0>(options).second;
+  std::string name = ctx.param("ns"), error;
+  auto config = JsonValue::parse(ctx.request.body, &error);
+  if (!config || !config->is_object()) {
+    return ctx.reply(k8s_error(400, "BadRequest", config ? "an apply configuration must be an object"
+                                                          : "uvsched reads an apply configuration written as JSON "
+                                                            "(as kubectl and client-go send it), not block YAML: " + error));
+  }
+  std::vector<std::string> warnings;
+  if (auto refused = decode_body(ctx.request, *config, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {
+    return ctx.reply(std::move(*refused));
+  }
+  if (config->str("apiVersion") != "v1" || config->str("kind") != "Namespace") {
+    return ctx.reply(k8s_error(400, "BadRequest", "an apply configuration at the namespaces endpoint needs apiVersion "
+                                                  "\"v1\" and kind \"Namespace\""));
+  }
+  if (std::string given = config->find({"metadata", "name"}) ? config->find({"metadata", "name"})->text() : "";
+      given != name) {
+    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
+                                                      ") does not match the name on the URL (" + name + ")"));
+  }
+  if (!is_dns1123_label(name)) {
+    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
+                                                         {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
+  }
+  std::string key = std::string(kNamespacePrefix) + name, now = rfc3339(clock_.unix_ms()), uid = new_uid();
+  Responder res = ctx.responder;
+  store_.get(key, {}, [this, res, key, name, now, uid, config = std::move(*config), manager, force,
+                       warnings = std::move(warnings)](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    int64_t expect = r.kvs.empty() ? 0 : r.kvs[0].mod_revision;
+    std::string why;
+    std::optional<JsonValue> obj = r.kvs.empty() ? std::optional<JsonValue>(JsonValue::object()) : JsonValue::parse(r.kvs[0].value, &why);
+    if (!obj) return res.send(k8s_error(500, "InternalError", "stored namespace is unreadable"));
+    if (r.kvs.empty()) {
+      obj->set("kind", JsonValue::string("Namespace"));
+      obj->set("apiVersion", JsonValue::string("v1"));
+      JsonValue& meta = obj->ensure({"metadata"});
+      meta.set("name", JsonValue::string(name));
+      meta.set("uid", JsonValue::string(uid));
+      meta.set("creationTimestamp", JsonValue::string(now));
+      obj->ensure({"status"}).set("phase", JsonValue::string("Active"));
+    }
+    auto conflicts = apply_config(*obj, config, manager, force, now);
+    if (!conflicts.empty()) return res.send(apply_conflicts(conflicts, name));
+    std::string json = obj->dump();
+    TxnRequest t;
+    t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
+                          Compare::Op::kEqual, expect, {}});
+    t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+    store_.txn(std::move(t), [res, json, name, created = expect == 0, warnings = std::move(warnings)](TxnResult&& tr) mutable {
+      if (!tr.status.ok()) return res.send(store_down(tr.status));
+      if (!tr.succeeded) {
+        return res.send(k8s_error(409, "Conflict", "Operation cannot be fulfilled on namespaces \"" + name +
+                                                       "\": the object has been modified; please apply your changes to the "
+                                                       "latest version and try again", "namespaces", name));
+      }
+      res.send(with_warnings(k8s_object(created ? 201 : 200, with_rv(json, tr.revision)), warnings));
+    });
   });
 }
 

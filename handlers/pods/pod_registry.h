@@ -67,6 +67,7 @@ class PodRegistry {
   void create_namespace(RequestContext& ctx);
   void get_namespace(RequestContext& ctx);
   void delete_namespace(RequestContext& ctx);
+  void apply_namespace(RequestContext& ctx);
   void list_nodes(RequestContext& ctx);
   void get_node(RequestContext& ctx);
 
@@ -77,7 +78,12 @@ class PodRegistry {
     CreateOutcome created;       // hears whether a create was written
     std::function<void()> on_conflict;  // an update that lost its compare: retry instead of 409
     std::vector<std::string> warnings;  // Warning headers for the answer (fields the decoder dropped)
+    std::function<void()> on_missing;   // update_pod found no pod: do this instead of 404 (an apply creates)
   };
+  // Validates, defaults and creates a new pod (a POST, or an apply of a pod not there yet).
+  void create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings);
+  // Server-side apply (PATCH, application/apply-patch+yaml): see field_manager.h.
+  void apply_pod(RequestContext& ctx);
   // Stores `pod` over the revision `expect` (0: create only) and answers.
   void store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod, int64_t expect,
                  PodWrite how);

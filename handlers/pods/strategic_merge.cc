@@ -206,6 +206,12 @@ bool merge_map(JsonValue& target, const JsonValue& patch, std::string_view path,
 
 }  // namespace
 
+std::optional<std::string_view> list_merge_key(std::string_view path) {
+  const ListRule* rule = rule_for(path);
+  if (rule == nullptr) return std::nullopt;
+  return rule->key;
+}
+
 bool strategic_merge(JsonValue& target, const JsonValue& patch, std::string_view path, std::string* error) {
   if (!patch.is_object()) {
     *error = "a strategic merge patch must be an object";

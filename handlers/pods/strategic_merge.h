@@ -11,6 +11,7 @@
 // "$retainKeys".
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,10 @@ namespace uvsched {
 // patch is malformed (an unknown directive, a keyed list element without its
 // key); `target` may then be partly merged and must be dropped.
 bool strategic_merge(JsonValue& target, const JsonValue& patch, std::string_view path, std::string* error);
+
+// How the pod's list at `path` ("spec.containers.ports") merges: by the
+// field returned, as a set of scalars when it is "", or (nullopt) whole.
+// Server-side apply keys its lists by the same rules.
+std::optional<std::string_view> list_merge_key(std::string_view path);
 
 }  // namespace uvsched

@@ -4,13 +4,16 @@
 // merge patch and as a JSON patch of a pod, and the update check between the
 // pod and its patched self; the typed decoder as a pod and as a namespace
 // (what it keeps decodes again without a type error), and the bytes as a
-// protobuf Namespace. Errors, never crashes.
+// protobuf Namespace; the input as a server-side apply configuration over a
+// pod (forced or not, and again) and as managedFields' FieldsV1. Errors,
+// never crashes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "handlers/json_body.h"
 #include "handlers/json_value.h"
+#include "handlers/pods/field_manager.h"
 #include "handlers/ml/kubeml_types.h"
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_protobuf.h"
@@ -64,6 +67,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (uvsched::strategic_merge(merged, *pod, "", &error)) uvsched::validate_pod_update(kPod, merged);
     uvsched::JsonValue status = *kPod.get("status");
     uvsched::strategic_merge(status, *pod, "status", &error);
+    for (bool force : {false, true}) {
+      uvsched::JsonValue live = kPod;
+      uvsched::apply_config(live, kPod, "a", false, "t");
+      if (uvsched::apply_config(live, *pod, "b", force, "t").empty()) {
+        uvsched::managed_entries(live);
+        uvsched::record_update(&kPod, live, "c", "t");
+        if (!uvsched::JsonValue::parse(live.dump(), &error)) __builtin_trap();
+      }
+    }
+    if (auto fields = uvsched::FieldSet::from_v1(*pod)) {
+      for (const auto& p : fields->paths()) {
+        uvsched::value_at(kPod, p);
+        uvsched::display_path(p);
+      }
+      if (uvsched::FieldSet::from_v1(fields->to_v1())->paths() != fields->paths()) __builtin_trap();
+    }
     uvsched::JsonValue patched = kPod;
     if (uvsched::apply_json_patch(patched, *pod, &error)) uvsched::validate_pod_update(kPod, patched);
   }

@@ -122,7 +122,7 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
       {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})", "", 422, "Invalid"},
       {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":"lots"}}}]}})", "", 422, "Invalid"},
       {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x","namespace":"other"},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 400, "BadRequest"},
-      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{}})", "application/apply-patch+yaml", 415, "UnsupportedMediaType"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{}})", "application/apply-patch+cbor", 415, "UnsupportedMediaType"},
       {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"op":"add"})", "application/json-patch+json", 400, "BadRequest"},
       {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"add"}])", "application/json-patch+json", 422, "Invalid"},
       {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"remove","path":"/metadata/nope"}])", "application/json-patch+json", 422, "Invalid"},
@@ -458,6 +458,103 @@ TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
   out = kubectl(R"(patch pod app --type json -p '[{"op":"remove","path":"/spec/containers/5"}]')", &code);
   EXPECT_NE(code, 0);
   EXPECT_NE(out.find("does not exist"), std::string::npos) << out;
+}
+
+// kubectl apply --server-side, as GitOps tools use it: it creates, applies
+// again without a change, is refused (409, naming the field and its manager)
+// when another manager set that field otherwise, takes the field with
+// --force-conflicts, and takes back a label it no longer applies. A pod made
+// by `kubectl run` belongs to kubectl-run, so applying another image over it
+// conflicts too. Namespaces are applied the same way.
+TEST_F(PodRegistryTest, KubectlServerSideApplyOwnsFieldsAndConflicts) {
+  std::string manifest = daemon_->data_dir() + "/ssa.yaml";
+  auto write = [&](const std::string& image, const std::string& labels) {
+    std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: ssa\n  labels: {" << labels
+                            << "}\nspec:\n  containers:\n  - name: c\n    image: " << image << "\n";
+  };
+  auto pod = [&] { return req("GET", "/api/v1/namespaces/default/pods/ssa")->body; };
+  int code = 0;
+  write("nginx:1", "app: web, tier: one");
+  std::string out = kubectl("apply --server-side -f " + manifest, &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("pod/ssa serverside-applied"), std::string::npos) << out;
+  std::string rv = field(pod(), {"metadata", "resourceVersion"});
+  out = kubectl("apply --server-side -f " + manifest, &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("pod/ssa serverside-applied"), std::string::npos) << out;
+  EXPECT_EQ(field(pod(), {"spec", "containers"}), R"([{"image":"nginx:1","name":"c"}])");
+  std::string managed = field(pod(), {"metadata", "managedFields"});
+  EXPECT_NE(managed.find(R"("manager":"kubectl","operation":"Apply")"), std::string::npos) << managed;
+  EXPECT_NE(managed.find(R"("k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{}})"), std::string::npos) << managed;
+
+  write("nginx:2", "app: web");  // the same app label: shared, no conflict
+  out = kubectl("apply --server-side --field-manager=ci -f " + manifest, &code);
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(out.find(R"(Apply failed with 1 conflict: conflict with "kubectl" using v1: .spec.containers[name="c"].image)"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("--force-conflicts"), std::string::npos) << out;  // kubectl's own advice: it read a 409 Conflict
+  EXPECT_EQ(field(pod(), {"spec", "containers"}), R"([{"image":"nginx:1","name":"c"}])");
+  out = kubectl("apply --server-side --field-manager=ci --force-conflicts -f " + manifest, &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(field(pod(), {"spec", "containers"}), R"([{"image":"nginx:2","name":"c"}])");
+  // kubectl's own manifest again: the image is ci's now.
+  write("nginx:1", "app: web");
+  out = kubectl("apply --server-side -f " + manifest, &code);
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(out.find(R"(conflict with "ci")"), std::string::npos) << out;
+  // Without the image, kubectl's apply goes through and takes back its tier
+  // label (which ci does not set; app, which both set, would stay).
+  std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: ssa\n  labels: {app: web}\n"
+                             "spec:\n  containers:\n  - name: c\n";
+  out = kubectl("apply --server-side -f " + manifest, &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(field(pod(), {"metadata", "labels"}), R"({"app":"web"})");
+  EXPECT_EQ(field(pod(), {"spec", "containers"}), R"([{"image":"nginx:2","name":"c"}])");
+
+  ASSERT_EQ((kubectl("run ran --image=busybox --restart=Never", &code), code), 0);
+  EXPECT_NE(field(req("GET", "/api/v1/namespaces/default/pods/ran")->body, {"metadata", "managedFields"}).find(R"("manager":"kubectl-run","operation":"Update")"),
+            std::string::npos);
+  std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata: {name: ran}\nspec:\n  containers: [{name: ran, image: busybox:2}]\n";
+  out = kubectl("apply --server-side -f " + manifest, &code);
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(out.find(R"(conflict with "kubectl-run" using v1: .spec.containers[name="ran"].image)"), std::string::npos) << out;
+
+  std::ofstream(manifest) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: gitops, labels: {team: a}}\n";
+  for (int i = 0; i < 2; ++i) {
+    out = kubectl("apply --server-side -f " + manifest, &code);
+    ASSERT_EQ(code, 0) << out;
+    EXPECT_NE(out.find("namespace/gitops serverside-applied"), std::string::npos) << out;
+  }
+  EXPECT_EQ(field(req("GET", "/api/v1/namespaces/gitops")->body, {"metadata", "labels"}), R"({"team":"a"})");
+  ASSERT_EQ((kubectl("run inside -n gitops --image=busybox", &code), code), 0);
+}
+
+// The apply options the API server refuses, and what uvsched cannot read.
+TEST_F(PodRegistryTest, ServerSideApplyRefusesWhatTheApiServerRefuses) {
+  const std::string apply = "Content-Type: application/apply-patch+yaml\r\n";
+  const std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+  auto r = req("PATCH", "/api/v1/namespaces/default/pods/a", body, apply);
+  EXPECT_EQ(r->status, 422) << r->body;
+  EXPECT_NE(r->body.find("fieldManager: Required value: is required for apply patch"), std::string::npos) << r->body;
+  r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m", "apiVersion: v1\nkind: Pod\n", apply);
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_NE(r->body.find("not block YAML"), std::string::npos) << r->body;
+  r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m", R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"}})", apply);
+  EXPECT_EQ(r->status, 400) << r->body;
+  r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m", R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"nodeName":{}}})", apply);
+  EXPECT_EQ(r->status, 400) << r->body;  // typed decoding, as for any body
+  EXPECT_NE(r->body.find("PodSpec.spec.nodeName of type string"), std::string::npos) << r->body;
+  r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m", body, apply);
+  ASSERT_EQ(r->status, 201) << r->body;
+  r = req("PATCH", "/api/v1/namespaces/default/pods/a?force=true", R"({"metadata":{"labels":{"x":"y"}}})",
+          "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(r->status, 422) << r->body;
+  EXPECT_NE(r->body.find("force: Forbidden: may not be specified for non-apply patch"), std::string::npos) << r->body;
+  r = req("PATCH", "/api/v1/namespaces/default/pods/a/status?fieldManager=m", body, apply);
+  EXPECT_EQ(r->status, 415) << r->body;
+  r = req("PATCH", "/api/v1/namespaces/default", R"({"metadata":{"labels":{"x":"y"}}})", "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(r->status, 415) << r->body;
+  EXPECT_NE(r->body.find("application/apply-patch+yaml"), std::string::npos) << r->body;
 }
 
 TEST_F(PodRegistryTest, FinalizersHoldADeletedPodUntilTheLastIsRemoved) {
