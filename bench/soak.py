@@ -345,6 +345,8 @@ def main():
             peak[1], peak[2] = max(peak[1], use[0]), max(peak[2], use[1])
         checks = now - daemon.started > 20
         pods = []
+        with clients.lock:
+            live_before = set(clients.live)  # acknowledged before the list was asked for
         if checks:
             try:
                 status, body = clients.call("GET", "/api/v1/namespaces/soak/pods", timeout=20)
@@ -353,8 +355,8 @@ def main():
                 pods, checks = [], False
         if checks and pods:
             names = {p["metadata"]["name"] for p in pods}
-            with clients.lock:
-                lost = [n for n in clients.live if n not in names]
+            with clients.lock:  # and not deleted since
+                lost = [n for n in live_before & clients.live if n not in names]
             for n in lost:
                 print("LOST %s" % n, flush=True)
             broken["lost"] += len(lost)

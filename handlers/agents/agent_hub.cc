@@ -111,6 +111,17 @@ bool AgentHub::send(const std::string& hostname, const std::string& json_line) {
   return it->second->stream.write({json_line, "\n"});
 }
 
+void AgentHub::expect(const std::string& hostname) {
+  auto& slot = agents_[hostname];
+  if (slot) return;
+  slot = std::make_unique<Agent>();
+  slot->hostname = hostname;
+  slot->subscribed_unix_ms = clock_.unix_ms();
+  slot->lost_timer = clock_.new_timer();
+  slot->lost_timer->start(settings_.agent_timeout_ms, [this, hostname] { lose(hostname); });
+  log_info("agent_expected").kv("agent", hostname).kv("timeout_ms", settings_.agent_timeout_ms);
+}
+
 void AgentHub::subscribe(RequestContext& ctx) {
   std::string host = ctx.param("host");
   simdjson::dom::object body;
@@ -127,8 +138,8 @@ void AgentHub::subscribe(RequestContext& ctx) {
   if (!slot) {
     slot = std::make_unique<Agent>();
     slot->hostname = host;
-    slot->agent_id = host + "-" + std::to_string(clock_.unix_ms());
   }
+  if (slot->agent_id.empty()) slot->agent_id = host + "-" + std::to_string(clock_.unix_ms());  // (an expected one has none yet)
   Agent& a = *slot;
   if (a.connected) a.stream.end();  // a second subscribe replaces the first stream
   a.lost_timer.reset();

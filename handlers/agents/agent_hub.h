@@ -90,6 +90,11 @@ class AgentHub {
   void set_events(AgentEvents* events) { events_ = events; }
   void add_routes(Router& router);
 
+  // An agent the store says runs tasks but that has not subscribed to this
+  // daemon (it took over, or started again): as a Mesos master after a
+  // failover gives agents a time to re-register, it has --agent-timeout to
+  // subscribe (and keep its tasks), or it is lost and so are its tasks.
+  void expect(const std::string& hostname);
   // Sends one event line to the agent; false when it is not connected.
   bool send(const std::string& agent, const std::string& json_line);
   const Agent* agent(const std::string& hostname) const;

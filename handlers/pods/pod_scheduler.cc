@@ -180,6 +180,12 @@ void PodScheduler::load() {
     for (const auto& [host, a] : hub_.agents()) {
       if (a->connected) to_reconcile_.insert(host);
     }
+    // The others with tasks have the agent timeout to come back.
+    std::set<std::string> hosts;
+    for (const auto& [key, t] : tasks_) hosts.insert(tasks_.agent_of(t));
+    for (const auto& host : hosts) {
+      if (!host.empty()) hub_.expect(host);
+    }
     if (!to_reconcile_.empty()) reconcile_pass_.schedule();
     watch_ = store_.watch(PodRegistry::kPodPrefix, r.revision + 1,
                           [this](const StoreStatus& st, const std::vector<WatchEvent>& events) {

@@ -213,6 +213,24 @@ TEST_F(AgentSimTest, AnAgentStartedAfreshUnderTheSameNameReportsTheOldTasksLost)
   EXPECT_NE(pod("old").find("TASK_LOST"), std::string::npos) << pod("old");
 }
 
+// A daemon that starts with tasks on an agent that never comes back (it went
+// while no daemon ran) holds the agent lost after --agent-timeout, as a Mesos
+// master does agents that do not re-register after a failover: its pods do
+// not stay Running on no agent. (Found by the soak.)
+TEST_F(AgentSimTest, AnAgentThatDoesNotComeBackAfterARestartIsLost) {
+  start({"--agent-timeout", "3"});
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --pods 0"));
+  ASSERT_TRUE(agents_connected(1)) << daemon_->log();
+  ASSERT_NO_FATAL_FAILURE(create("stranded", R"({"restartPolicy":"Never","containers":[{"name":"c","image":"i"}]})"));
+  ASSERT_TRUE(pod_shows("stranded", "\"phase\":\"Running\"")) << pod("stranded") << sim_log();
+  ASSERT_TRUE(stop_sim(0));
+  ASSERT_EQ(daemon_->stop(SIGKILL), 128 + SIGKILL);  // at once: its own agent timeout must not end first
+  ASSERT_TRUE(daemon_->start()) << daemon_->log();
+  EXPECT_TRUE(daemon_->wait_for_log("event=agent_expected agent=sim-0")) << daemon_->log();
+  EXPECT_TRUE(pod_shows("stranded", "\"phase\":\"Failed\"", 10s)) << pod("stranded") << daemon_->log();
+  EXPECT_TRUE(daemon_->wait_for_log("event=agent_lost agent=sim-0")) << daemon_->log();
+}
+
 // A pod whose nodeSelector no agent matches waits until a second simulator
 // brings agents, under their own names, that carry the label.
 TEST_F(AgentSimTest, ASecondSimulatorAddsLabelledAgents) {

@@ -79,6 +79,11 @@ bool DaemonProcess::start(std::chrono::milliseconds deadline) {
     args.push_back("embedded:" + data_.path() + "/data");
   }
   args.insert(args.end(), args_.begin(), args_.end());
+  size_t from = 0;  // a start after a stop: the port is in this run's lines, not the last's
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    from = log_.size();
+  }
   pid_ = spawn_capturing_stderr(std::move(args), &stderr_fd_);
   if (pid_ < 0) return false;
   reader_ = std::thread([this] { drain(); });
@@ -88,7 +93,7 @@ bool DaemonProcess::start(std::chrono::milliseconds deadline) {
   while (std::chrono::steady_clock::now() < until) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      size_t at = log_.find(marker);
+      size_t at = log_.find(marker, from);
       if (at != std::string::npos) {
         port_ = static_cast<uint16_t>(std::atoi(log_.c_str() + at + marker.size()));
         return port_ != 0;
@@ -124,6 +129,8 @@ int DaemonProcess::stop(int sig, std::chrono::milliseconds deadline) {
   }
   pid_ = -1;
   if (reader_.joinable()) reader_.join();
+  if (stderr_fd_ >= 0) ::close(stderr_fd_);
+  stderr_fd_ = -1;
   return code;
 }
 
