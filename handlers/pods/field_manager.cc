@@ -386,7 +386,9 @@ void record_update(const JsonValue* old, JsonValue& next, const std::string& man
   auto entries = managed_entries(next);
   if (manager.empty() && entries.empty()) return;  // nobody's fields to follow: the common, cheap case
   FieldSet changed;
-  if (!manager.empty()) {
+  if (!manager.empty() && old == nullptr) {
+    changed = FieldSet::of_pod(next);  // a create: all it sets is new (and no path need be looked up)
+  } else if (!manager.empty()) {
     const FieldSet now_set = FieldSet::of_pod(next);
     for (const auto& p : now_set.paths()) {
       const JsonValue* was = old ? value_at(*old, p) : nullptr;

@@ -11,6 +11,7 @@
 
 #include "tests/support/daemon_fixture.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/sanitized.h"
 #include "tests/support/store_fixture.h"
 #include "tests/support/test_certs.h"
 
@@ -152,7 +153,8 @@ TEST_F(AuthTest, DuplicateAuthorizationHeadersAreRefused) {
 
 // One client's flood is answered 429 on its requests' heads while the
 // others go on: the admin floods from 4 connections, the reader and an agent
-// are not held up, and their slowest answer stays well under the flood.
+// are not held up, and the p99 of their requests stays under 50 ms (the
+// issue's bound; looser under ASan).
 TEST_F(AuthTest, AFloodingClientIsLimitedAndTheOthersAreNot) {
   ASSERT_EQ(daemon_->stop(SIGTERM), 0);
   start({"--token-file", tokens_, "--rate-limit", "50", "--rate-burst", "50"});
@@ -181,20 +183,28 @@ TEST_F(AuthTest, AFloodingClientIsLimitedAndTheOthersAreNot) {
   }
   std::vector<double> ms;
   int reader_ok = 0, agent_ok = 0;
-  for (int i = 0; i < 40; ++i) {  // 40 in 2 s: under the reader's and agent's 50 a second
+  auto timed = [&ms](auto request) {
     auto t0 = std::chrono::steady_clock::now();
-    reader_ok += status("GET", "/api/v1/pods", kReader) == 200;
-    agent_ok += status("POST", "/v1/agents/edge-1/status", kAgent, R"({"statuses":[]})") == 200;
+    bool ok = request();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    std::this_thread::sleep_for(50ms);  // pacing the other clients, not waiting for an event
+    return ok;
+  };
+  for (int i = 0; i < 120; ++i) {  // 120 each in 3 s: under the reader's and agent's 50 a second
+    reader_ok += timed([&] { return status("GET", "/api/v1/pods", kReader) == 200; });
+    agent_ok += timed([&] { return status("POST", "/v1/agents/edge-1/status", kAgent, R"({"statuses":[]})") == 200; });
+    std::this_thread::sleep_for(25ms);  // pacing the other clients, not waiting for an event
   }
   stop = true;
   for (auto& t : flood) t.join();
-  EXPECT_EQ(reader_ok, 40);
-  EXPECT_EQ(agent_ok, 40);
+  EXPECT_EQ(reader_ok, 120);
+  EXPECT_EQ(agent_ok, 120);
   EXPECT_GT(limited.load(), 0);
   std::sort(ms.begin(), ms.end());
-  EXPECT_LT(ms.back(), 250.0) << "the slowest of the others' requests";
+  double p99 = ms[ms.size() * 99 / 100];
+  EXPECT_LT(p99, kSanitized ? 250.0 : 50.0) << "p99 of the others' requests; median " << ms[ms.size() / 2]
+                                             << " ms, slowest " << ms.back() << " ms";
+  std::printf("others' p99 %.1f ms (median %.1f, slowest %.1f) beside a flood limited %d times\n", p99,
+              ms[ms.size() / 2], ms.back(), limited.load());
   EXPECT_EQ(status("GET", "/health", ""), 200);  // never limited
   auto metrics = http_request(port(), "GET", "/metrics", "", bearer(kReader));
   ASSERT_TRUE(metrics);

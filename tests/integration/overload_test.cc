@@ -13,26 +13,13 @@
 #include "handlers/json_value.h"
 #include "tests/support/daemon_fixture.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/sanitized.h"
 
 namespace uvsched::test {
 namespace {
 
 constexpr int kPods = 10'000;
 
-// Under AddressSanitizer freed memory waits in a quarantine (256 MiB) and the
-// loop runs about three times slower: there the bounds only check that
-// nothing grows without bound; the plain and release builds check the goals.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
 constexpr long kMaxGrowthKib = (kSanitized ? 1024 : 100) * 1024;
 constexpr long kMaxWatchGrowthKib = (kSanitized ? 1024 : 150) * 1024;
 constexpr long kMaxHealthMs = kSanitized ? 3000 : 1000;  // it was 9-10 s; measured now: tens of ms
