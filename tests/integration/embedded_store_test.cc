@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -187,6 +190,80 @@ TEST_F(EmbeddedStoreTest, SnapshotsCompactTheLogAndRecoverTheSameState) {
     EXPECT_EQ(after[i].mod_revision, before[i].mod_revision);
     EXPECT_EQ(after[i].version, before[i].version);
   }
+}
+
+// A snapshot that cannot be written (the disk filled up under it) is held
+// and tried again, as a log append is: the writes it carries are not lost,
+// reads go on, later writes are refused with the reason, and once space is
+// freed the snapshot lands and writes go on, without a reopen. Needs root to
+// mount a small tmpfs (CI runs as root); skipped otherwise.
+TEST_F(EmbeddedStoreTest, ASnapshotOnAFullDiskIsRetriedAndLosesNothing) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
+  TempDir mnt;
+  if (::mount("tmpfs", mnt.path().c_str(), "tmpfs", 0, "size=1m") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{mnt.path()};
+  dir_ = mnt.path() + "/data";
+  EmbeddedStore::Options o;
+  o.compact_bytes = 256 * 1024;
+  store_ = open(o);
+  const std::string value(4096, 'v');
+  std::map<std::string, std::string> acknowledged;
+  for (int i = 0; i < 40; ++i) {  // a state of 160 KB: what a snapshot must write
+    std::string k = "/s/" + std::to_string(i);
+    ASSERT_TRUE(put(k, value).status.ok());
+    acknowledged[k] = value;
+  }
+  // Leave 120 KB: the log appends up to the compaction fit, the snapshot does not.
+  struct statvfs fs {};
+  ASSERT_EQ(::statvfs(mnt.path().c_str(), &fs), 0);
+  size_t free_bytes = static_cast<size_t>(fs.f_bavail) * fs.f_frsize;
+  ASSERT_GT(free_bytes, 120u * 1024);
+  std::string filler = mnt.path() + "/filler";
+  std::ofstream(filler) << std::string(free_bytes - 120 * 1024, 'f');
+  std::string refusal;
+  for (int i = 0; i < 200 && refusal.empty(); ++i) {
+    std::string k = "/s/" + std::to_string(i % 40), v = std::string(4096, static_cast<char>('a' + i % 26));
+    std::optional<WriteResult> out;
+    store_->put(k, v, 0, [&](WriteResult&& r) { out = std::move(r); });
+    // A write riding on the held snapshot is answered only once it lands:
+    // not answered within a second is not refused either.
+    run_until(&loop_, [&] { return out.has_value(); }, 1000);
+    if (!out) continue;
+    if (out->status.ok()) {
+      acknowledged[k] = v;
+    } else {
+      refusal = out->status.message;
+    }
+  }
+  ASSERT_NE(refusal.find("No space left on device"), std::string::npos) << refusal;
+  EXPECT_EQ(store_->epoch(), 0) << "the snapshot was not the write that failed";
+  auto during = list("/s/");
+  ASSERT_EQ(during.size(), 40u);  // reads go on
+  ASSERT_EQ(::unlink(filler.c_str()), 0);
+  // Writes are refused until the held snapshot's retry (every second) lands.
+  bool written = false;
+  std::string last;
+  for (int attempt = 0; attempt < 50 && !written; ++attempt) {
+    std::optional<WriteResult> r;
+    store_->put("/s/after", "a", 0, [&](WriteResult&& w) { r = std::move(w); });
+    ASSERT_TRUE(run_until(&loop_, [&] { return r.has_value(); }, 5000));
+    written = r->status.ok();
+    last = r->status.message;
+    if (!written) run_until(&loop_, [] { return false; }, 200);  // the loop runs (the retry's timer) while we pace
+  }
+  ASSERT_TRUE(written) << last;
+  acknowledged["/s/after"] = "a";
+  EXPECT_GT(store_->epoch(), 0);  // the snapshot landed
+  // Every acknowledged write, and the ones the held snapshot carried, after a reopen.
+  close();
+  store_ = open(o);
+  auto now = list("/s/");
+  std::map<std::string, std::string> got;
+  for (const auto& kv : now) got[kv.key] = kv.value;
+  for (const auto& [k, v] : acknowledged) EXPECT_EQ(got[k], v) << k;
 }
 
 TEST_F(EmbeddedStoreTest, ASecondProcessCannotOpenTheSameDirectory) {
