@@ -440,7 +440,9 @@ void PodRegistry::store_pod(Responder res, const std::string& ns, const std::str
       return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
     }
     if (how.answer_status) return res.send(k8s_object(how.ok_status, k8s_status_json(how.ok_status, "", "")));
-    res.send(with_warnings(k8s_object(how.ok_status, with_rv(json, revision)), how.warnings));
+    HttpResponse ok = with_warnings(k8s_object(how.ok_status, with_rv(json, revision)), how.warnings);
+    if (how.change_warnings) ok = with_warnings(std::move(ok), *how.change_warnings);
+    res.send(std::move(ok));
   });
 }
 
@@ -539,9 +541,10 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   if (*type != PatchType::kJson && !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", "a patch must be an object"));
   auto validation = field_validation_of(ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&validation)) return ctx.reply(std::move(*refused));
+  auto warnings = std::make_shared<std::vector<std::string>>();
   PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch),
                       mode = std::get<FieldValidation>(validation), manager = std::get<0>(options).first,
-                      now = rfc3339(clock_.unix_ms())](
+                      now = rfc3339(clock_.unix_ms()), warnings](
                          JsonValue& pod, int64_t current) -> std::optional<HttpResponse> {
     const JsonValue stored = pod;
     if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"}); rv && rv->is_string() &&
@@ -553,6 +556,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     // field a wrong type, nor (Strict) add one the type does not have.
     TypedDecode decoded = decode_typed(pod, *schema_type("io.k8s.api.core.v1.Pod"));
     if (decoded.refused(mode)) return typed_refusal(decoded, mode, "Pod", name);
+    if (mode == FieldValidation::kWarn) *warnings = decoded.warnings();  // (a retry's decoding replaces them)
     keep_server_fields(pod, stored, ns, name);
     auto issues = validate_pod(pod);
     if (issues.empty() && !status_only) issues = validate_pod_update(stored, pod);
@@ -560,7 +564,9 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     record_update(&stored, pod, manager, now);
     return std::nullopt;
   };
-  update_pod(ctx.responder, ns, name, std::move(change), PodWrite{});
+  PodWrite how;
+  how.change_warnings = warnings;  // known only once the patch is applied to the pod read
+  update_pod(ctx.responder, ns, name, std::move(change), std::move(how));
 }
 
 void PodRegistry::apply_pod(RequestContext& ctx) {

@@ -79,6 +79,7 @@ class PodRegistry {
     std::function<void()> on_conflict;  // an update that lost its compare: retry instead of 409
     std::vector<std::string> warnings;  // Warning headers for the answer (fields the decoder dropped)
     std::function<void()> on_missing;   // update_pod found no pod: do this instead of 404 (an apply creates)
+    std::shared_ptr<const std::vector<std::string>> change_warnings;  // more, filled by the change (a patch's dropped fields)
   };
   // Validates, defaults and creates a new pod (a POST, or an apply of a pod not there yet).
   void create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings);

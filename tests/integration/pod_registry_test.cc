@@ -191,6 +191,17 @@ TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidatio
   // A patch cannot give a field a wrong type either.
   auto patched = req("PATCH", pods + "/extra", R"({"spec":{"nodeName":{}}})", "Content-Type: application/merge-patch+json\r\n");
   EXPECT_EQ(patched->status, 400) << patched->body;
+  // And a field a patch adds that the type lacks is dropped with a Warning (Warn), or refused (Strict).
+  auto patch_warned = req("PATCH", pods + "/extra", R"({"metadata":{"labels":{"a":"b"}},"spec":{"bogus3":1}})",
+                          "Content-Type: application/merge-patch+json\r\n");
+  ASSERT_EQ(patch_warned->status, 200) << patch_warned->body;
+  EXPECT_NE(patch_warned->header("Warning").find("unknown field \\\"spec.bogus3\\\""), std::string::npos)
+      << patch_warned->header("Warning");
+  EXPECT_EQ(patch_warned->body.find("bogus3"), std::string::npos) << patch_warned->body;
+  EXPECT_NE(patch_warned->body.find(R"("a":"b")"), std::string::npos) << patch_warned->body;
+  auto patch_strict = req("PATCH", pods + "/extra?fieldValidation=Strict", R"({"spec":{"bogus3":1}})",
+                          "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(patch_strict->status, 400) << patch_strict->body;
   // A body in a media type uvsched does not decode: 415, with what it takes.
   auto yaml = req("POST", pods, "metadata: {name: y}", "Content-Type: application/yaml\r\n");
   EXPECT_EQ(yaml->status, 415);
