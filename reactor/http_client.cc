@@ -1,5 +1,7 @@
 #include "reactor/http_client.h"
 
+#include <cassert>
+
 #include <llhttp.h>
 
 #include <algorithm>
@@ -387,7 +389,9 @@ class HttpClient::Connection {
 HttpClient::HttpClient(uv_loop_t* loop, Clock& clock, ClientOptions options)
     : loop_(loop), clock_(clock), options_(options), defer_timer_(clock.new_timer()) {}
 
-HttpClient::~HttpClient() = default;
+// Its connections own libuv handles that call back into it: close() must have
+// finished (or none been opened) before it goes.
+HttpClient::~HttpClient() { assert(open_connections() == 0 && "HttpClient destroyed before close() finished"); }
 
 void HttpClient::use_tls(const TlsContext* tls) { tls_ = tls; }
 

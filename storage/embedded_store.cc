@@ -1,5 +1,7 @@
 #include "storage/embedded_store.h"
 
+#include <cassert>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -103,6 +105,8 @@ std::unique_ptr<EmbeddedStore> EmbeddedStore::open(uv_loop_t* loop, Clock& clock
 }
 
 EmbeddedStore::~EmbeddedStore() {
+  // A write or packing job on the thread pool would finish into freed memory.
+  assert(!inflight_ && !packing_ && "EmbeddedStore destroyed before close() finished");
   if (log_fd_ >= 0) ::close(log_fd_);
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }

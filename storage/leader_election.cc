@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reactor/log.h"
+#include "storage/unwaited.h"
 
 namespace uvsched {
 
@@ -111,7 +112,7 @@ void LeaderElection::take_key(uint64_t granted_at) {
     }
     // Another daemon made it first (or the store failed): our lease is not needed.
     if (r.status.ok() && !r.ranges.empty() && r.ranges[0].kvs.size() == 1) seen_leader_ = r.ranges[0].kvs[0].value;
-    if (lease_ != 0) store_.lease_revoke(lease_, [](LeaseResult&&) {});
+    if (lease_ != 0) store_.lease_revoke(lease_, unwaited<LeaseResult>("leader_lease_revoke", std::to_string(lease_)));
     lease_ = 0;
     retry();
   });

@@ -8,6 +8,7 @@
 #include "handlers/ml/prom_text.h"
 #include "policy/fair_share.h"
 #include "reactor/log.h"
+#include "storage/unwaited.h"
 
 namespace uvsched {
 namespace {
@@ -240,7 +241,7 @@ void MlScheduler::delete_records(const std::string& id) {
     if (!flush_timer_->active()) flush_timer_->start(1000, [this] { flush_dirty(); });
     return;
   }
-  store_.del(kRequestPrefix + id, false, [](WriteResult&&) {});  // same commit as the one below
+  store_.del(kRequestPrefix + id, false, unwaited<WriteResult>("ml_request_delete", kRequestPrefix + id));  // same commit as the one below
   store_.del(kJobPrefix + id, false, [this, id](WriteResult&& r) {
     if (r.status.ok()) return;
     log_warn("ml_job_delete_failed").kv("job", id).kv("error", r.status.message);
@@ -524,7 +525,7 @@ void MlScheduler::persist(const Job& job, std::function<void(const StoreStatus&)
     // Same loop turn, so the same commit as the state record acknowledged below.
     JsonWriter w;
     write_train_request(w, job.request);
-    store_.put(kRequestPrefix + job.id, w.take(), 0, [](WriteResult&&) {});
+    store_.put(kRequestPrefix + job.id, w.take(), 0, unwaited<WriteResult>("ml_request_put", kRequestPrefix + job.id));
   }
   store_.put(kJobPrefix + job.id, encode(job), 0, [done = std::move(done)](WriteResult&& r) { done(r.status); });
 }

@@ -19,6 +19,7 @@
 #include "reactor/sliced_response.h"
 #include "reactor/url.h"
 #include "storage/base64.h"
+#include "storage/unwaited.h"
 
 namespace uvsched {
 namespace {
@@ -303,7 +304,7 @@ void PodRegistry::start() {
     std::string key = std::string(kNamespacePrefix) + ns;
     t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
     t.success.push_back({TxnOp::Type::kPut, key, obj.dump(), 0, false});
-    store_.txn(std::move(t), [](TxnResult&&) {});
+    store_.txn(std::move(t), unwaited<TxnResult>("namespace_create", key));
   }
 }
 
@@ -1127,7 +1128,7 @@ void PodRegistry::delete_namespace(RequestContext& ctx) {
   std::string name = ctx.param("ns");
   Responder res = ctx.responder;
   // Its pods go first (one revision), then the namespace itself.
-  store_.del(std::string(kPodPrefix) + name + "/", true, [](WriteResult&&) {});
+  store_.del(std::string(kPodPrefix) + name + "/", true, unwaited<WriteResult>("namespace_pods_delete", std::string(kPodPrefix) + name + "/"));
   store_.del(kNamespacePrefix + name, false, [res, name](WriteResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (r.prev_kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));

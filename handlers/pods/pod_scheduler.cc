@@ -11,6 +11,7 @@
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/secure_random.h"
+#include "storage/unwaited.h"
 
 namespace uvsched {
 namespace {
@@ -700,7 +701,8 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       return;
     case TaskAction::kRemoveDeleted:
       tasks_.erase_pod(pod);
-      delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), /*hold=*/false, [](PodDeletion&&) {});  // kept if finalizers hold it
+      delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), /*hold=*/false,
+                        unwaited<PodDeletion>("pod_delete", key));  // kept if finalizers hold it
       return;
     case TaskAction::kRemoveFailed:
       tasks_.erase_pod(pod);
@@ -849,7 +851,7 @@ void PodScheduler::refresh_framework() {
         return register_framework();  // the same id again, under a new lease
       }
       // Alive now: the time a successor judges the failover timeout by.
-      store_.put(kFrameworkKey, framework_record(), framework_lease_, [](WriteResult&&) {});
+      store_.put(kFrameworkKey, framework_record(), framework_lease_, unwaited<WriteResult>("framework_refresh", kFrameworkKey));
       refresh_framework();
     });
   });

@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -223,20 +225,22 @@ TEST_F(EmbeddedStoreTest, ASnapshotOnAFullDiskIsRetriedAndLosesNothing) {
   ASSERT_GT(free_bytes, 120u * 1024);
   std::string filler = mnt.path() + "/filler";
   std::ofstream(filler) << std::string(free_bytes - 120 * 1024, 'f');
+  // Each write's answer outlives the loop that sent it: one riding on the
+  // held snapshot is answered only once it lands, maybe long after.
+  struct Sent {
+    std::string key, value;
+    std::shared_ptr<std::optional<WriteResult>> result;
+  };
+  std::vector<Sent> sent;
   std::string refusal;
   for (int i = 0; i < 200 && refusal.empty(); ++i) {
-    std::string k = "/s/" + std::to_string(i % 40), v = std::string(4096, static_cast<char>('a' + i % 26));
-    std::optional<WriteResult> out;
-    store_->put(k, v, 0, [&](WriteResult&& r) { out = std::move(r); });
-    // A write riding on the held snapshot is answered only once it lands:
-    // not answered within a second is not refused either.
-    run_until(&loop_, [&] { return out.has_value(); }, 1000);
-    if (!out) continue;
-    if (out->status.ok()) {
-      acknowledged[k] = v;
-    } else {
-      refusal = out->status.message;
-    }
+    Sent s{"/s/" + std::to_string(i % 40), std::string(4096, static_cast<char>('a' + i % 26)),
+           std::make_shared<std::optional<WriteResult>>()};
+    store_->put(s.key, s.value, 0, [r = s.result](WriteResult&& w) { *r = std::move(w); });
+    sent.push_back(s);
+    // Not answered within a second: held (the snapshot waits), not refused.
+    run_until(&loop_, [&] { return s.result->has_value(); }, 1000);
+    if (s.result->has_value() && !(*s.result)->status.ok()) refusal = (*s.result)->status.message;
   }
   ASSERT_NE(refusal.find("No space left on device"), std::string::npos) << refusal;
   EXPECT_EQ(store_->epoch(), 0) << "the snapshot was not the write that failed";
@@ -255,6 +259,12 @@ TEST_F(EmbeddedStoreTest, ASnapshotOnAFullDiskIsRetriedAndLosesNothing) {
     if (!written) run_until(&loop_, [] { return false; }, 200);  // the loop runs (the retry's timer) while we pace
   }
   ASSERT_TRUE(written) << last;
+  ASSERT_TRUE(run_until(&loop_, [&] {
+    return std::all_of(sent.begin(), sent.end(), [](const Sent& s) { return s.result->has_value(); });
+  })) << "a held write was never answered";
+  for (const auto& s : sent) {  // in the order they were sent, which is the order they apply in
+    if ((*s.result)->status.ok()) acknowledged[s.key] = s.value;
+  }
   acknowledged["/s/after"] = "a";
   EXPECT_GT(store_->epoch(), 0);  // the snapshot landed
   // Every acknowledged write, and the ones the held snapshot carried, after a reopen.
