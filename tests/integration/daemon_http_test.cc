@@ -69,6 +69,29 @@ TEST_F(DaemonHttpTest, MetricsCountRequestsByRouteAndCode) {
   EXPECT_NE(m->body.find("# TYPE uvsched_http_request_duration_seconds histogram"), std::string::npos);
 }
 
+// HEAD is answered with the GET's head and no body: the pipelined GET's
+// answer starts right after the HEAD's blank line, and the two heads agree.
+TEST_F(DaemonHttpTest, HeadAnswersTheGetsHeadWithoutItsBody) {
+  start();
+  RawConnection c;
+  ASSERT_TRUE(c.connect(port()));
+  ASSERT_TRUE(c.send("HEAD /version HTTP/1.1\r\nHost: t\r\n\r\nGET /version HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
+  ASSERT_TRUE(c.wait_closed());
+  auto all = c.read_until("");
+  ASSERT_TRUE(all);
+  size_t head_end = all->find("\r\n\r\n");
+  ASSERT_NE(head_end, std::string::npos) << *all;
+  std::string head = all->substr(0, head_end), rest = all->substr(head_end + 4);
+  ASSERT_EQ(rest.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << "bytes after the HEAD's head: " << rest;
+  std::string get_head = rest.substr(0, rest.find("\r\n\r\n"));
+  auto content_length = [](const std::string& h) {
+    size_t at = h.find("Content-Length: ");
+    return at == std::string::npos ? std::string("<none>") : h.substr(at + 16, h.find("\r\n", at) - at - 16);
+  };
+  EXPECT_EQ(content_length(head), content_length(get_head)) << head << "\n--\n" << get_head;
+  EXPECT_NE(content_length(head), "0");
+}
+
 TEST_F(DaemonHttpTest, UnknownPathIs404AndWrongMethodIs405WithAllow) {
   start();
   auto nf = http_request(port(), "GET", "/no/such/thing");

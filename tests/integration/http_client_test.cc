@@ -261,10 +261,16 @@ TEST_F(HttpClientTest, StreamedBodyIsDeliveredInPieces) {
   EXPECT_EQ(r.body, "");
 }
 
+// The request reaches the server and is cancelled while parked there; then
+// the server answers it. A cancel that did nothing would see that answer
+// called back; the fetch after it proves the answer had its turn.
 TEST_F(HttpClientTest, CancelledRequestsNeverCallBack) {
   bool called = false;
   auto id = client_->request({.method = "GET", .url = base_ + "/never"}, [&](ClientResponse&&) { called = true; });
+  run_until([&] { return !parked_.empty(); });
+  ASSERT_FALSE(parked_.empty());
   client_->cancel(id);
+  parked_.back().send(text_response(200, "late"));
   auto after = fetch({.method = "GET", .url = base_ + "/hello"});
   EXPECT_EQ(after.body, "hello");
   EXPECT_FALSE(called);

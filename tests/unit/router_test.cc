@@ -13,6 +13,7 @@ std::string route(Router& router, std::string_view method, std::string target) {
   req.method = method;
   req.target = std::move(target);
   auto ex = std::make_shared<detail::Exchange>();
+  ex->head = method == "HEAD";  // as the connection marks it
   router.handle(req, Responder(ex));
   return ex->out;
 }
@@ -35,28 +36,38 @@ class RouterTest : public ::testing::Test {
 
 TEST_F(RouterTest, MatchesLiteralAndParametricRoutes) {
   struct Case {
-    std::string method, target, status_line, body;
+    std::string method, target, status_line;
+    const char* body;  // nullptr: an error's body, not checked here
   } cases[] = {
       {"GET", "/health", "HTTP/1.1 200 OK", "ok"},
       {"GET", "/health?x=1", "HTTP/1.1 200 OK", "ok"},
-      {"HEAD", "/health", "HTTP/1.1 200 OK", ""},
+      {"HEAD", "/health", "HTTP/1.1 200 OK", ""},  // the GET's answer without its body
       {"DELETE", "/finish/ab12cd34", "HTTP/1.1 200 OK", "fin ab12cd34"},
       {"DELETE", "/finish/a%20b", "HTTP/1.1 200 OK", "fin a b"},
       {"GET", "/v1/agents/node-1/offers/o-7", "HTTP/1.1 200 OK", "node-1|o-7"},
       {"GET", "/v1/agents/special/offers/fixed", "HTTP/1.1 200 OK", "literal"},
-      {"GET", "/finish", "HTTP/1.1 404 Not Found", ""},
-      {"GET", "/finish/a/b", "HTTP/1.1 404 Not Found", ""},
-      {"GET", "/finish/%zz", "HTTP/1.1 404 Not Found", ""},
-      {"POST", "/health", "HTTP/1.1 405 Method Not Allowed", ""},
-      {"GET", "/boom", "HTTP/1.1 500 Internal Server Error", ""},
+      {"GET", "/finish", "HTTP/1.1 404 Not Found", nullptr},
+      {"GET", "/finish/a/b", "HTTP/1.1 404 Not Found", nullptr},
+      {"GET", "/finish/%zz", "HTTP/1.1 404 Not Found", nullptr},
+      {"POST", "/health", "HTTP/1.1 405 Method Not Allowed", nullptr},
+      {"GET", "/boom", "HTTP/1.1 500 Internal Server Error", nullptr},
   };
   for (const auto& c : cases) {
     std::string out = route(router, c.method, c.target);
     EXPECT_EQ(out.substr(0, out.find("\r\n")), c.status_line) << c.method << " " << c.target;
-    if (!c.body.empty()) {
+    if (c.body != nullptr) {
       EXPECT_EQ(out.substr(out.find("\r\n\r\n") + 4), c.body) << c.method << " " << c.target;
     }
   }
+}
+
+// HEAD is the GET's head: its Content-Length (what a GET would send), no body.
+TEST_F(RouterTest, HeadAnswersTheGetsHeadWithoutItsBody) {
+  std::string get = route(router, "GET", "/health"), head = route(router, "HEAD", "/health");
+  EXPECT_NE(get.find("Content-Length: 2\r\n"), std::string::npos) << get;
+  EXPECT_NE(head.find("Content-Length: 2\r\n"), std::string::npos) << head;
+  EXPECT_EQ(head.substr(head.find("\r\n\r\n") + 4), "") << head;
+  EXPECT_EQ(head.substr(0, head.find("\r\n\r\n")), get.substr(0, get.find("\r\n\r\n")));
 }
 
 TEST_F(RouterTest, WrongMethodListsAllowedMethods) {
