@@ -19,9 +19,11 @@ const std::string kGetHealth = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
 
 class DaemonHttpTest : public DaemonFixture {
  protected:
-  void expect_alive() {
-    auto r = http_request(port(), "GET", "/health");
-    ASSERT_TRUE(r) << "daemon stopped answering";
+  // /health answered within `deadline`: shorter than a time-out the test
+  // waits on, so a loop stalled until that time-out fails it.
+  void expect_alive(std::chrono::milliseconds deadline = 10s) {
+    auto r = http_request(port(), "GET", "/health", {}, {}, deadline);
+    ASSERT_TRUE(r) << "daemon stopped answering within " << deadline.count() << " ms";
     EXPECT_EQ(r->status, 200);
   }
 };
@@ -249,20 +251,26 @@ TEST_F(DaemonHttpTest, DeepJsonAndJunkBodiesAreReadAndRefusedWithoutHarm) {
       std::string(900'000, '{'),
       "{\"a\":" + std::string(100'000, '"'),
   };
+  // Each to routes that parse their JSON body: KubeML's /train and a pod create.
   for (const auto& body : bodies) {
-    auto r = http_request(port(), "POST", "/health", body, "Content-Type: application/json\r\n");
-    ASSERT_TRUE(r);
-    EXPECT_EQ(r->status, 405);
+    for (const char* path : {"/train", "/api/v1/namespaces/default/pods"}) {
+      auto r = http_request(port(), "POST", path, body, "Content-Type: application/json\r\n");
+      ASSERT_TRUE(r) << path;
+      EXPECT_EQ(r->status, 400) << path << ": " << r->body.substr(0, 200);
+    }
   }
   expect_alive();
+  auto pods = http_request(port(), "GET", "/api/v1/pods");
+  ASSERT_TRUE(pods);
+  EXPECT_EQ(pods->body.find("\"kind\":\"Pod\""), std::string::npos) << "nothing was stored";
 }
 
 TEST_F(DaemonHttpTest, SlowRequestIsCutWithout408StallingOthers) {
-  start({"--request-timeout", "0.5"});
+  start({"--request-timeout", "1"});
   RawConnection slow;
   ASSERT_TRUE(slow.connect(port()));
   ASSERT_TRUE(slow.send("GET /health HTTP/1.1\r\nHost: t\r\nX-Slow: "));
-  expect_alive();  // another client is served while the slow one dawdles
+  expect_alive(300ms);  // another client is served while the slow one dawdles (its 408 is 1 s off)
   auto r = slow.read_response();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 408);

@@ -29,6 +29,7 @@
 #include "tests/support/daemon_process.h"
 #include "tests/support/etcd_process.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/sanitized.h"
 #include "tests/support/scripted_agent.h"
 #include "tests/support/store_fixture.h"
 
@@ -210,7 +211,9 @@ TEST(EtcdDrill, AStormRidesOutAnEtcdRestartWithNothingAcknowledgedLost) {
   etcd.stop(SIGKILL);
   size_t acked_before = storm.acked();
   ASSERT_TRUE(wait_for([&] { return storm.unavailable() >= 20; }, 20s)) << "creates did not fail fast while etcd was down";
-  EXPECT_LE(storm.acked(), acked_before + 3 * 128) << "acknowledged while etcd was down";
+  // Each of the storm's 3 threads has one create in flight: at most those,
+  // committed before the kill, are answered after it.
+  EXPECT_LE(storm.acked(), acked_before + 3) << "acknowledged while etcd was down";
   EXPECT_EQ(http_request(daemon.port(), "GET", "/readyz")->status, 503);
   ASSERT_TRUE(etcd.start());  // same ports, same data
   ASSERT_TRUE(wait_for([&] { return storm.acked() >= acked_before + 50; }, 30s)) << "no recovery\n" << daemon.log();
@@ -380,6 +383,9 @@ TEST(FloodDrill, HealthAnswersThroughTenThousandIdleConnectionsAndASlowlorisPool
               "p99 %.2f ms, max %.2f ms; %d slow requests cut with 408; peak RSS %ld KiB\n",
               idle, slow, ms.size(), ms[ms.size() / 2], ms[ms.size() * 99 / 100], ms.back(), cut, peak);
   EXPECT_LT(peak, 256 * 1024);  // generous: sanitizer builds carry shadow memory
+  // Through the flood /health stays fast (bench/RESULTS.md: p99 2.5 ms); a
+  // loop that a slow client or the 408s held up would pass 50 ms.
+  EXPECT_LT(ms[ms.size() * 99 / 100], kSanitized ? 250.0 : 50.0) << "p99 of /health through the flood";
   for (int fd : fds) close(fd);
   for (int fd : slow_fds) close(fd);
   EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();

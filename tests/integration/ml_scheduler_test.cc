@@ -205,13 +205,15 @@ TEST_F(MlSchedulerTest, AnUpdateAnsweredWith400MarksTheJobLost) {
 
 TEST_F(MlSchedulerTest, AHungPsTimesOutWithoutStallingTheLoopAndWithoutASecondStart) {
   ps_.hang("/");
-  start_with_fakes({"--ps-start-timeout", "0.3"});
+  start_with_fakes({"--ps-start-timeout", "1"});
   std::string id = train();
   ASSERT_TRUE(ps_.wait_for("/start", 1));  // the call went out and hangs
   auto until = std::chrono::steady_clock::now() + 20s;
   std::string view;
   while (std::chrono::steady_clock::now() < until) {
-    auto health = http_request(daemon_->port(), "GET", "/health");  // the loop keeps serving meanwhile
+    // The loop keeps serving meanwhile: within 300 ms, where a loop blocked
+    // on the hung call would answer only at its 1 s time-out.
+    auto health = http_request(daemon_->port(), "GET", "/health", {}, {}, 300ms);
     ASSERT_TRUE(health && health->status == 200);
     view = http_request(daemon_->port(), "GET", "/v1/jobs/" + id)->body;
     if (view.find("request timed out") != std::string::npos) break;

@@ -153,7 +153,8 @@ bool RawConnection::wait_closed(std::chrono::milliseconds deadline) {
 }
 
 std::optional<RawResponse> http_request(uint16_t port, std::string_view method, std::string_view path,
-                                        std::string_view body, std::string_view extra_headers) {
+                                        std::string_view body, std::string_view extra_headers,
+                                        std::chrono::milliseconds deadline) {
   RawConnection c;
   if (!c.connect(port)) return std::nullopt;
   std::string req = std::string(method) + " " + std::string(path) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
@@ -162,7 +163,7 @@ std::optional<RawResponse> http_request(uint16_t port, std::string_view method, 
   req += "\r\n";
   req += body;
   if (!c.send(req)) return std::nullopt;
-  return c.read_response();
+  return c.read_response(deadline);
 }
 
 double metric_value(uint16_t port, const std::string& series) {

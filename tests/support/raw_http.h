@@ -50,9 +50,10 @@ class RawConnection {
   std::string buffer_;
 };
 
-// One request on a fresh connection.
+// One request on a fresh connection; nullopt when no whole answer came within `deadline`.
 std::optional<RawResponse> http_request(uint16_t port, std::string_view method, std::string_view path,
-                                        std::string_view body = {}, std::string_view extra_headers = {});
+                                        std::string_view body = {}, std::string_view extra_headers = {},
+                                        std::chrono::milliseconds deadline = 10s);
 
 // The value of a series in the daemon's /metrics (name and labels, as
 // printed), or -1 when absent or unreachable.
