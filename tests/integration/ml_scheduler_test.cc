@@ -116,8 +116,8 @@ TEST_F(MlSchedulerTest, EpochReportsFollowTheDecisionTableWithClamps) {
   }
   auto metrics = http_request(daemon_->port(), "GET", "/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("uvsched_job_parallelism{jobid=\"" + id + "\"} 1"), std::string::npos);
-  EXPECT_NE(metrics->body.find("uvsched_ml_decisions_total{reason=\"steady\"} 2"), std::string::npos);
+  EXPECT_NE(metrics->body.find("uvsched_job_parallelism{jobid=\"" + id + "\"} 1\n"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("uvsched_ml_decisions_total{reason=\"steady\"} 2\n"), std::string::npos) << metrics->body;
 }
 
 TEST_F(MlSchedulerTest, StaticJobsKeepTheirParallelism) {

@@ -145,7 +145,8 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
             R"([{"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[0].image"}])");
   // Nothing that failed was stored.
   auto list = req("GET", "/api/v1/pods");
-  EXPECT_EQ(field(list->body, {"items"}).find("\"name\":\"x\""), std::string::npos);
+  ASSERT_TRUE(list && list->status == 200);
+  EXPECT_EQ(field(list->body, {"items"}).find("\"name\":\"x\""), std::string::npos) << list->body;
 }
 
 // Bodies are decoded into the described types first, as the API server's
@@ -179,7 +180,9 @@ TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidatio
   auto warned = req("POST", pods, extra);
   ASSERT_EQ(warned->status, 201) << warned->body;
   EXPECT_NE(warned->header("Warning").find("unknown field \\\"spec.bogus\\\""), std::string::npos) << warned->header("Warning");
-  EXPECT_EQ(req("GET", pods + "/extra")->body.find("bogus"), std::string::npos);
+  auto stored = req("GET", pods + "/extra");
+  ASSERT_TRUE(stored && stored->status == 200);
+  EXPECT_EQ(stored->body.find("bogus"), std::string::npos) << stored->body;
   auto strict = req("POST", pods + "?fieldValidation=Strict",
                     R"({"metadata":{"name":"strict"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i"}]}})");
   EXPECT_EQ(strict->status, 400);

@@ -113,8 +113,14 @@ TEST(Config, BooleanFlagsTakeNoValue) {
   ASSERT_EQ(r.action, ConfigResult::Action::kRun) << r.message;
   EXPECT_TRUE(r.config.insecure_allow_remote);
   EXPECT_EQ(r.config.token_file, "/etc/uvsched/tokens");
-  EXPECT_FALSE(parse({"--insecure-allow-remote=false"}).config.insecure_allow_remote);
-  EXPECT_TRUE(parse({}, {{"UVSCHED_INSECURE_ALLOW_REMOTE", "1"}}).config.insecure_allow_remote);
+  // After a true from the environment, so that a false that was not read
+  // (an error, or a default) cannot pass for one.
+  auto off = parse({"--insecure-allow-remote=false"}, {{"UVSCHED_INSECURE_ALLOW_REMOTE", "1"}});
+  ASSERT_EQ(off.action, ConfigResult::Action::kRun) << off.message;
+  EXPECT_FALSE(off.config.insecure_allow_remote);
+  auto on = parse({}, {{"UVSCHED_INSECURE_ALLOW_REMOTE", "1"}});
+  ASSERT_EQ(on.action, ConfigResult::Action::kRun) << on.message;
+  EXPECT_TRUE(on.config.insecure_allow_remote);
   EXPECT_EQ(parse({"--insecure-allow-remote=maybe"}).action, ConfigResult::Action::kError);
 }
 
