@@ -134,7 +134,7 @@ TEST_F(PodSchedulingTest, AnAgentActsOnlyOnItsOwnTasksAndOffers) {
     EXPECT_EQ(r->status, 403) << state << ": " << r->body;
   }
   EXPECT_NE(get_pod("victim-pod").find("\"phase\":\"Running\""), std::string::npos) << get_pod("victim-pod");
-  EXPECT_TRUE(attacker.next("LAUNCH", 300ms).empty()) << "the victim's pod was re-queued onto the attacker";
+  EXPECT_EQ(of_type(attacker.events_before_marker(), "LAUNCH"), "") << "the victim's pod was re-queued onto the attacker";
 
   // Its offer: not the attacker's to rescind, and its ids are not the attacker's to take.
   std::string offer = victim.offer(1, 512);
@@ -189,7 +189,7 @@ TEST_F(PodSchedulingTest, AnAgentOfAStaleFrameworkIsToldToShutItDown) {
   ScriptedAgent fresh(port(), "edge-2");
   ASSERT_TRUE(fresh.subscribe("{}", current));
   EXPECT_EQ(fresh.subscribed().find("SHUTDOWN_FRAMEWORK"), std::string::npos);
-  EXPECT_TRUE(fresh.next("SHUTDOWN_FRAMEWORK", 300ms).empty());
+  EXPECT_EQ(of_type(fresh.events_before_marker(), "SHUTDOWN_FRAMEWORK"), "");
   // A malformed one is refused.
   auto bad = http_request(port(), "POST", "/v1/agents/edge-3/subscribe", R"({"framework_id":"uvsched-1"})");
   ASSERT_TRUE(bad);
@@ -219,7 +219,7 @@ TEST_F(PodSchedulingTest, AnOfferRescindedWhileTheBindingIsWrittenIsNotLaunchedO
   EXPECT_EQ(created->status, 201) << created->body;
   EXPECT_EQ(rescinded->status, 200) << rescinded->body;
   ASSERT_TRUE(daemon_->wait_for_log("event=launch_rolled_back pod=default/web offer=" + offer)) << daemon_->log();
-  EXPECT_TRUE(agent.next("LAUNCH", 300ms).empty()) << "a task was launched on the rescinded offer";
+  EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "") << "a task was launched on the rescinded offer";
   // Pending again and unbound (its condition says OfferGone until its next try says why it waits).
   EXPECT_TRUE(pod_shows("web", "\"phase\":\"Pending\"")) << get_pod("web");
   EXPECT_TRUE(lacks("web", "\"nodeName\""));
@@ -603,7 +603,7 @@ TEST_F(PodSchedulingTest, AFailedOrKilledTaskGoesThroughTheRestartPolicy) {
   std::set<std::string> again;
   for (int i = 0; i < 2; ++i) again.insert(task_name_of(agent.next("LAUNCH")));
   EXPECT_EQ(again, (std::set<std::string>{"default/always", "default/onfailure"}));
-  EXPECT_TRUE(agent.next("LAUNCH", 300ms).empty());
+  EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "");
 }
 
 // An agent whose stream drops and that subscribes again within
@@ -622,7 +622,7 @@ TEST_F(PodSchedulingTest, AnAgentBackWithinTheTimeoutKeepsItsTasks) {
   std::string reconcile = agent->next("RECONCILE");
   EXPECT_NE(reconcile.find(task), std::string::npos) << reconcile;
   agent->status(task, "TASK_RUNNING");
-  EXPECT_TRUE(agent->next("KILL", 300ms).empty());
+  EXPECT_EQ(of_type(agent->events_before_marker(), "KILL"), "");
   EXPECT_NE(get_pod("web").find("\"phase\":\"Running\""), std::string::npos) << get_pod("web");
   EXPECT_TRUE(daemon_->wait_for_log("event=agent_reregistered agent=edge-1")) << daemon_->log();
 }
@@ -640,7 +640,7 @@ TEST_F(PodSchedulingTest, DeletingAPendingPodRemovesItAndLaunchesNothing) {
   EXPECT_EQ(del->status, 200) << del->body;
   EXPECT_EQ(http_request(port(), "GET", "/api/v1/namespaces/default/pods/waiting")->status, 404);
   ASSERT_FALSE(agent.offer(1, 512).empty());
-  EXPECT_TRUE(agent.next("LAUNCH", 500ms).empty()) << "a deleted pending pod was launched";
+  EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "") << "a deleted pending pod was launched";
 }
 
 // Implicit reconciliation end to end: every --reconcile-interval each agent is
@@ -733,7 +733,7 @@ TEST_F(PodSchedulingTest, ARestartRecoversRunningTasksAndReconcilesThem) {
   auto pod = http_request(again.port(), "GET", "/api/v1/namespaces/default/pods/keeper");
   ASSERT_TRUE(pod);
   EXPECT_NE(pod->body.find("\"phase\":\"Running\""), std::string::npos);
-  EXPECT_TRUE(back.next("KILL", 500ms).empty());  // a known task is not killed
+  EXPECT_EQ(of_type(back.events_before_marker(), "KILL"), "");  // a known task is not killed
   EXPECT_EQ(again.stop(SIGTERM), 0);
 }
 
@@ -817,7 +817,7 @@ TEST_F(PodSchedulingTest, AnUnknownTaskIsAdoptedWhenItsPodAppears) {
   const std::string task = "pod.default.later.00000000002a";
   agent.status(task, "TASK_STAGING");
   ASSERT_TRUE(daemon_->wait_for_log("event=unknown_task_waiting task=" + task)) << daemon_->log();
-  EXPECT_TRUE(agent.next("KILL", 300ms).empty()) << "a staging task was killed before its pod could appear";
+  EXPECT_EQ(of_type(agent.events_before_marker(), "KILL"), "") << "a staging task was killed before its pod could appear";
   // Another writer (a peer, a restore) stores the pod, bound, naming the task.
   auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods",
                               R"({"metadata":{"name":"later","annotations":{"uvsched.io/taskId":")" + task +
@@ -826,7 +826,7 @@ TEST_F(PodSchedulingTest, AnUnknownTaskIsAdoptedWhenItsPodAppears) {
   ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "");
   agent.status(task, "TASK_RUNNING");
   EXPECT_TRUE(pod_shows("later", "\"phase\":\"Running\"")) << get_pod("later") << daemon_->log();
-  EXPECT_TRUE(agent.next("KILL", 300ms).empty()) << "the adopted task was killed";
+  EXPECT_EQ(of_type(agent.events_before_marker(), "KILL"), "") << "the adopted task was killed";
 }
 
 TEST_F(PodSchedulingTest, AStatusForAnUnknownTaskGetsItKilled) {

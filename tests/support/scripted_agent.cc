@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace uvsched::test {
 
 std::string pod_json(const std::string& name, const std::string& cpu, const std::string& extra_spec,
@@ -40,7 +43,111 @@ bool ScriptedAgent::subscribe(const std::string& labels, const std::string& fram
   auto head = stream_.read_until("heartbeat_interval_seconds");  // the SUBSCRIBED event, whole
   if (!head) return false;
   subscribed_ = *head;
+  size_t head_end = head->find("\r\n\r\n");
+  if (head_end == std::string::npos || head->rfind("HTTP/1.1 200", 0) != 0) return false;
+  raw_ = head->substr(head_end + 4);
+  decode();
+  if (lines_.empty() || lines_.front().find("\"type\":\"SUBSCRIBED\"") == std::string::npos) return false;
+  lines_.pop_front();
   return true;
+}
+
+namespace {
+
+std::string type_of(const std::string& line) {
+  simdjson::dom::parser p;
+  std::string_view type;
+  if (p.parse(line)["type"].get(type) != simdjson::SUCCESS) return "<not an event: " + line + ">";
+  return std::string(type);
+}
+
+}  // namespace
+
+std::string of_type(const std::vector<std::string>& events, const std::string& type) {
+  std::string out;
+  for (const auto& e : events) {
+    if (type_of(e) == type) out += e + "\n";
+  }
+  return out;
+}
+
+void ScriptedAgent::decode() {
+  size_t pos = 0;
+  for (;;) {
+    size_t eol = raw_.find("\r\n", pos);
+    if (eol == std::string::npos) break;
+    size_t size = std::strtoul(raw_.substr(pos, eol - pos).c_str(), nullptr, 16);
+    if (size == 0 || raw_.size() < eol + 2 + size + 2) break;  // the last chunk, or one not whole yet
+    text_.append(raw_, eol + 2, size);
+    pos = eol + 2 + size + 2;
+  }
+  raw_.erase(0, pos);
+  for (size_t nl; (nl = text_.find('\n')) != std::string::npos;) {
+    lines_.push_back(text_.substr(0, nl));
+    text_.erase(0, nl + 1);
+  }
+}
+
+bool ScriptedAgent::fill(std::chrono::steady_clock::time_point until) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return false;
+  auto more = stream_.read_until("\n", left);
+  if (!more) return false;
+  raw_ += *more;
+  decode();
+  return true;
+}
+
+std::string ScriptedAgent::next_event(std::chrono::milliseconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    while (!lines_.empty()) {
+      std::string line = std::move(lines_.front());
+      lines_.pop_front();
+      if (type_of(line) != "HEARTBEAT") return line;
+    }
+    if (!fill(until)) return "";
+  }
+}
+
+std::string ScriptedAgent::next(const std::string& type, std::chrono::milliseconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    std::string line = next_event(std::max(left, 0ms));
+    if (line.empty()) return "";
+    if (type_of(line) == type) return line;
+    skipped_.push_back(std::move(line));
+  }
+}
+
+std::vector<std::string> ScriptedAgent::events_before_marker(std::chrono::milliseconds deadline) {
+  std::string data = "marker-" + std::to_string(++markers_);
+  std::string b64;
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < data.size(); i += 3) {  // base64, padded
+    uint32_t v = static_cast<uint8_t>(data[i]) << 16;
+    if (i + 1 < data.size()) v |= static_cast<uint8_t>(data[i + 1]) << 8;
+    if (i + 2 < data.size()) v |= static_cast<uint8_t>(data[i + 2]);
+    b64 += kAlphabet[(v >> 18) & 63];
+    b64 += kAlphabet[(v >> 12) & 63];
+    b64 += i + 1 < data.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    b64 += i + 2 < data.size() ? kAlphabet[v & 63] : '=';
+  }
+  auto r = http_request(port_, "POST", "/v1/messages/" + host_, R"({"executor_id":"marker","data":")" + b64 + R"("})");
+  EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "no answer to the marker");
+  std::vector<std::string> before;
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    std::string line = next_event(std::max(left, 0ms));
+    if (line.empty()) {
+      ADD_FAILURE() << "the marker MESSAGE never came";
+      return before;
+    }
+    if (type_of(line) == "MESSAGE" && line.find("\"" + b64 + "\"") != std::string::npos) return before;
+    before.push_back(std::move(line));
+  }
 }
 
 std::string ScriptedAgent::offer(double cpus, double mem, const std::string& ports) {
@@ -61,26 +168,6 @@ int ScriptedAgent::offer_many(int count, double cpus, double mem) {
   simdjson::dom::array ids;
   if (p.parse(r->body)["offer_ids"].get(ids) != simdjson::SUCCESS) return 0;
   return static_cast<int>(ids.size());
-}
-
-std::string ScriptedAgent::next(const std::string& type, std::chrono::milliseconds deadline) {
-  std::string marker = "\"type\":\"" + type + "\"";
-  auto until = std::chrono::steady_clock::now() + deadline;
-  while (std::chrono::steady_clock::now() < until) {
-    size_t at = buffer_.find(marker);
-    if (at != std::string::npos) {
-      size_t start = buffer_.rfind('{', at);
-      size_t end = buffer_.find('\n', at);
-      std::string line = buffer_.substr(start, end - start);
-      buffer_.erase(0, end);
-      return line;
-    }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-    auto more = stream_.read_until("\n", left);
-    if (!more) return "";
-    buffer_ += *more;
-  }
-  return "";
 }
 
 void ScriptedAgent::status(const std::string& task, const std::string& state) { status(task, state, ""); }
