@@ -8,6 +8,7 @@
 #include "handlers/pods/pod_needs.h"
 #include "handlers/pods/pod_registry.h"
 #include "handlers/pods/pod_validation.h"
+#include "policy/unscheduled.h"
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/secure_random.h"
@@ -46,6 +47,12 @@ uint64_t new_task_serial() {
 std::string phase_of(const JsonValue& pod) {
   const JsonValue* p = pod.find({"status", "phase"});
   return p ? p->text() : "";
+}
+
+// What is_unscheduled asks of a pod (`phase` is phase_of(pod), kept alive by the caller).
+PodFacts facts_of(const JsonValue& pod, const std::string& phase) {
+  return {phase, !annotation(pod, PodScheduler::kTaskAnnotation).empty(),
+          pod.find({"metadata", "deletionTimestamp"}) != nullptr};
 }
 
 // The message of the pod's PodScheduled=False condition, if it has one: the
@@ -289,9 +296,8 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return;
   if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") cache_.erase(kv.key);  // done: nothing to update
-  bool unscheduled = !tasks_.has_pod(key) && annotation(*pod, kTaskAnnotation).empty() &&
-                     phase_of(*pod) == "Pending" && !pod->find({"metadata", "deletionTimestamp"});
-  if (!unscheduled) {
+  const std::string phase = phase_of(*pod);
+  if (tasks_.has_pod(key) || !is_unscheduled(facts_of(*pod, phase))) {
     drop_pending(key);
     return;
   }
@@ -429,9 +435,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
                                                           JsonValue& pod) {
   std::string key = ns + "/" + name;
   if (!is_leader_() || !watching_ || pending_.count(key) || tasks_.has_pod(key)) return nullptr;
-  if (phase_of(pod) != "Pending" || !annotation(pod, kTaskAnnotation).empty() ||
-      pod.find({"metadata", "deletionTimestamp"}))
-    return nullptr;
+  if (const std::string phase = phase_of(pod); !is_unscheduled(facts_of(pod, phase))) return nullptr;
   PodNeeds needs = pod_needs(pod);
   uint64_t now = clock_.now_ms();
   bool first_in_line = pending_.empty();
