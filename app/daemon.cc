@@ -127,7 +127,7 @@ int Daemon::start() {
   PodScheduler::Settings sched;
   sched.reconcile_interval_ms = config_.reconcile_interval_ms;
   sched.failover_timeout_ms = config_.failover_timeout_ms;
-  scheduler_ = std::make_unique<PodScheduler>(loop_, *store_, clock_, *hub_, metrics_, [this] { return is_leader(); },
+  scheduler_ = std::make_unique<PodScheduler>(*store_, clock_, *hub_, metrics_, [this] { return is_leader(); },
                                               sched);
   pods_->set_nodes([this] { return hub_->nodes(); });
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {

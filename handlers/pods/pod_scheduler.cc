@@ -87,15 +87,15 @@ void set_condition(JsonValue& pod, const std::string& type, const std::string& s
 
 }  // namespace
 
-PodScheduler::PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
+PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
                            std::function<bool()> is_leader, Settings settings)
     : store_(store),
       clock_(clock),
       hub_(hub),
       is_leader_(std::move(is_leader)),
       queue_timer_(clock.new_timer()),
-      pass_(loop, [this] { schedule_due(); }),
-      reconcile_pass_(loop, [this] { request_reconciliation(); }),
+      pass_(clock, [this] { schedule_due(); }),
+      reconcile_pass_(clock, [this] { request_reconciliation(); }),
       placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
       settings_(settings),
       reconciler_({.implicit_interval_ms = settings.reconcile_interval_ms}),

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
-#include <uv.h>
 
 #include <map>
 #include <memory>
@@ -27,8 +26,8 @@
 #include "policy/pod_task_registry.h"
 #include "policy/reconciler.h"
 #include "reactor/clock.h"
+#include "reactor/clock_turn.h"
 #include "reactor/http_server.h"
-#include "reactor/next_turn.h"
 #include "storage/store.h"
 
 namespace uvsched {
@@ -46,7 +45,7 @@ class PodScheduler final : public AgentEvents {
   };
   static constexpr const char* kFrameworkKey = "/uvsched/framework";
 
-  PodScheduler(uv_loop_t* loop, Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
+  PodScheduler(Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
                std::function<bool()> is_leader, Settings settings);
   ~PodScheduler() override;
   void start();
@@ -164,8 +163,8 @@ class PodScheduler final : public AgentEvents {
   DelayQueue queue_;
   PodBackoff backoff_;
   std::unique_ptr<Timer> queue_timer_;
-  NextTurn pass_;
-  NextTurn reconcile_pass_;
+  ClockTurn pass_;
+  ClockTurn reconcile_pass_;
   std::set<std::string> to_reconcile_;  // agents (re)registered since the last pass
   Store::WatchId watch_ = 0;
   bool watching_ = false;

@@ -1,0 +1,178 @@
+// The pod scheduler's orchestration without sockets or a loop: a FakeStore
+// whose answers the test runs and a ManualClock the test moves. What it does
+// with pods it reads from the store: a pod that fits nowhere says why and
+// backs off; tasks recovered from annotations whose agent never returns are
+// lost by the restart policy; a staging task reported before its pod appears
+// waits for it and is adopted.
+#include "handlers/pods/pod_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "handlers/ops/metrics_registry.h"
+#include "handlers/pods/pod_registry.h"
+#include "reactor/log.h"
+#include "reactor/manual_clock.h"
+#include "tests/support/fake_store.h"
+
+namespace uvsched {
+namespace {
+
+using test::FakeStore;
+
+constexpr uint64_t kAgentTimeoutMs = 30'000;
+
+std::string pod_key(const std::string& name) { return std::string(PodRegistry::kPodPrefix) + "default/" + name; }
+
+// A pod as the registry stores it (kind, apiVersion and metadata first).
+std::string stored_pod(const std::string& name, const std::string& restart = "Always", const std::string& extra_meta = "",
+                       const std::string& extra_spec = "", const std::string& phase = "Pending") {
+  return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + name +
+         R"(","namespace":"default","uid":"u-)" + name + R"(","creationTimestamp":"2026-12-01T00:00:00Z")" + extra_meta +
+         R"(},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"500m","memory":"64Mi"}}}],)"
+         R"("restartPolicy":")" + restart + R"(")" + extra_spec + R"(},"status":{"phase":")" + phase + R"("}})";
+}
+
+// A pod bound to `task` on edge-1, as a predecessor left it.
+std::string bound_pod(const std::string& name, const std::string& task, const std::string& restart,
+                      const std::string& phase = "Running") {
+  return stored_pod(name, restart,
+                    R"(,"annotations":{"uvsched.io/bindingHost":"edge-1","uvsched.io/taskId":")" + task +
+                        R"(","uvsched.io/agentId":"edge-1-1","uvsched.io/offerId":"edge-1-o1"})",
+                    R"(,"nodeName":"edge-1")", phase);
+}
+
+class PodSchedulerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { log_configure(LogLevel::kOff, LogFormat::kText); }
+  void start() {
+    hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{.agent_timeout_ms = kAgentTimeoutMs});
+    scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, metrics_, [] { return true; },
+                                                PodScheduler::Settings{});
+    scheduler_->start();
+    settle();
+    ASSERT_TRUE(scheduler_->ready()) << "the pods were not loaded";
+  }
+  void TearDown() override {
+    if (scheduler_) scheduler_->stop();
+    settle();
+    scheduler_.reset();
+    hub_.reset();
+  }
+  // The store answers and next-turn work runs, until neither has more.
+  void settle() {
+    for (int i = 0; i < 100; ++i) {
+      size_t ran = store_.run();
+      clock_.advance(0);
+      if (ran == 0 && store_.queued() == 0) return;
+    }
+    ADD_FAILURE() << "the scheduler and the store never went quiet";
+  }
+  // Time passes, timers fire, and what they start settles.
+  void wait(uint64_t ms) {
+    clock_.advance(ms);
+    settle();
+  }
+  std::string pod(const std::string& name) { return store_.value(pod_key(name)).value_or("<absent>"); }
+  double metric(const std::string& series) {
+    std::string text = metrics_.render();
+    size_t at = text.find("\n" + series + " ");
+    return at == std::string::npos ? -1 : std::stod(text.substr(at + series.size() + 2));
+  }
+
+  ManualClock clock_;
+  FakeStore store_;
+  MetricsRegistry metrics_;
+  std::unique_ptr<AgentHub> hub_;
+  std::unique_ptr<PodScheduler> scheduler_;
+};
+
+TEST_F(PodSchedulerTest, APodThatFitsNowhereSaysWhyAndIsTriedAgainAfterItsBackoff) {
+  start();
+  store_.put(pod_key("web"), stored_pod("web"), 0, [](WriteResult&&) {});
+  settle();
+  EXPECT_NE(pod("web").find(R"("type":"PodScheduled","status":"False")"), std::string::npos) << pod("web");
+  EXPECT_NE(pod("web").find("no offers"), std::string::npos) << pod("web");
+  EXPECT_EQ(scheduler_->pending(), 1u);
+  double tries = metric(R"(uvsched_pod_placements_total{result="unschedulable"})");
+  EXPECT_EQ(tries, 1);
+  wait(999);  // the first backoff is 1 s
+  EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries);
+  wait(1);
+  EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries + 1);
+  wait(1999);  // then 2 s
+  EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries + 1);
+  wait(1);
+  EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries + 2);
+}
+
+TEST_F(PodSchedulerTest, ADeletedPendingPodLeavesTheQueue) {
+  start();
+  store_.put(pod_key("gone"), stored_pod("gone"), 0, [](WriteResult&&) {});
+  settle();
+  ASSERT_EQ(scheduler_->pending(), 1u);
+  store_.del(pod_key("gone"), false, [](WriteResult&&) {});
+  settle();
+  EXPECT_EQ(scheduler_->pending(), 0u);
+  double tries = metric(R"(uvsched_pod_placements_total{result="unschedulable"})");
+  wait(60'000);
+  EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries) << "a deleted pod was tried again";
+}
+
+// Tasks recovered from their pods' annotations on an agent that does not
+// subscribe within the agent timeout are lost: a Never pod fails, an Always
+// pod is unbound and waits again. Just before the timeout nothing changes.
+TEST_F(PodSchedulerTest, RecoveredTasksOfAnAgentThatNeverReturnsAreLostByTheirRestartPolicy) {
+  store_.put(pod_key("once"), bound_pod("once", "pod.default.once.00000000000a", "Never"), 0, [](WriteResult&&) {});
+  store_.put(pod_key("again"), bound_pod("again", "pod.default.again.00000000000b", "Always"), 0, [](WriteResult&&) {});
+  store_.run();
+  start();
+  EXPECT_EQ(hub_->agents().count("edge-1"), 1u) << "the agent its tasks name is expected";
+  wait(kAgentTimeoutMs - 1);
+  EXPECT_NE(pod("once").find(R"("phase":"Running")"), std::string::npos) << pod("once");
+  wait(1);
+  EXPECT_NE(pod("once").find(R"("phase":"Failed")"), std::string::npos) << pod("once");
+  EXPECT_NE(pod("again").find(R"("phase":"Pending")"), std::string::npos) << pod("again");
+  EXPECT_EQ(pod("again").find("nodeName"), std::string::npos) << pod("again");
+  EXPECT_EQ(pod("again").find("uvsched.io/taskId"), std::string::npos) << pod("again");
+  EXPECT_EQ(hub_->agents().count("edge-1"), 0u);
+}
+
+// A TASK_STAGING for a task no pod names yet waits (its pod may be on its
+// way); when the pod appears bound to it, the next status adopts it.
+TEST_F(PodSchedulerTest, AStagingTaskWaitsForItsPodAndIsAdopted) {
+  start();
+  const std::string task = "pod.default.later.00000000002a";
+  scheduler_->status_update("edge-1", {task, "TASK_STAGING", ""});
+  settle();
+  EXPECT_EQ(pod("later"), "<absent>");
+  store_.put(pod_key("later"), bound_pod("later", task, "Always", "Pending"), 0, [](WriteResult&&) {});
+  settle();
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+  settle();
+  EXPECT_NE(pod("later").find(R"("phase":"Running")"), std::string::npos) << pod("later");
+  EXPECT_EQ(scheduler_->pending(), 0u);
+}
+
+// While the store is down the pods cannot be loaded: the scheduler is not
+// ready (statuses are refused) and tries again each second until it is back.
+TEST_F(PodSchedulerTest, ItLoadsThePodsOnceTheStoreIsBack) {
+  store_.put(pod_key("web"), stored_pod("web"), 0, [](WriteResult&&) {});
+  store_.run();
+  store_.set_down("etcd is unreachable");
+  hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{});
+  scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, metrics_, [] { return true; }, PodScheduler::Settings{});
+  scheduler_->start();
+  settle();
+  EXPECT_FALSE(scheduler_->ready());
+  EXPECT_EQ(scheduler_->pending(), 0u);
+  store_.set_down(std::nullopt);
+  wait(1000);
+  EXPECT_TRUE(scheduler_->ready());
+  EXPECT_EQ(scheduler_->pending(), 1u);
+}
+
+}  // namespace
+}  // namespace uvsched
