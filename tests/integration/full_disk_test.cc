@@ -83,7 +83,7 @@ TEST_F(FullDiskTest, AFullDiskRefusesWritesLosesNothingAndRecoversWhenFreed) {
   ASSERT_TRUE(list);
   ASSERT_EQ(list->status, 200) << list->body.substr(0, 300);
   for (const auto& name : acknowledged) ASSERT_NE(list->body.find("\"name\":\"" + name + "\""), std::string::npos) << name;
-  EXPECT_EQ(http_request(daemon_->port(), "GET", "/healthz")->status, 200);
+  EXPECT_EQ(answered(http_request(daemon_->port(), "GET", "/healthz")).status, 200);
   // Space freed: writes work again, without a restart.
   ASSERT_EQ(::unlink(filler.c_str()), 0);
   ASSERT_TRUE(daemon_->wait_for_log("event=store_write_recovered", 10s)) << daemon_->log();

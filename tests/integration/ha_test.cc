@@ -68,7 +68,7 @@ TEST_F(HaTest, ATakeoverKnowsEveryRunningTaskKillsNoneAndActs) {
     ASSERT_FALSE(on_a.offer(1, 1024).empty());  // an offer is used whole: one per pod
     ASSERT_TRUE(create(a.port(), "p" + std::to_string(i)));
     std::string launch = on_a.next("LAUNCH");
-    ASSERT_FALSE(launch.empty()) << a.log() << "\n" << http_request(a.port(), "GET", "/api/v1/namespaces/default/pods/p" + std::to_string(i))->body;
+    ASSERT_FALSE(launch.empty()) << a.log() << "\n" << answered(http_request(a.port(), "GET", "/api/v1/namespaces/default/pods/p" + std::to_string(i))).body;
     tasks.push_back(task_id_of(launch));
   }
   for (const auto& t : tasks) on_a.status(t, "TASK_RUNNING");
@@ -140,7 +140,7 @@ TEST_F(HaTest, AStormThroughALeaderKilledMidwayLaunchesEveryPodOnceAndKillsNone)
   std::string pid_text;
   ASSERT_EQ(run_shell(cmd, &pid_text), 0);
   const pid_t sim_pid = static_cast<pid_t>(std::atoi(pid_text.c_str()));
-  ASSERT_TRUE(eventually([&] { return http_request(a.port(), "GET", "/api/v1/nodes")->body.find("sim-3") != std::string::npos; }, 10s));
+  ASSERT_TRUE(eventually([&] { return answered(http_request(a.port(), "GET", "/api/v1/nodes")).body.find("sim-3") != std::string::npos; }, 10s));
 
   // Creates go to whichever daemon takes them; one refused on the way is sent again.
   const int kPods = 60;
@@ -164,7 +164,7 @@ TEST_F(HaTest, AStormThroughALeaderKilledMidwayLaunchesEveryPodOnceAndKillsNone)
   std::string list;
   std::set<std::string> running;
   ASSERT_TRUE(eventually([&] {
-    list = http_request(b.port(), "GET", "/api/v1/namespaces/default/pods?fieldSelector=status.phase%3DRunning")->body;
+    list = answered(http_request(b.port(), "GET", "/api/v1/namespaces/default/pods?fieldSelector=status.phase%3DRunning")).body;
     running.clear();
     simdjson::dom::parser p;
     simdjson::dom::element doc;
@@ -184,7 +184,7 @@ TEST_F(HaTest, AStormThroughALeaderKilledMidwayLaunchesEveryPodOnceAndKillsNone)
   ASSERT_EQ(gone->status, 200) << gone->body << "\n" << list;
   ASSERT_TRUE(eventually([&] { return !read_events(events).kills.empty(); }, 10s)) << b.log();
   EXPECT_EQ(read_events(events).kills, std::vector<std::string>{seen.task_of["default/storm-0"]});
-  ASSERT_EQ(http_request(b.port(), "POST", "/api/v1/namespaces/default/pods", pod_json("after", "100m"))->status, 201);
+  ASSERT_EQ(answered(http_request(b.port(), "POST", "/api/v1/namespaces/default/pods", pod_json("after", "100m"))).status, 201);
   EXPECT_TRUE(eventually([&] { return read_events(events).launches.count("default/after") == 1; }, 10s)) << b.log();
   kill(sim_pid, SIGKILL);
   EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();

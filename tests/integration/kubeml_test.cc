@@ -139,7 +139,7 @@ TEST_F(KubemlTest, APsRestartMarksItsJobsLost) {
   auto until = std::chrono::steady_clock::now() + 10s;
   std::string list;
   while (std::chrono::steady_clock::now() < until) {
-    list = http_request(port_, "GET", "/v1/jobs")->body;
+    list = answered(http_request(port_, "GET", "/v1/jobs")).body;
     size_t lost = 0;
     for (size_t at = list.find("\"lost\":true"); at != std::string::npos; at = list.find("\"lost\":true", at + 1)) ++lost;
     if (lost == 2) break;

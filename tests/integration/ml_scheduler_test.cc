@@ -215,7 +215,7 @@ TEST_F(MlSchedulerTest, AHungPsTimesOutWithoutStallingTheLoopAndWithoutASecondSt
     // on the hung call would answer only at its 1 s time-out.
     auto health = http_request(daemon_->port(), "GET", "/health", {}, {}, 300ms);
     ASSERT_TRUE(health && health->status == 200);
-    view = http_request(daemon_->port(), "GET", "/v1/jobs/" + id)->body;
+    view = answered(http_request(daemon_->port(), "GET", "/v1/jobs/" + id)).body;
     if (view.find("request timed out") != std::string::npos) break;
     std::this_thread::sleep_for(50ms);
   }

@@ -54,7 +54,7 @@ class PodRegistryTest : public ::testing::Test {
     auto until = std::chrono::steady_clock::now() + 10s;
     std::string body;
     while (std::chrono::steady_clock::now() < until) {
-      body = req("GET", "/api/v1/namespaces/default/pods/" + name)->body;
+      body = answered(req("GET", "/api/v1/namespaces/default/pods/" + name)).body;
       if (body.find("\"PodScheduled\"") != std::string::npos) break;
       std::this_thread::sleep_for(10ms);
     }
@@ -107,7 +107,7 @@ TEST_F(PodRegistryTest, CreateFillsDefaultsAndGetReturnsIt) {
 }
 
 TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
-  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", kPod)->status, 201);
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", kPod)).status, 201);
   struct Case {
     std::string method, path, body, content_type;
     int code;
@@ -173,7 +173,7 @@ TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidatio
   for (const char* f : {"spec.nodeName", "spec.priority", "spec.containers[0].image"}) {
     EXPECT_NE(every->body.find(std::string("\"field\":\"") + f + "\""), std::string::npos) << f << ": " << every->body;
   }
-  EXPECT_EQ(req("GET", pods + "/typed")->status, 404);  // none of them was stored
+  EXPECT_EQ(answered(req("GET", pods + "/typed")).status, 404);  // none of them was stored
 
   // Unknown fields: Warn (the default) drops them and says so.
   const std::string extra = R"({"metadata":{"name":"extra"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i","bogus2":2}]}})";
@@ -190,7 +190,7 @@ TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidatio
   auto ignored = req("POST", pods + "?fieldValidation=Ignore", R"({"metadata":{"name":"ignored"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i"}]}})");
   EXPECT_EQ(ignored->status, 201);
   EXPECT_EQ(ignored->header("Warning"), "");
-  EXPECT_EQ(req("POST", pods + "?fieldValidation=Loose", extra)->status, 400);
+  EXPECT_EQ(answered(req("POST", pods + "?fieldValidation=Loose", extra)).status, 400);
   // A patch cannot give a field a wrong type either.
   auto patched = req("PATCH", pods + "/extra", R"({"spec":{"nodeName":{}}})", "Content-Type: application/merge-patch+json\r\n");
   EXPECT_EQ(patched->status, 400) << patched->body;
@@ -263,12 +263,12 @@ TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {
 
 TEST_F(PodRegistryTest, ListsFilterByLabelsAndFieldsAndPage) {
   for (int i = 0; i < 5; ++i) {
-    ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", pod_named("p" + std::to_string(i), i % 2 ? "odd" : "even"))->status, 201);
+    ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", pod_named("p" + std::to_string(i), i % 2 ? "odd" : "even"))).status, 201);
   }
-  ASSERT_EQ(req("POST", "/api/v1/namespaces", R"({"metadata":{"name":"team"}})")->status, 201);
-  ASSERT_EQ(req("POST", "/api/v1/namespaces/team/pods", pod_named("t0", "odd"))->status, 201);
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces", R"({"metadata":{"name":"team"}})")).status, 201);
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/team/pods", pod_named("t0", "odd"))).status, 201);
   auto count = [&](const std::string& path) {
-    return count_pods(field(req("GET", path)->body, {"items"}));
+    return count_pods(field(answered(req("GET", path)).body, {"items"}));
   };
   EXPECT_EQ(count("/api/v1/namespaces/default/pods"), 5u);
   EXPECT_EQ(count("/api/v1/pods"), 6u);
@@ -297,9 +297,9 @@ TEST_F(PodRegistryTest, ListsFilterByLabelsAndFieldsAndPage) {
   EXPECT_EQ(pages, 3u);
 
   // Deleting a namespace deletes its pods.
-  EXPECT_EQ(req("DELETE", "/api/v1/namespaces/team")->status, 200);
+  EXPECT_EQ(answered(req("DELETE", "/api/v1/namespaces/team")).status, 200);
   EXPECT_EQ(count("/api/v1/pods"), 5u);
-  EXPECT_EQ(req("GET", "/api/v1/namespaces/team")->status, 404);
+  EXPECT_EQ(answered(req("GET", "/api/v1/namespaces/team")).status, 404);
 }
 
 TEST_F(PodRegistryTest, WatchStreamsChangesFromAResourceVersion) {
@@ -322,11 +322,11 @@ TEST_F(PodRegistryTest, WatchStreamsChangesFromAResourceVersion) {
 }
 
 TEST_F(PodRegistryTest, BindingAndStatusSubresources) {
-  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", kPod)->status, 201);
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", kPod)).status, 201);
   auto bind = req("POST", "/api/v1/namespaces/default/pods/web/binding",
                   R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"edge-1"}})");
   EXPECT_EQ(bind->status, 201) << bind->body;
-  EXPECT_EQ(field(req("GET", "/api/v1/namespaces/default/pods/web")->body, {"spec", "nodeName"}), "edge-1");
+  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/web")).body, {"spec", "nodeName"}), "edge-1");
   auto again = req("POST", "/api/v1/namespaces/default/pods/web/binding", R"({"target":{"name":"edge-2"}})");
   EXPECT_EQ(again->status, 409);
   auto status = req("PATCH", "/api/v1/namespaces/default/pods/web/status", R"({"status":{"phase":"Running","podIP":"10.0.0.7"},"spec":{"nodeName":"ignored"}})",
@@ -340,7 +340,7 @@ TEST_F(PodRegistryTest, BindingAndStatusSubresources) {
 // Kubernetes' GuaranteedUpdate does: patches sent together all land, none is
 // refused because another got in first; a precondition still refuses.
 TEST_F(PodRegistryTest, UpdatesRacingOtherWritersAreRetried) {
-  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", kPod)->status, 201);
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", kPod)).status, 201);
   constexpr int kWriters = 4;  // fewer than the attempts: every round lets one through
   std::vector<RawConnection> conns(kWriters);
   for (int i = 0; i < kWriters; ++i) {
@@ -355,7 +355,7 @@ TEST_F(PodRegistryTest, UpdatesRacingOtherWritersAreRetried) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200) << r->body;
   }
-  std::string pod = req("GET", "/api/v1/namespaces/default/pods/web")->body;
+  std::string pod = answered(req("GET", "/api/v1/namespaces/default/pods/web")).body;
   for (int i = 0; i < kWriters; ++i) EXPECT_EQ(field(pod, {"metadata", "labels", ("w" + std::to_string(i)).c_str()}), "yes");
 
   std::string stale = R"({"metadata":{"resourceVersion":"1","labels":{"late":"yes"}}})";
@@ -420,7 +420,7 @@ TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
                                "    resources:\n      requests:\n        cpu: 250m\n"
                                "  - name: side\n    image: busybox\n";
   };
-  auto containers = [&] { return field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"spec", "containers"}); };
+  auto containers = [&] { return field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"spec", "containers"}); };
   write("app:1", "one");
   int code = 0;
   std::string out = kubectl("apply -f " + manifest, &code);
@@ -456,9 +456,9 @@ TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
   // Finalizers: a set to a strategic patch, a plain list to a merge patch.
   ASSERT_EQ((kubectl(R"(patch pod app -p '{"metadata":{"finalizers":["a/x"]}}')", &code), code), 0);
   ASSERT_EQ((kubectl(R"(patch pod app -p '{"metadata":{"finalizers":["b/y"]}}')", &code), code), 0);
-  EXPECT_EQ(field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"metadata", "finalizers"}), R"(["a/x","b/y"])");
+  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"metadata", "finalizers"}), R"(["a/x","b/y"])");
   ASSERT_EQ((kubectl(R"(patch pod app --type merge -p '{"metadata":{"finalizers":["c/z"]}}')", &code), code), 0);
-  EXPECT_EQ(field(req("GET", "/api/v1/namespaces/default/pods/app")->body, {"metadata", "finalizers"}), R"(["c/z"])");
+  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"metadata", "finalizers"}), R"(["c/z"])");
 
   out = kubectl(R"(patch pod app -p '{"spec":{"containers":[{"image":"z"}]}}')", &code);
   EXPECT_NE(code, 0);
@@ -486,7 +486,7 @@ TEST_F(PodRegistryTest, KubectlServerSideApplyOwnsFieldsAndConflicts) {
     std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: ssa\n  labels: {" << labels
                             << "}\nspec:\n  containers:\n  - name: c\n    image: " << image << "\n";
   };
-  auto pod = [&] { return req("GET", "/api/v1/namespaces/default/pods/ssa")->body; };
+  auto pod = [&] { return answered(req("GET", "/api/v1/namespaces/default/pods/ssa")).body; };
   int code = 0;
   write("nginx:1", "app: web, tier: one");
   std::string out = kubectl("apply --server-side -f " + manifest, &code);
@@ -526,7 +526,7 @@ TEST_F(PodRegistryTest, KubectlServerSideApplyOwnsFieldsAndConflicts) {
   EXPECT_EQ(field(pod(), {"spec", "containers"}), R"([{"image":"nginx:2","name":"c"}])");
 
   ASSERT_EQ((kubectl("run ran --image=busybox --restart=Never", &code), code), 0);
-  EXPECT_NE(field(req("GET", "/api/v1/namespaces/default/pods/ran")->body, {"metadata", "managedFields"}).find(R"("manager":"kubectl-run","operation":"Update")"),
+  EXPECT_NE(field(answered(req("GET", "/api/v1/namespaces/default/pods/ran")).body, {"metadata", "managedFields"}).find(R"("manager":"kubectl-run","operation":"Update")"),
             std::string::npos);
   std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata: {name: ran}\nspec:\n  containers: [{name: ran, image: busybox:2}]\n";
   out = kubectl("apply --server-side -f " + manifest, &code);
@@ -539,7 +539,7 @@ TEST_F(PodRegistryTest, KubectlServerSideApplyOwnsFieldsAndConflicts) {
     ASSERT_EQ(code, 0) << out;
     EXPECT_NE(out.find("namespace/gitops serverside-applied"), std::string::npos) << out;
   }
-  EXPECT_EQ(field(req("GET", "/api/v1/namespaces/gitops")->body, {"metadata", "labels"}), R"({"team":"a"})");
+  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/gitops")).body, {"metadata", "labels"}), R"({"team":"a"})");
   ASSERT_EQ((kubectl("run inside -n gitops --image=busybox", &code), code), 0);
 }
 
@@ -580,11 +580,11 @@ TEST_F(PodRegistryTest, FinalizersHoldADeletedPodUntilTheLastIsRemoved) {
                 R"("deletionTimestamp":"2020-01-01T00:00:00Z"},"spec":{"containers":[{"name":"c","image":"i"}]}})")
                 ->status, 201);
   settled("held");
-  EXPECT_EQ(field(req("GET", path)->body, {"metadata", "deletionTimestamp"}), "<missing>") << "a create cannot start a deletion";
+  EXPECT_EQ(field(answered(req("GET", path)).body, {"metadata", "deletionTimestamp"}), "<missing>") << "a create cannot start a deletion";
   // An update cannot start one either.
-  ASSERT_EQ(req("PATCH", path, R"({"metadata":{"deletionTimestamp":"2020-01-01T00:00:00Z","finalizers":null}})", merge)->status, 200);
-  EXPECT_EQ(req("GET", path)->status, 200) << "the pod must still be there";
-  ASSERT_EQ(req("PATCH", path, R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})", merge)->status, 200);
+  ASSERT_EQ(answered(req("PATCH", path, R"({"metadata":{"deletionTimestamp":"2020-01-01T00:00:00Z","finalizers":null}})", merge)).status, 200);
+  EXPECT_EQ(answered(req("GET", path)).status, 200) << "the pod must still be there";
+  ASSERT_EQ(answered(req("PATCH", path, R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})", merge)).status, 200);
 
   auto del = req("DELETE", path);
   ASSERT_EQ(del->status, 200) << del->body;
@@ -595,19 +595,19 @@ TEST_F(PodRegistryTest, FinalizersHoldADeletedPodUntilTheLastIsRemoved) {
   auto added = req("PATCH", path, R"({"metadata":{"finalizers":["example.com/c"]}})", strategic);
   EXPECT_EQ(added->status, 422) << added->body;
   EXPECT_NE(added->body.find("no new finalizers"), std::string::npos) << added->body;
-  EXPECT_EQ(req("DELETE", path)->status, 200) << "deleting again changes nothing";
+  EXPECT_EQ(answered(req("DELETE", path)).status, 200) << "deleting again changes nothing";
 
-  ASSERT_EQ(req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/a"]}})", strategic)->status, 200);
-  EXPECT_EQ(field(req("GET", path)->body, {"metadata", "finalizers"}), R"(["example.com/b"])");
+  ASSERT_EQ(answered(req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/a"]}})", strategic)).status, 200);
+  EXPECT_EQ(field(answered(req("GET", path)).body, {"metadata", "finalizers"}), R"(["example.com/b"])");
   auto last = req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/b"]}})", strategic);
   EXPECT_EQ(last->status, 200) << last->body;
-  EXPECT_EQ(req("GET", path)->status, 404) << "the last finalizer gone, the pod goes";
+  EXPECT_EQ(answered(req("GET", path)).status, 404) << "the last finalizer gone, the pod goes";
 }
 
 TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
   // kubectl lists, then watches from the list's resourceVersion: once the
   // first pod is printed, nothing later can be missed.
-  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", pod_named("first", "x"))->status, 201);
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", pod_named("first", "x"))).status, 201);
   std::string log = daemon_->data_dir() + "/watch.out";
   std::string out;
   // kubectl -w runs until `timeout` ends it; meanwhile another client changes pods.
@@ -619,8 +619,8 @@ TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
     seen.assign(std::istreambuf_iterator<char>(in), {});
     std::this_thread::sleep_for(20ms);  // polling a file another process writes
   }
-  ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods", kPod)->status, 201);
-  ASSERT_EQ(req("DELETE", "/api/v1/namespaces/default/pods/web")->status, 200);
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", kPod)).status, 201);
+  ASSERT_EQ(answered(req("DELETE", "/api/v1/namespaces/default/pods/web")).status, 200);
   while (std::count(seen.begin(), seen.end(), '\n') < 4 && std::chrono::steady_clock::now() < until) {
     std::ifstream in(log);
     seen.assign(std::istreambuf_iterator<char>(in), {});

@@ -279,16 +279,16 @@ TEST_F(PodSchedulingTest, FrameworkMessagesAndExecutorLossesAreChecked) {
   EXPECT_NE(seen->body.find(R"("messages":[{"executor_id":"ex","data":"aGk=","bytes":2,"truncated":false)"), std::string::npos)
       << seen->body;
   EXPECT_NE(seen->body.find(R"("executor_losses":[{"executor_id":"ex","status":137)"), std::string::npos) << seen->body;
-  EXPECT_EQ(http_request(port(), "GET", "/v1/agents/nobody")->status, 404);
-  EXPECT_EQ(http_request(port(), "POST", "/v1/agents/nobody/message", R"({"executor_id":"ex","data":""})")->status, 404);
+  EXPECT_EQ(answered(http_request(port(), "GET", "/v1/agents/nobody")).status, 404);
+  EXPECT_EQ(answered(http_request(port(), "POST", "/v1/agents/nobody/message", R"({"executor_id":"ex","data":""})")).status, 404);
   // And messages go the other way: an operator's MESSAGE on the agent's stream.
   auto sent = http_request(port(), "POST", "/v1/messages/edge-1", R"({"executor_id":{"value":"ex"},"data":"cGluZw=="})");
   ASSERT_TRUE(sent);
   EXPECT_EQ(sent->status, 200) << sent->body;
   std::string message = agent.next("MESSAGE");
   EXPECT_NE(message.find(R"("executor_id":{"value":"ex"},"data":"cGluZw==")"), std::string::npos) << message;
-  EXPECT_EQ(http_request(port(), "POST", "/v1/messages/nobody", R"({"executor_id":"ex","data":""})")->status, 404);
-  EXPECT_EQ(http_request(port(), "POST", "/v1/messages/edge-1", R"({"data":""})")->status, 400);
+  EXPECT_EQ(answered(http_request(port(), "POST", "/v1/messages/nobody", R"({"executor_id":"ex","data":""})")).status, 404);
+  EXPECT_EQ(answered(http_request(port(), "POST", "/v1/messages/edge-1", R"({"data":""})")).status, 400);
 }
 
 TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
@@ -638,7 +638,7 @@ TEST_F(PodSchedulingTest, DeletingAPendingPodRemovesItAndLaunchesNothing) {
   auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/waiting");
   ASSERT_TRUE(del);
   EXPECT_EQ(del->status, 200) << del->body;
-  EXPECT_EQ(http_request(port(), "GET", "/api/v1/namespaces/default/pods/waiting")->status, 404);
+  EXPECT_EQ(answered(http_request(port(), "GET", "/api/v1/namespaces/default/pods/waiting")).status, 404);
   ASSERT_FALSE(agent.offer(1, 512).empty());
   EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "") << "a deleted pending pod was launched";
 }
@@ -749,7 +749,7 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_NE(nodes->body.find(R"("memory":"8192Mi")"), std::string::npos);
   auto one = http_request(port(), "GET", "/api/v1/nodes/edge-7");
   EXPECT_EQ(one->status, 200);
-  EXPECT_EQ(http_request(port(), "GET", "/api/v1/nodes/nope")->status, 404);
+  EXPECT_EQ(answered(http_request(port(), "GET", "/api/v1/nodes/nope")).status, 404);
   std::string out;
   EXPECT_EQ(run_shell("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get nodes", &out), 0) << out;
   EXPECT_NE(out.find("edge-7"), std::string::npos) << out;
@@ -797,7 +797,7 @@ TEST_F(PodSchedulingTest, LiveOffersCapMlParallelismWhenAFunctionSizeIsSet) {
     auto r = http_request(port(), "POST", "/train", train);
     ASSERT_TRUE(r && r->status == 200);
     id = r->body;
-    body = http_request(port(), "GET", "/v1/jobs/" + id)->body;
+    body = answered(http_request(port(), "GET", "/v1/jobs/" + id)).body;
     if (body.find("\"cap\":3") != std::string::npos) break;
     http_request(port(), "DELETE", "/finish/" + id);
     std::this_thread::sleep_for(50ms);

@@ -1,5 +1,7 @@
 #include "tests/support/raw_http.h"
 
+#include <gtest/gtest.h>
+
 #include <arpa/inet.h>
 #include <llhttp.h>
 #include <netinet/in.h>
@@ -164,6 +166,12 @@ std::optional<RawResponse> http_request(uint16_t port, std::string_view method, 
   req += body;
   if (!c.send(req)) return std::nullopt;
   return c.read_response(deadline);
+}
+
+RawResponse answered(std::optional<RawResponse> r) {
+  if (r) return std::move(*r);
+  ADD_FAILURE() << "no answer (the connection failed or the deadline passed)";
+  return RawResponse{};
 }
 
 double metric_value(uint16_t port, const std::string& series) {

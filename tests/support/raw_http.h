@@ -55,6 +55,11 @@ std::optional<RawResponse> http_request(uint16_t port, std::string_view method, 
                                         std::string_view body = {}, std::string_view extra_headers = {},
                                         std::chrono::milliseconds deadline = 10s);
 
+// A reply the test goes on to read: a missing one (no answer in time) is a
+// failure of the test here, and reads as status 0 with an empty body, never
+// a dereferenced empty optional.
+RawResponse answered(std::optional<RawResponse> r);
+
 // The value of a series in the daemon's /metrics (name and labels, as
 // printed), or -1 when absent or unreachable.
 double metric_value(uint16_t port, const std::string& series);
