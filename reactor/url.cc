@@ -1,5 +1,7 @@
 #include "reactor/url.h"
 
+#include <cctype>
+
 #include <charconv>
 
 namespace uvsched {
@@ -50,18 +52,37 @@ std::optional<Url> parse_url(std::string_view text) {
   std::string_view authority = rest.substr(0, slash);
   std::string_view target = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash);
   if (authority.empty()) return std::nullopt;
-
-  bool has_port = authority.back() != ']' && authority.find(':', authority.front() == '[' ? authority.find(']') : 0) !=
-                                                 std::string_view::npos;
-  if (has_port) {
-    auto hp = parse_host_port(authority);
-    if (!hp) return std::nullopt;
-    url.host = hp->first;
-    url.port = hp->second;
+  // host, [ipv6], host:port or [ipv6]:port, and nothing else: what follows a
+  // bracket is a port or the end, and a bare host holds no colon.
+  std::string_view host = authority, port;
+  if (authority.front() == '[') {
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    host = authority.substr(1, close - 1);
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty() && (after.front() != ':' || after.size() == 1)) return std::nullopt;
+    if (!after.empty()) port = after.substr(1);
+    for (char c : host) {
+      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return std::nullopt;
+    }
   } else {
-    if (authority.front() == '[') authority = authority.substr(1, authority.size() - 2);
-    url.host = std::string(authority);
-    url.port = default_port;
+    size_t colon = authority.find(':');
+    if (colon != std::string_view::npos) {
+      host = authority.substr(0, colon);
+      port = authority.substr(colon + 1);
+      if (port.empty()) return std::nullopt;
+    }
+    for (char c : host) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return std::nullopt;
+    }
+  }
+  url.host = std::string(host);
+  url.port = default_port;
+  if (!port.empty()) {
+    unsigned value = 0;
+    auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (ec != std::errc() || p != port.data() + port.size() || value > 65535) return std::nullopt;
+    url.port = static_cast<uint16_t>(value);
   }
   if (url.host.empty()) return std::nullopt;
   url.target = target.empty() ? "/" : (target.front() == '?' ? "/" + std::string(target) : std::string(target));

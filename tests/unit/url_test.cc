@@ -27,6 +27,14 @@ TEST(Url, ParsesHttpAndHttpsUrls) {
       {"http://h:99999/", false, "", 0, ""},
       {"http://h:/", false, "", 0, ""},
       {"ftp://x/", false, "", 0, ""},
+      // Found by the fuzzer: what follows a bracketed host is a port or nothing,
+      // and the host inside is an IPv6 literal.
+      {"http://[::1]1.5Gi/:2379/v3", false, "", 0, ""},
+      {"http://[\x8d::1]:2379/", false, "", 0, ""},
+      {"http://[::1]:/", false, "", 0, ""},
+      {"http://[::1/", false, "", 0, ""},
+      {"http://a:b:c/", false, "", 0, ""},
+      {"http://us er@host/", false, "", 0, ""},
   };
   for (const auto& c : cases) {
     auto u = parse_url(c.in);
