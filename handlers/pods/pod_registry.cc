@@ -7,12 +7,13 @@
 
 #include "handlers/pods/field_manager.h"
 #include "handlers/pods/json_patch.h"
-#include "handlers/pods/k8s_protobuf.h"
+#include "handlers/pods/k8s_request.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_events.h"
 #include "handlers/pods/pod_table.h"
 #include "handlers/pods/pod_validation.h"
+#include "handlers/pods/stored_object.h"
 #include "handlers/pods/strategic_merge.h"
 #include "handlers/pods/typed_decode.h"
 #include "reactor/log.h"
@@ -26,34 +27,6 @@ namespace {
 
 std::string pod_key(const std::string& ns, const std::string& name) {
   return std::string(PodRegistry::kPodPrefix) + ns + "/" + name;
-}
-
-// Stored objects lead with kind, apiVersion and a non-empty metadata object,
-// so the resource version can be spliced in without a parse.
-std::string with_rv(const std::string& stored, int64_t rv) {
-  static const std::string kMeta = "\"metadata\":{";
-  size_t at = stored.find(kMeta);
-  if (at == std::string::npos) return stored;
-  at += kMeta.size();
-  std::string field = "\"resourceVersion\":\"" + std::to_string(rv) + "\"";
-  std::string out;
-  out.reserve(stored.size() + field.size() + 1);
-  out.append(stored, 0, at);
-  out += field;
-  if (stored[at] != '}') out += ',';
-  out.append(stored, at, std::string::npos);
-  return out;
-}
-
-std::optional<JsonValue> parse_stored(const KeyValue& kv) {
-  std::string error;
-  auto v = JsonValue::parse(kv.value, &error);
-  if (v && v->is_object()) v->ensure({"metadata"}).set("resourceVersion", JsonValue::string(std::to_string(kv.mod_revision)));
-  return v;
-}
-
-HttpResponse store_down(const StoreStatus& st) {
-  return k8s_error(503, "ServiceUnavailable", "the store is unavailable: " + st.message);
 }
 
 std::string random_suffix() {
@@ -71,39 +44,6 @@ Labels labels_of(const JsonValue& obj) {
   }
   return out;
 }
-
-// Lists are written item by item into one string: at 100k pods every copy
-// of the whole list costs tens of megabytes.
-class ListWriter {
- public:
-  explicit ListWriter(std::string_view kind) {
-    out_ = "{\"kind\":\"";
-    out_ += kind;
-    out_ += "\",\"apiVersion\":\"v1\",\"items\":[";
-  }
-  void add(const std::string& stored, int64_t rv) {
-    if (count_++ > 0) out_ += ',';
-    out_ += with_rv(stored, rv);
-  }
-  // The list's metadata comes last: a continue token is known only once the
-  // items are written, and a sliced list's first slices are already sent.
-  void finish(int64_t rv, const std::string& cont) {
-    out_ += "],\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"";
-    if (!cont.empty()) out_ += ",\"continue\":\"" + cont + "\"";
-    out_ += "}}";
-  }
-  // What is written so far (all of it, after finish).
-  std::string take() {
-    std::string out = std::move(out_);
-    out_.clear();
-    return out;
-  }
-  size_t size() const { return count_; }
-
- private:
-  std::string out_;
-  size_t count_ = 0;
-};
 
 std::string conflict_message(const std::string& name) {
   return "Operation cannot be fulfilled on pods \"" + name +
@@ -123,74 +63,6 @@ void keep_server_fields(JsonValue& next, const JsonValue& old, const std::string
       meta.erase(k);
     }
   }
-}
-
-// A boolean query parameter as Go's strconv.ParseBool reads it (the Python
-// client sends "True"); absent or anything else is false.
-bool query_flag(std::string_view query, std::string_view name) {
-  auto v = query_param(query, name);
-  return v && (*v == "true" || *v == "True" || *v == "TRUE" || *v == "1" || *v == "t" || *v == "T");
-}
-
-// A body uvsched cannot decode is refused for its media type, as the API
-// server does, not by a JSON parse error: kubectl's typed clients try
-// protobuf first and then JSON. No Content-Type is taken as JSON (curl -d).
-std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool protobuf_too = false) {
-  const std::string* ct = request.header("Content-Type");
-  if (ct == nullptr) return std::nullopt;
-  std::string type = ct->substr(0, ct->find(';'));
-  while (!type.empty() && type.back() == ' ') type.pop_back();
-  if (type.empty() || type == "application/json" || type == "*/*") return std::nullopt;
-  return k8s_error(415, "UnsupportedMediaType",
-                   "the body of the request was in an unknown format (" + type +
-                       ") - accepted media types include: application/json" +
-                       (protobuf_too ? std::string(", ") + std::string(kKubernetesProtobuf) : std::string()));
-}
-
-// The request's fieldValidation, or the 400 for a value it may not have.
-std::variant<FieldValidation, HttpResponse> field_validation_of(const HttpRequest& request) {
-  auto given = query_param(request.query(), "fieldValidation");
-  if (auto mode = parse_field_validation(given ? *given : "")) return *mode;
-  return k8s_error(400, "BadRequest",
-                   "fieldValidation must be one of Ignore, Warn or Strict, not \"" + (given ? *given : "") + "\"");
-}
-
-// The 400 for a body the typed decoder refused, every cause named.
-HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std::string_view kind, std::string_view name) {
-  return k8s_bad_request(decoded.message(kind, mode), decoded.causes(mode), kind, name);
-}
-
-// The typed decoding of a body as `type` (see typed_decode.h), under the
-// request's fieldValidation. The refusal, or nullopt with the Warning header
-// values to answer with.
-std::optional<HttpResponse> decode_body(const HttpRequest& request, JsonValue& body, std::string_view type,
-                                        std::string_view kind, std::vector<std::string>* warnings) {
-  auto mode = field_validation_of(request);
-  if (auto* refused = std::get_if<HttpResponse>(&mode)) return std::move(*refused);
-  FieldValidation fv = std::get<FieldValidation>(mode);
-  TypedDecode decoded = decode_typed(body, *schema_type(type));
-  if (decoded.refused(fv)) {
-    const JsonValue* name = body.find({"metadata", "name"});
-    return typed_refusal(decoded, fv, kind, name && name->is_string() ? name->text() : "");
-  }
-  if (fv == FieldValidation::kWarn) *warnings = decoded.warnings();
-  return std::nullopt;
-}
-
-HttpResponse with_warnings(HttpResponse r, const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) r.headers.push_back({"Warning", w});
-  return r;
-}
-
-enum class PatchType { kJson, kMerge, kStrategic, kApply };
-
-std::optional<PatchType> patch_type(const std::string* content_type) {
-  std::string type = content_type ? content_type->substr(0, content_type->find(';')) : "";
-  if (type == "application/json-patch+json") return PatchType::kJson;
-  if (type == "application/merge-patch+json") return PatchType::kMerge;
-  if (type == "application/strategic-merge-patch+json") return PatchType::kStrategic;
-  if (type == "application/apply-patch+yaml") return PatchType::kApply;
-  return std::nullopt;
 }
 
 // Applies `patch` to `pod` (only to its status, for the status subresource).
@@ -215,33 +87,6 @@ std::optional<HttpResponse> apply_patch(JsonValue& pod, const JsonValue& patch, 
     return k8s_error(400, "BadRequest", "invalid strategic merge patch: " + why);
   }
   return std::nullopt;
-}
-
-// The write's field manager (fieldManager), which an apply must name, and
-// whether it forces conflicts (force, for an apply only); or the 422 the API
-// server answers for options it refuses.
-std::variant<std::pair<std::string, bool>, HttpResponse> write_options(std::string_view query, bool apply) {
-  auto manager = query_param(query, "fieldManager");
-  auto invalid = [](std::string_view field, std::string_view what) {
-    std::string message = std::string("PatchOptions.meta.k8s.io \"\" is invalid: ") + std::string(field) + ": " + std::string(what);
-    return k8s_error_with_causes(422, "Invalid", message, {{std::string(field), "FieldValueInvalid", std::string(what)}},
-                                 "PatchOptions", "");
-  };
-  if (apply && (!manager || manager->empty())) return invalid("fieldManager", "Required value: is required for apply patch");
-  if (manager && manager->size() > 128) return invalid("fieldManager", "Too long: may not be longer than 128");
-  bool force = query_flag(query, "force");
-  if (force && !apply) return invalid("force", "Forbidden: may not be specified for non-apply patch");
-  return std::make_pair(manager ? *manager : std::string(), force);
-}
-
-// 409 naming each field another manager set, and who, as the API server does
-// (kubectl prints it and suggests --force-conflicts).
-HttpResponse apply_conflicts(const std::vector<ApplyConflict>& conflicts, const std::string& name) {
-  std::vector<FieldIssue> causes;
-  for (const auto& c : conflicts) {
-    causes.push_back({display_path(c.path), "FieldManagerConflict", "conflict with \"" + c.manager + "\" using v1"});
-  }
-  return k8s_error_with_causes(409, "Conflict", apply_conflict_message(conflicts), causes, "pods", name);
 }
 
 }  // namespace
@@ -963,200 +808,6 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
     items.finish(r.revision, "");
     res.send(k8s_object(200, items.take()));
   });
-}
-
-// ---- namespaces and nodes -------------------------------------------------------------
-
-void PodRegistry::list_namespaces(RequestContext& ctx) {
-  RangeOptions all;
-  all.prefix = true;
-  Responder res = ctx.responder;
-  bool table = wants_table(ctx.request.header("Accept"));
-  int64_t now = clock_.unix_ms();
-  store_.get(kNamespacePrefix, all, [res, table, now](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (table) {
-      std::vector<JsonValue> objs;
-      for (const auto& kv : r.kvs) {
-        if (auto v = parse_stored(kv)) objs.push_back(std::move(*v));
-      }
-      return res.send(k8s_object(200, namespace_table(objs, std::to_string(r.revision), now)));
-    }
-    ListWriter items("NamespaceList");
-    for (const auto& kv : r.kvs) items.add(kv.value, kv.mod_revision);
-    items.finish(r.revision, "");
-    res.send(k8s_object(200, items.take()));
-  });
-}
-
-void PodRegistry::create_namespace(RequestContext& ctx) {
-  if (refuse_unless_leader(ctx)) return;
-  std::string error;
-  // kubectl's `create namespace` sends protobuf (a typed client), and takes
-  // JSON back.
-  const std::string* ct = ctx.request.header("Content-Type");
-  bool protobuf = ct != nullptr && ct->substr(0, ct->find(';')) == kKubernetesProtobuf;
-  if (!protobuf) {
-    if (auto refused = refuse_media_type(ctx.request, /*protobuf_too=*/true)) return ctx.reply(std::move(*refused));
-  }
-  auto ns = protobuf ? namespace_from_protobuf(ctx.request.body, &error) : JsonValue::parse(ctx.request.body, &error);
-  if (!ns || !ns->is_object()) return ctx.reply(k8s_error(400, "BadRequest", ns ? "the body must be a Namespace" : error));
-  std::vector<std::string> warnings;
-  if (auto refused = decode_body(ctx.request, *ns, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {
-    return ctx.reply(std::move(*refused));
-  }
-  std::string name = ns->find({"metadata", "name"}) ? ns->find({"metadata", "name"})->text() : "";
-  if (!is_dns1123_label(name)) {
-    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
-                                                         {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
-  }
-  JsonValue obj = JsonValue::object();
-  obj.set("kind", JsonValue::string("Namespace"));
-  obj.set("apiVersion", JsonValue::string("v1"));
-  JsonValue meta = *ns->get("metadata");
-  meta.erase("resourceVersion");
-  meta.set("uid", JsonValue::string(new_uid()));
-  meta.set("creationTimestamp", JsonValue::string(rfc3339(clock_.unix_ms())));
-  obj.set("metadata", std::move(meta));
-  obj.ensure({"status"}).set("phase", JsonValue::string("Active"));
-  std::string json = obj.dump();
-  std::string key = std::string(kNamespacePrefix) + name;
-  TxnRequest t;
-  t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
-  t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
-  Responder res = ctx.responder;
-  store_.txn(std::move(t), [res, json, name, warnings = std::move(warnings)](TxnResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (!r.succeeded) return res.send(k8s_error(409, "AlreadyExists", "namespaces \"" + name + "\" already exists", "namespaces", name));
-    res.send(with_warnings(k8s_object(201, with_rv(json, r.revision)), warnings));
-  });
-}
-
-// A namespace is created or changed here by server-side apply only (GitOps
-// tools apply their namespaces): its labels and annotations, owned as a
-// pod's fields are (field_manager.h).
-void PodRegistry::apply_namespace(RequestContext& ctx) {
-  if (refuse_unless_leader(ctx)) return;
-  auto type = patch_type(ctx.request.header("Content-Type"));
-  if (!type || *type != PatchType::kApply) {
-    return ctx.reply(k8s_error(415, "UnsupportedMediaType",
-                               "the body of the request was in an unknown format - accepted media types include: "
-                               "application/apply-patch+yaml (uvsched changes a namespace only by server-side apply)"));
-  }
-  auto options = write_options(ctx.request.query(), /*apply=*/true);
-  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
-  // (Named, not bound: a lambda below captures them.)
-  const std::string manager = std::get<0>(options).first;
-  const bool force = std::get<0>(options).second;
-  std::string name = ctx.param("ns"), error;
-  auto config = JsonValue::parse(ctx.request.body, &error);
-  if (!config || !config->is_object()) {
-    return ctx.reply(k8s_error(400, "BadRequest", config ? "an apply configuration must be an object"
-                                                          : "uvsched reads an apply configuration written as JSON "
-                                                            "(as kubectl and client-go send it), not block YAML: " + error));
-  }
-  std::vector<std::string> warnings;
-  if (auto refused = decode_body(ctx.request, *config, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {
-    return ctx.reply(std::move(*refused));
-  }
-  if (config->str("apiVersion") != "v1" || config->str("kind") != "Namespace") {
-    return ctx.reply(k8s_error(400, "BadRequest", "an apply configuration at the namespaces endpoint needs apiVersion "
-                                                  "\"v1\" and kind \"Namespace\""));
-  }
-  if (std::string given = config->find({"metadata", "name"}) ? config->find({"metadata", "name"})->text() : "";
-      given != name) {
-    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
-                                                      ") does not match the name on the URL (" + name + ")"));
-  }
-  if (!is_dns1123_label(name)) {
-    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
-                                                         {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
-  }
-  std::string key = std::string(kNamespacePrefix) + name, now = rfc3339(clock_.unix_ms()), uid = new_uid();
-  Responder res = ctx.responder;
-  store_.get(key, {}, [this, res, key, name, now, uid, config = std::move(*config), manager, force,
-                       warnings = std::move(warnings)](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    int64_t expect = r.kvs.empty() ? 0 : r.kvs[0].mod_revision;
-    std::string why;
-    std::optional<JsonValue> obj = r.kvs.empty() ? std::optional<JsonValue>(JsonValue::object()) : JsonValue::parse(r.kvs[0].value, &why);
-    if (!obj) return res.send(k8s_error(500, "InternalError", "stored namespace is unreadable"));
-    if (r.kvs.empty()) {
-      obj->set("kind", JsonValue::string("Namespace"));
-      obj->set("apiVersion", JsonValue::string("v1"));
-      JsonValue& meta = obj->ensure({"metadata"});
-      meta.set("name", JsonValue::string(name));
-      meta.set("uid", JsonValue::string(uid));
-      meta.set("creationTimestamp", JsonValue::string(now));
-      obj->ensure({"status"}).set("phase", JsonValue::string("Active"));
-    }
-    auto conflicts = apply_config(*obj, config, manager, force, now);
-    if (!conflicts.empty()) return res.send(apply_conflicts(conflicts, name));
-    std::string json = obj->dump();
-    TxnRequest t;
-    t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
-                          Compare::Op::kEqual, expect, {}});
-    t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
-    store_.txn(std::move(t), [res, json, name, created = expect == 0, warnings = std::move(warnings)](TxnResult&& tr) mutable {
-      if (!tr.status.ok()) return res.send(store_down(tr.status));
-      if (!tr.succeeded) {
-        return res.send(k8s_error(409, "Conflict", "Operation cannot be fulfilled on namespaces \"" + name +
-                                                       "\": the object has been modified; please apply your changes to the "
-                                                       "latest version and try again", "namespaces", name));
-      }
-      res.send(with_warnings(k8s_object(created ? 201 : 200, with_rv(json, tr.revision)), warnings));
-    });
-  });
-}
-
-void PodRegistry::get_namespace(RequestContext& ctx) {
-  std::string name = ctx.param("ns");
-  Responder res = ctx.responder;
-  bool table = wants_table(ctx.request.header("Accept"));
-  int64_t now = clock_.unix_ms();
-  store_.get(kNamespacePrefix + name, {}, [res, name, table, now](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
-    auto ns = table ? parse_stored(r.kvs[0]) : std::nullopt;
-    if (ns) return res.send(k8s_object(200, namespace_table({*ns}, std::to_string(r.kvs[0].mod_revision), now)));
-    res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
-  });
-}
-
-void PodRegistry::delete_namespace(RequestContext& ctx) {
-  if (refuse_unless_leader(ctx)) return;
-  std::string name = ctx.param("ns");
-  Responder res = ctx.responder;
-  // Its pods go first (one revision), then the namespace itself.
-  store_.del(std::string(kPodPrefix) + name + "/", true, unwaited<WriteResult>("namespace_pods_delete", std::string(kPodPrefix) + name + "/"));
-  store_.del(kNamespacePrefix + name, false, [res, name](WriteResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.prev_kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
-    res.send(k8s_object(200, with_rv(r.prev_kvs[0].value, r.revision)));
-  });
-}
-
-void PodRegistry::list_nodes(RequestContext& ctx) {
-  std::vector<JsonValue> nodes = nodes_ ? nodes_() : std::vector<JsonValue>{};
-  std::string rv = std::to_string(store_.revision());
-  if (wants_table(ctx.request.header("Accept"))) return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms())));
-  ListWriter items("NodeList");
-  for (const auto& n : nodes) items.add(n.dump(), store_.revision());
-  items.finish(store_.revision(), "");
-  ctx.reply(k8s_object(200, items.take()));
-}
-
-void PodRegistry::get_node(RequestContext& ctx) {
-  std::string name = ctx.param("name");
-  for (const auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
-    const JsonValue* nn = n.find({"metadata", "name"});
-    if (!nn || nn->text() != name) continue;
-    if (wants_table(ctx.request.header("Accept"))) {
-      return ctx.reply(k8s_object(200, node_table({n}, std::to_string(store_.revision()), clock_.unix_ms())));
-    }
-    return ctx.reply(k8s_object(200, n.dump()));
-  }
-  ctx.reply(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
 }
 
 }  // namespace uvsched

@@ -1,0 +1,107 @@
+#include "handlers/pods/k8s_request.h"
+
+#include "handlers/pods/k8s_protobuf.h"
+#include "handlers/pods/k8s_status.h"
+#include "reactor/url.h"
+
+namespace uvsched {
+
+HttpResponse store_down(const StoreStatus& st) {
+  return k8s_error(503, "ServiceUnavailable", "the store is unavailable: " + st.message);
+}
+
+// A boolean query parameter as Go's strconv.ParseBool reads it (the Python
+// client sends "True"); absent or anything else is false.
+bool query_flag(std::string_view query, std::string_view name) {
+  auto v = query_param(query, name);
+  return v && (*v == "true" || *v == "True" || *v == "TRUE" || *v == "1" || *v == "t" || *v == "T");
+}
+
+// A body uvsched cannot decode is refused for its media type, as the API
+// server does, not by a JSON parse error: kubectl's typed clients try
+// protobuf first and then JSON. No Content-Type is taken as JSON (curl -d).
+std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool protobuf_too) {
+  const std::string* ct = request.header("Content-Type");
+  if (ct == nullptr) return std::nullopt;
+  std::string type = ct->substr(0, ct->find(';'));
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  if (type.empty() || type == "application/json" || type == "*/*") return std::nullopt;
+  return k8s_error(415, "UnsupportedMediaType",
+                   "the body of the request was in an unknown format (" + type +
+                       ") - accepted media types include: application/json" +
+                       (protobuf_too ? std::string(", ") + std::string(kKubernetesProtobuf) : std::string()));
+}
+
+// The request's fieldValidation, or the 400 for a value it may not have.
+std::variant<FieldValidation, HttpResponse> field_validation_of(const HttpRequest& request) {
+  auto given = query_param(request.query(), "fieldValidation");
+  if (auto mode = parse_field_validation(given ? *given : "")) return *mode;
+  return k8s_error(400, "BadRequest",
+                   "fieldValidation must be one of Ignore, Warn or Strict, not \"" + (given ? *given : "") + "\"");
+}
+
+// The 400 for a body the typed decoder refused, every cause named.
+HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std::string_view kind, std::string_view name) {
+  return k8s_bad_request(decoded.message(kind, mode), decoded.causes(mode), kind, name);
+}
+
+// The typed decoding of a body as `type` (see typed_decode.h), under the
+// request's fieldValidation. The refusal, or nullopt with the Warning header
+// values to answer with.
+std::optional<HttpResponse> decode_body(const HttpRequest& request, JsonValue& body, std::string_view type,
+                                        std::string_view kind, std::vector<std::string>* warnings) {
+  auto mode = field_validation_of(request);
+  if (auto* refused = std::get_if<HttpResponse>(&mode)) return std::move(*refused);
+  FieldValidation fv = std::get<FieldValidation>(mode);
+  TypedDecode decoded = decode_typed(body, *schema_type(type));
+  if (decoded.refused(fv)) {
+    const JsonValue* name = body.find({"metadata", "name"});
+    return typed_refusal(decoded, fv, kind, name && name->is_string() ? name->text() : "");
+  }
+  if (fv == FieldValidation::kWarn) *warnings = decoded.warnings();
+  return std::nullopt;
+}
+
+HttpResponse with_warnings(HttpResponse r, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) r.headers.push_back({"Warning", w});
+  return r;
+}
+
+
+std::optional<PatchType> patch_type(const std::string* content_type) {
+  std::string type = content_type ? content_type->substr(0, content_type->find(';')) : "";
+  if (type == "application/json-patch+json") return PatchType::kJson;
+  if (type == "application/merge-patch+json") return PatchType::kMerge;
+  if (type == "application/strategic-merge-patch+json") return PatchType::kStrategic;
+  if (type == "application/apply-patch+yaml") return PatchType::kApply;
+  return std::nullopt;
+}
+
+// The write's field manager (fieldManager), which an apply must name, and
+// whether it forces conflicts (force, for an apply only); or the 422 the API
+// server answers for options it refuses.
+std::variant<std::pair<std::string, bool>, HttpResponse> write_options(std::string_view query, bool apply) {
+  auto manager = query_param(query, "fieldManager");
+  auto invalid = [](std::string_view field, std::string_view what) {
+    std::string message = std::string("PatchOptions.meta.k8s.io \"\" is invalid: ") + std::string(field) + ": " + std::string(what);
+    return k8s_error_with_causes(422, "Invalid", message, {{std::string(field), "FieldValueInvalid", std::string(what)}},
+                                 "PatchOptions", "");
+  };
+  if (apply && (!manager || manager->empty())) return invalid("fieldManager", "Required value: is required for apply patch");
+  if (manager && manager->size() > 128) return invalid("fieldManager", "Too long: may not be longer than 128");
+  bool force = query_flag(query, "force");
+  if (force && !apply) return invalid("force", "Forbidden: may not be specified for non-apply patch");
+  return std::make_pair(manager ? *manager : std::string(), force);
+}
+
+// 409 naming each field another manager set, and who, as the API server does
+// (kubectl prints it and suggests --force-conflicts).
+HttpResponse apply_conflicts(const std::vector<ApplyConflict>& conflicts, const std::string& name) {
+  std::vector<FieldIssue> causes;
+  for (const auto& c : conflicts) {
+    causes.push_back({display_path(c.path), "FieldManagerConflict", "conflict with \"" + c.manager + "\" using v1"});
+  }
+  return k8s_error_with_causes(409, "Conflict", apply_conflict_message(conflicts), causes, "pods", name);
+}
+
+}  // namespace uvsched

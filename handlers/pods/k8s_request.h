@@ -1,0 +1,51 @@
+// What every Kubernetes write request to the registry is checked for before
+// its body is used, in the API server's words: the media type, the
+// fieldValidation parameter and the typed decoding it governs, a patch's
+// type, fieldManager and force; and the replies those checks give (a store
+// that is down, Warning headers, a server-side apply's conflicts).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "handlers/json_value.h"
+#include "handlers/pods/field_manager.h"
+#include "handlers/pods/typed_decode.h"
+#include "reactor/http_message.h"
+#include "storage/store.h"
+
+namespace uvsched {
+
+// 503 ServiceUnavailable naming why the store failed.
+HttpResponse store_down(const StoreStatus& st);
+// A boolean query parameter as Go's strconv.ParseBool reads it (the Python
+// client sends "True"); absent or anything else is false.
+bool query_flag(std::string_view query, std::string_view name);
+// 415 for a body in a media type the registry does not decode (protobuf_too:
+// this route also takes protobuf); nullopt when it may be read as JSON.
+std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool protobuf_too = false);
+// The request's fieldValidation, or the 400 for a value it may not have.
+std::variant<FieldValidation, HttpResponse> field_validation_of(const HttpRequest& request);
+// The 400 for a body the typed decoder refused, every cause named.
+HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std::string_view kind, std::string_view name);
+// The typed decoding of a body as `type` (typed_decode.h), under the
+// request's fieldValidation: the refusal, or nullopt with the Warning values.
+std::optional<HttpResponse> decode_body(const HttpRequest& request, JsonValue& body, std::string_view type,
+                                        std::string_view kind, std::vector<std::string>* warnings);
+HttpResponse with_warnings(HttpResponse r, const std::vector<std::string>& warnings);
+
+enum class PatchType { kJson, kMerge, kStrategic, kApply };
+std::optional<PatchType> patch_type(const std::string* content_type);
+
+// The write's field manager (fieldManager), which an apply must name, and
+// whether it forces conflicts (force, for an apply only); or the 422 the API
+// server answers for options it refuses.
+std::variant<std::pair<std::string, bool>, HttpResponse> write_options(std::string_view query, bool apply);
+// 409 naming each field another manager set, and who, as the API server does.
+HttpResponse apply_conflicts(const std::vector<ApplyConflict>& conflicts, const std::string& name);
+
+}  // namespace uvsched

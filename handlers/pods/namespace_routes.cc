@@ -1,0 +1,208 @@
+// The registry's namespaces (listed, created from JSON or protobuf, applied,
+// read, deleted with their pods) and nodes (a read-only view of the agents).
+#include "handlers/pods/pod_registry.h"
+
+#include "handlers/pods/field_manager.h"
+#include "handlers/pods/k8s_protobuf.h"
+#include "handlers/pods/k8s_request.h"
+#include "handlers/pods/k8s_status.h"
+#include "handlers/pods/pod_table.h"
+#include "handlers/pods/pod_validation.h"
+#include "handlers/pods/stored_object.h"
+#include "storage/unwaited.h"
+
+namespace uvsched {
+
+void PodRegistry::list_namespaces(RequestContext& ctx) {
+  RangeOptions all;
+  all.prefix = true;
+  Responder res = ctx.responder;
+  bool table = wants_table(ctx.request.header("Accept"));
+  int64_t now = clock_.unix_ms();
+  store_.get(kNamespacePrefix, all, [res, table, now](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (table) {
+      std::vector<JsonValue> objs;
+      for (const auto& kv : r.kvs) {
+        if (auto v = parse_stored(kv)) objs.push_back(std::move(*v));
+      }
+      return res.send(k8s_object(200, namespace_table(objs, std::to_string(r.revision), now)));
+    }
+    ListWriter items("NamespaceList");
+    for (const auto& kv : r.kvs) items.add(kv.value, kv.mod_revision);
+    items.finish(r.revision, "");
+    res.send(k8s_object(200, items.take()));
+  });
+}
+
+void PodRegistry::create_namespace(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string error;
+  // kubectl's `create namespace` sends protobuf (a typed client), and takes
+  // JSON back.
+  const std::string* ct = ctx.request.header("Content-Type");
+  bool protobuf = ct != nullptr && ct->substr(0, ct->find(';')) == kKubernetesProtobuf;
+  if (!protobuf) {
+    if (auto refused = refuse_media_type(ctx.request, /*protobuf_too=*/true)) return ctx.reply(std::move(*refused));
+  }
+  auto ns = protobuf ? namespace_from_protobuf(ctx.request.body, &error) : JsonValue::parse(ctx.request.body, &error);
+  if (!ns || !ns->is_object()) return ctx.reply(k8s_error(400, "BadRequest", ns ? "the body must be a Namespace" : error));
+  std::vector<std::string> warnings;
+  if (auto refused = decode_body(ctx.request, *ns, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {
+    return ctx.reply(std::move(*refused));
+  }
+  std::string name = ns->find({"metadata", "name"}) ? ns->find({"metadata", "name"})->text() : "";
+  if (!is_dns1123_label(name)) {
+    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
+                                                         {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
+  }
+  JsonValue obj = JsonValue::object();
+  obj.set("kind", JsonValue::string("Namespace"));
+  obj.set("apiVersion", JsonValue::string("v1"));
+  JsonValue meta = *ns->get("metadata");
+  meta.erase("resourceVersion");
+  meta.set("uid", JsonValue::string(new_uid()));
+  meta.set("creationTimestamp", JsonValue::string(rfc3339(clock_.unix_ms())));
+  obj.set("metadata", std::move(meta));
+  obj.ensure({"status"}).set("phase", JsonValue::string("Active"));
+  std::string json = obj.dump();
+  std::string key = std::string(kNamespacePrefix) + name;
+  TxnRequest t;
+  t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+  t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+  Responder res = ctx.responder;
+  store_.txn(std::move(t), [res, json, name, warnings = std::move(warnings)](TxnResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (!r.succeeded) return res.send(k8s_error(409, "AlreadyExists", "namespaces \"" + name + "\" already exists", "namespaces", name));
+    res.send(with_warnings(k8s_object(201, with_rv(json, r.revision)), warnings));
+  });
+}
+
+// A namespace is created or changed here by server-side apply only (GitOps
+// tools apply their namespaces): its labels and annotations, owned as a
+// pod's fields are (field_manager.h).
+void PodRegistry::apply_namespace(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  auto type = patch_type(ctx.request.header("Content-Type"));
+  if (!type || *type != PatchType::kApply) {
+    return ctx.reply(k8s_error(415, "UnsupportedMediaType",
+                               "the body of the request was in an unknown format - accepted media types include: "
+                               "application/apply-patch+yaml (uvsched changes a namespace only by server-side apply)"));
+  }
+  auto options = write_options(ctx.request.query(), /*apply=*/true);
+  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
+  // (Named, not bound: a lambda below captures them.)
+  const std::string manager = std::get<0>(options).first;
+  const bool force = std::get<0>(options).second;
+  std::string name = ctx.param("ns"), error;
+  auto config = JsonValue::parse(ctx.request.body, &error);
+  if (!config || !config->is_object()) {
+    return ctx.reply(k8s_error(400, "BadRequest", config ? "an apply configuration must be an object"
+                                                          : "uvsched reads an apply configuration written as JSON "
+                                                            "(as kubectl and client-go send it), not block YAML: " + error));
+  }
+  std::vector<std::string> warnings;
+  if (auto refused = decode_body(ctx.request, *config, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {
+    return ctx.reply(std::move(*refused));
+  }
+  if (config->str("apiVersion") != "v1" || config->str("kind") != "Namespace") {
+    return ctx.reply(k8s_error(400, "BadRequest", "an apply configuration at the namespaces endpoint needs apiVersion "
+                                                  "\"v1\" and kind \"Namespace\""));
+  }
+  if (std::string given = config->find({"metadata", "name"}) ? config->find({"metadata", "name"})->text() : "";
+      given != name) {
+    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
+                                                      ") does not match the name on the URL (" + name + ")"));
+  }
+  if (!is_dns1123_label(name)) {
+    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
+                                                         {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
+  }
+  std::string key = std::string(kNamespacePrefix) + name, now = rfc3339(clock_.unix_ms()), uid = new_uid();
+  Responder res = ctx.responder;
+  store_.get(key, {}, [this, res, key, name, now, uid, config = std::move(*config), manager, force,
+                       warnings = std::move(warnings)](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    int64_t expect = r.kvs.empty() ? 0 : r.kvs[0].mod_revision;
+    std::string why;
+    std::optional<JsonValue> obj = r.kvs.empty() ? std::optional<JsonValue>(JsonValue::object()) : JsonValue::parse(r.kvs[0].value, &why);
+    if (!obj) return res.send(k8s_error(500, "InternalError", "stored namespace is unreadable"));
+    if (r.kvs.empty()) {
+      obj->set("kind", JsonValue::string("Namespace"));
+      obj->set("apiVersion", JsonValue::string("v1"));
+      JsonValue& meta = obj->ensure({"metadata"});
+      meta.set("name", JsonValue::string(name));
+      meta.set("uid", JsonValue::string(uid));
+      meta.set("creationTimestamp", JsonValue::string(now));
+      obj->ensure({"status"}).set("phase", JsonValue::string("Active"));
+    }
+    auto conflicts = apply_config(*obj, config, manager, force, now);
+    if (!conflicts.empty()) return res.send(apply_conflicts(conflicts, name));
+    std::string json = obj->dump();
+    TxnRequest t;
+    t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
+                          Compare::Op::kEqual, expect, {}});
+    t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+    store_.txn(std::move(t), [res, json, name, created = expect == 0, warnings = std::move(warnings)](TxnResult&& tr) mutable {
+      if (!tr.status.ok()) return res.send(store_down(tr.status));
+      if (!tr.succeeded) {
+        return res.send(k8s_error(409, "Conflict", "Operation cannot be fulfilled on namespaces \"" + name +
+                                                       "\": the object has been modified; please apply your changes to the "
+                                                       "latest version and try again", "namespaces", name));
+      }
+      res.send(with_warnings(k8s_object(created ? 201 : 200, with_rv(json, tr.revision)), warnings));
+    });
+  });
+}
+
+void PodRegistry::get_namespace(RequestContext& ctx) {
+  std::string name = ctx.param("ns");
+  Responder res = ctx.responder;
+  bool table = wants_table(ctx.request.header("Accept"));
+  int64_t now = clock_.unix_ms();
+  store_.get(kNamespacePrefix + name, {}, [res, name, table, now](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
+    auto ns = table ? parse_stored(r.kvs[0]) : std::nullopt;
+    if (ns) return res.send(k8s_object(200, namespace_table({*ns}, std::to_string(r.kvs[0].mod_revision), now)));
+    res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
+  });
+}
+
+void PodRegistry::delete_namespace(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string name = ctx.param("ns");
+  Responder res = ctx.responder;
+  // Its pods go first (one revision), then the namespace itself.
+  store_.del(std::string(kPodPrefix) + name + "/", true, unwaited<WriteResult>("namespace_pods_delete", std::string(kPodPrefix) + name + "/"));
+  store_.del(kNamespacePrefix + name, false, [res, name](WriteResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.prev_kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
+    res.send(k8s_object(200, with_rv(r.prev_kvs[0].value, r.revision)));
+  });
+}
+
+void PodRegistry::list_nodes(RequestContext& ctx) {
+  std::vector<JsonValue> nodes = nodes_ ? nodes_() : std::vector<JsonValue>{};
+  std::string rv = std::to_string(store_.revision());
+  if (wants_table(ctx.request.header("Accept"))) return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms())));
+  ListWriter items("NodeList");
+  for (const auto& n : nodes) items.add(n.dump(), store_.revision());
+  items.finish(store_.revision(), "");
+  ctx.reply(k8s_object(200, items.take()));
+}
+
+void PodRegistry::get_node(RequestContext& ctx) {
+  std::string name = ctx.param("name");
+  for (const auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
+    const JsonValue* nn = n.find({"metadata", "name"});
+    if (!nn || nn->text() != name) continue;
+    if (wants_table(ctx.request.header("Accept"))) {
+      return ctx.reply(k8s_object(200, node_table({n}, std::to_string(store_.revision()), clock_.unix_ms())));
+    }
+    return ctx.reply(k8s_object(200, n.dump()));
+  }
+  ctx.reply(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
+}
+
+}  // namespace uvsched
