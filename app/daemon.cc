@@ -69,7 +69,40 @@ bool is_loopback(const std::string& host) {
 }
 }  // namespace
 
+// Starting is a few steps, in order; each logs what stopped it.
 int Daemon::start() {
+  if (int rc = check_access(); rc != 0) return rc;
+  if (int rc = open_store_and_clients(); rc != 0) return rc;
+  make_domains();
+  wire_domains();
+  if (int rc = server_->listen(config_.listen_host, config_.listen_port); rc != 0) {
+    log_error("listen_failed").kv("host", config_.listen_host).kv("port", static_cast<int>(config_.listen_port))
+        .kv("error", uv_strerror(rc));
+    client_->close([] {});
+    store_->close([this] {
+      ml_.reset();
+      scheduler_.reset();
+      hub_.reset();
+      pods_.reset();
+    });
+    return rc;
+  }
+  const bool elected = config_.store.rfind("etcd:", 0) == 0;
+  pods_->start();
+  if (!elected) {  // alone on its store: it leads from the start
+    ml_->start();
+    scheduler_->start();
+  }
+  log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
+      .kv("scheme", server_tls_ ? "https" : "http")
+      .kv("store", config_.store);
+  if (elected) start_election();
+  add_readiness_probes();
+  return 0;
+}
+
+// Tokens, the refusal to listen beyond loopback unprotected, and TLS.
+int Daemon::check_access() {
   std::string error;
   if (!config_.token_file.empty() && !gate_.load(config_.token_file, &error)) {
     log_error("token_file_invalid").kv("error", error);
@@ -91,7 +124,18 @@ int Daemon::start() {
     server_->use_tls(server_tls_.get());
     if (!config_.tls_client_ca.empty()) gate_.accept_client_certificates();
   }
-  store_ = open_store(loop_, clock_, config_.store, {.etcd_ca = config_.etcd_ca, .value_dictionary = pod_value_dictionary(), .older_value_dictionaries = pod_value_dictionaries_before(), .pack_etcd_values = config_.pack_etcd_values}, &error);
+  return 0;
+}
+
+// The store and the HTTP client the ML scheduler calls the PS with.
+int Daemon::open_store_and_clients() {
+  std::string error;
+  store_ = open_store(loop_, clock_, config_.store,
+                      {.etcd_ca = config_.etcd_ca,
+                       .value_dictionary = pod_value_dictionary(),
+                       .older_value_dictionaries = pod_value_dictionaries_before(),
+                       .pack_etcd_values = config_.pack_etcd_values},
+                      &error);
   if (!store_) {
     log_error("store_open_failed").kv("store", config_.store).kv("error", error);
     return UV_EINVAL;
@@ -106,6 +150,11 @@ int Daemon::start() {
       return UV_EINVAL;
     }
   }
+  return 0;
+}
+
+// The four domains, each with its routes.
+void Daemon::make_domains() {
   MlScheduler::Settings ml;
   ml.max_parallelism = config_.max_parallelism;
   ml.recompute_interval_ms = config_.recompute_interval_ms;
@@ -129,6 +178,13 @@ int Daemon::start() {
   sched.failover_timeout_ms = config_.failover_timeout_ms;
   scheduler_ = std::make_unique<PodScheduler>(*store_, clock_, *hub_, metrics_, [this] { return is_leader(); },
                                               sched);
+}
+
+// Who tells whom: the agents' events go to the pod scheduler; the registry
+// asks the scheduler about creates and deletes and the hub for its nodes;
+// the ML cap counts the functions the live offers hold.
+void Daemon::wire_domains() {
+  hub_->set_events(scheduler_.get());
   pods_->set_nodes([this] { return hub_->nodes(); });
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {
     return scheduler_->handle_delete(ns, name, std::move(res));
@@ -137,64 +193,46 @@ int Daemon::start() {
     return scheduler_->place_on_create(ns, name, pod);
   });
   if (config_.function_size) {
-    // The ML cap: how many functions of the configured size the live offers hold.
     FunctionSize fs = *config_.function_size;
     ml_->set_capacity([this, fs]() -> std::optional<long> {
       Resources free = hub_->offers().free_total();
       return functions_that_fit(free.cpus, free.mem_mib, fs.cpus, fs.mem_mib);
     });
   }
-  int rc = server_->listen(config_.listen_host, config_.listen_port);
-  if (rc != 0) {
-    log_error("listen_failed").kv("host", config_.listen_host).kv("port", static_cast<int>(config_.listen_port))
-        .kv("error", uv_strerror(rc));
-    client_->close([] {});
-    store_->close([this] {
-      ml_.reset();
-      scheduler_.reset();
-      hub_.reset();
-      pods_.reset();
-    });
-    return rc;
+}
+
+// With etcd: leadership decides who acts; a standby redirects to the leader.
+void Daemon::start_election() {
+  std::string identity = config_.listen_host + ":" + std::to_string(server_->port()) + "/" +
+                         std::to_string(uv_os_getpid());
+  std::string url = config_.advertise_url;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  if (url.empty()) {
+    bool v6 = config_.listen_host.find(':') != std::string::npos;
+    url = std::string(server_tls_ ? "https" : "http") + "://" +
+          (v6 ? "[" + config_.listen_host + "]" : config_.listen_host) + ":" + std::to_string(server_->port());
   }
-  const bool elected = config_.store.rfind("etcd:", 0) == 0;
-  pods_->start();
-  if (!elected) {  // alone on its store: it leads from the start
-    ml_->start();
-    scheduler_->start();
-  }
-  log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
-      .kv("scheme", server_tls_ ? "https" : "http")
-      .kv("store", config_.store);
-  if (elected) {
-    std::string identity = config_.listen_host + ":" + std::to_string(server_->port()) + "/" +
-                           std::to_string(uv_os_getpid());
-    std::string url = config_.advertise_url;
-    while (!url.empty() && url.back() == '/') url.pop_back();
-    if (url.empty()) {
-      bool v6 = config_.listen_host.find(':') != std::string::npos;
-      url = std::string(server_tls_ ? "https" : "http") + "://" +
-            (v6 ? "[" + config_.listen_host + "]" : config_.listen_host) + ":" + std::to_string(server_->port());
-    }
-    election_ = std::make_unique<LeaderElection>(*store_, clock_, leader_record(identity, url), config_.leader_ttl_s);
-    redirect_.set_leader_view([this]() -> std::optional<std::optional<std::string>> {
-      if (election_->is_leader()) return std::nullopt;
-      return leader_record_url(election_->leader_identity());
-    });
-    // A daemon acts only while it leads, on what it loaded when it took over.
-    election_->on_change([this](bool leading) {
-      if (!leading) hub_->drop_all();
-      scheduler_->leadership_changed(leading);
-      ml_->leadership_changed(leading);
-    });
-    readiness_.add("leader", [this]() -> std::optional<std::string> {
-      if (election_->is_leader()) return std::nullopt;
-      return std::string("standby: another uvsched leads");
-    });
-    election_->start();
-  }
-  // Until then pods wait unseen (with 100k pods, loading takes a while).
-  // After the leader probe: a standby says so first.
+  election_ = std::make_unique<LeaderElection>(*store_, clock_, leader_record(identity, url), config_.leader_ttl_s);
+  redirect_.set_leader_view([this]() -> std::optional<std::optional<std::string>> {
+    if (election_->is_leader()) return std::nullopt;
+    return leader_record_url(election_->leader_identity());
+  });
+  // A daemon acts only while it leads, on what it loaded when it took over.
+  election_->on_change([this](bool leading) {
+    if (!leading) hub_->drop_all();
+    scheduler_->leadership_changed(leading);
+    ml_->leadership_changed(leading);
+  });
+  readiness_.add("leader", [this]() -> std::optional<std::string> {
+    if (election_->is_leader()) return std::nullopt;
+    return std::string("standby: another uvsched leads");
+  });
+  election_->start();
+}
+
+// Until the pods and jobs are loaded, /readyz says so (after the leader
+// probe: a standby says that first). With 100k pods loading takes a while.
+void Daemon::add_readiness_probes() {
   readiness_.add("scheduler", [this]() -> std::optional<std::string> {
     if (scheduler_->watching()) return std::nullopt;
     return std::string("loading pods");
@@ -203,7 +241,6 @@ int Daemon::start() {
     if (ml_->loaded()) return std::nullopt;
     return std::string("loading training jobs");
   });
-  return 0;
 }
 
 void Daemon::reload() {

@@ -65,6 +65,13 @@ class Daemon {
   bool is_leader() const { return !election_ || election_->is_leader(); }
 
  private:
+  // The steps of start(), in order.
+  int check_access();
+  int open_store_and_clients();
+  void make_domains();
+  void wire_domains();
+  void start_election();
+  void add_readiness_probes();
   uv_loop_t* loop_;
   Config config_;
   std::unique_ptr<Clock> own_clock_;

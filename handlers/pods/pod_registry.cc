@@ -630,6 +630,17 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   });
 }
 
+// A watch ends once, for whichever reason comes first (timeoutSeconds, the
+// store's watch failing, the client leaving): the store's watch is cancelled,
+// its timer stopped and the stream ended (a no-op when the client left).
+void PodRegistry::end_watch(Watch& w) {
+  if (w.ended) return;
+  w.ended = true;
+  store_.cancel_watch(w.id);
+  if (w.timeout) w.timeout->stop();
+  w.stream.end();
+}
+
 // A watch: the current pods as ADDED (unless the client resumes from a
 // resourceVersion), then every change from the store's watch, one JSON event
 // per line, until the client leaves or timeoutSeconds passes.
@@ -642,11 +653,7 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
   w->stream = ctx.responder.start_stream(200, "application/json");
   if (auto t = query_param(query, "timeoutSeconds"); t && std::strtoll(t->c_str(), nullptr, 10) > 0) {
     w->timeout = clock_.new_timer();
-    w->timeout->start(static_cast<uint64_t>(std::strtoll(t->c_str(), nullptr, 10)) * 1000, [this, w] {
-      store_.cancel_watch(w->id);
-      w->ended = true;
-      w->stream.end();
-    });
+    w->timeout->start(static_cast<uint64_t>(std::strtoll(t->c_str(), nullptr, 10)) * 1000, [this, w] { end_watch(*w); });
   }
   // kubectl -w asks for Tables: each event then carries a one-row Table.
   auto send = [this, w](std::string_view type, const std::string& object) {
@@ -664,10 +671,7 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
     if (!st.ok()) {
       int code = st.code == StoreCode::kCompacted ? 410 : 503;
       send("ERROR", k8s_status_json(code, code == 410 ? "Expired" : "ServiceUnavailable", st.message));
-      w->ended = true;
-      store_.cancel_watch(w->id);
-      w->stream.end();
-      return;
+      return end_watch(*w);
     }
     for (const auto& e : events) {
       bool deleted = e.type == WatchEvent::Type::kDelete;
@@ -682,11 +686,7 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
       if (!send(type, object)) return;
     }
   };
-  w->stream.on_close([this, w] {
-    w->ended = true;
-    store_.cancel_watch(w->id);
-    if (w->timeout) w->timeout->stop();
-  });
+  w->stream.on_close([this, w] { end_watch(*w); });
   if (from > 0) {
     w->id = store_.watch(prefix, from + 1, on_events);
     return;

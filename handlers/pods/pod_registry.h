@@ -56,6 +56,7 @@ class PodRegistry {
   void patch_pod(RequestContext& ctx, bool status_only);
   void delete_pod(RequestContext& ctx);
   void bind_pod(RequestContext& ctx);
+  void end_watch(Watch& w);
   void watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q);
   using WatchSend = std::function<bool(std::string_view type, const std::string& object)>;
   void read_snapshot(const std::string& prefix, std::function<bool()> wanted, std::function<void(RangeResult&&)> done);

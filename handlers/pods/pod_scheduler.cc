@@ -110,11 +110,10 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, MetricsReg
     emit(labels({{"state", "launched"}}), pending);
     emit(labels({{"state", "running"}}), running);
   });
-  hub_.set_events(this);
 }
 
 PodScheduler::~PodScheduler() {
-  hub_.set_events(nullptr);
+  hub_.set_events(nullptr);  // (set by whoever wires it: app/daemon.cc, or a test)
   if (watching_) store_.cancel_watch(watch_);
 }
 

@@ -51,6 +51,7 @@ class PodSchedulerTest : public ::testing::Test {
     hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{.agent_timeout_ms = kAgentTimeoutMs});
     scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, metrics_, [] { return true; },
                                                 PodScheduler::Settings{});
+    hub_->set_events(scheduler_.get());
     scheduler_->start();
     settle();
     ASSERT_TRUE(scheduler_->ready()) << "the pods were not loaded";
@@ -164,6 +165,7 @@ TEST_F(PodSchedulerTest, ItLoadsThePodsOnceTheStoreIsBack) {
   store_.set_down("etcd is unreachable");
   hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{});
   scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, metrics_, [] { return true; }, PodScheduler::Settings{});
+  hub_->set_events(scheduler_.get());
   scheduler_->start();
   settle();
   EXPECT_FALSE(scheduler_->ready());
