@@ -37,12 +37,18 @@ class MlCapacityTest : public ::testing::Test {
     s.recompute_interval_ms = 20;
     s.metrics_poll_interval_ms = 0;
     s.ps_url = ps_.url();
+    // The fake takes what KubeML's PS takes, and flags any other call.
+    ps_.answer("/start", 200, "application/json", "", "POST");
+    ps_.answer("/update/", 200, "application/json", "", "POST");
+    ps_.answer("/tasks", 200, "application/json", "null", "GET");
+    ps_.strict();
     ml_ = std::make_unique<MlScheduler>(&loop_, *clock_, *store_, *client_, metrics_, s, [] { return true; });
     ml_->set_capacity([this] { return capacity_; });
     ml_->add_routes(router_);
     ml_->start();
   }
   void TearDown() override {
+    EXPECT_EQ(ps_.unexpected(), "") << "calls KubeML's PS would not take";
     ml_->stop();
     bool closed = false;
     client_->close([&] {

@@ -31,6 +31,19 @@ std::string job_update(const std::string& id, int parallelism, double elapsed) {
 
 class MlSchedulerTest : public DaemonFixture {
  protected:
+  // The fakes take what KubeML's PS and function router take (see
+  // tools/kubeml_emulator), and flag any other call.
+  void SetUp() override {
+    ps_.answer("/start", 200, "application/json", "", "POST");
+    ps_.answer("/update/", 200, "application/json", "", "POST");
+    ps_.answer("/tasks", 200, "application/json", "null", "GET");  // Go's empty index
+    ps_.answer("/finish/", 200, "application/json", "", "POST");
+    ps_.strict();
+  }
+  void TearDown() override {
+    EXPECT_EQ(ps_.unexpected(), "") << "calls KubeML's PS would not take";
+    DaemonFixture::TearDown();
+  }
   void start_with_fakes(std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"--ps-url", ps_.url(), "--router-url", router_.url(),
                                      "--metrics-poll-interval", "0.1"};
@@ -131,7 +144,6 @@ TEST_F(MlSchedulerTest, StaticJobsKeepTheirParallelism) {
 
 TEST_F(MlSchedulerTest, AFailedStartIsResentOnlyWhenThePsDoesNotHoldTheJob) {
   start_with_fakes();
-  ps_.answer("/tasks", 200, "application/json", "null");  // Go's empty index
   ps_.fail_next("/start", 2, 503);
   std::string id = train();
   ASSERT_TRUE(ps_.wait_for("/start", 3)) << "the start was not sent again";

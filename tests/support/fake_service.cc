@@ -1,5 +1,7 @@
 #include "tests/support/fake_service.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -43,9 +45,17 @@ void FakeService::fail_next(const std::string& prefix, int n, int status) {
   rules_.insert(rules_.begin(), Rule{prefix, status, "application/json", R"({"error":"injected failure"})", n});
 }
 
-void FakeService::answer(const std::string& prefix, int status, std::string content_type, std::string body) {
+void FakeService::answer(const std::string& prefix, int status, std::string content_type, std::string body,
+                         std::string method) {
   std::lock_guard<std::mutex> lock(mu_);
-  rules_.push_back(Rule{prefix, status, std::move(content_type), std::move(body), -1});
+  // After the one-shot failures and hangs, before earlier answers.
+  auto at = std::find_if(rules_.begin(), rules_.end(), [](const Rule& r) { return r.remaining < 0 && !r.hang; });
+  rules_.insert(at, Rule{prefix, status, std::move(content_type), std::move(body), -1, false, std::move(method)});
+}
+
+std::string FakeService::unexpected() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unexpected_;
 }
 
 void FakeService::hang(const std::string& prefix) {
@@ -60,14 +70,22 @@ void FakeService::handle(HttpRequest& request, Responder responder) {
     std::lock_guard<std::mutex> lock(mu_);
     const std::string* ct = request.header("Content-Type");
     calls_.push_back({std::string(request.method), request.target, request.body, ct ? *ct : ""});
+    bool matched = false;
     for (auto it = rules_.begin(); it != rules_.end(); ++it) {
       if (request.target.rfind(it->prefix, 0) != 0 || it->remaining == 0) continue;
+      if (!it->method.empty() && it->method != request.method) continue;
+      matched = true;
       hang = it->hang;
       r.status = it->status;
       r.content_type = it->content_type;
       r.body = it->body;
       if (it->remaining > 0) --it->remaining;
       break;
+    }
+    if (!matched && strict_) {
+      unexpected_ += std::string(request.method) + " " + request.target + "\n";
+      r.status = 404;
+      r.body = "no such route on the real peer";
     }
   }
   cv_.notify_all();

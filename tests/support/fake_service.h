@@ -1,6 +1,10 @@
 // A real HTTP server on its own loop thread standing in for KubeML's
 // parameter server or function router: it records every call, answers with
 // what the test programs, and lets the test wait for calls with a deadline.
+// Strict (strict()), a call no rule answers is a 404 and is kept in
+// unexpected(), so a test sees calls the real peer would not take. (The
+// behaviour of KubeML's real PS and jobs is tools/kubeml_emulator's; this is
+// for injecting faults and reading exact calls.)
 #pragma once
 
 #include <chrono>
@@ -38,8 +42,14 @@ class FakeService : public RequestHandler {
 
   // The next n calls whose target starts with `prefix` get `status`.
   void fail_next(const std::string& prefix, int n, int status = 500);
-  // The answer to calls whose target starts with `prefix` (default: 200, empty).
-  void answer(const std::string& prefix, int status, std::string content_type, std::string body);
+  // The answer to calls whose target starts with `prefix` (and whose method
+  // is `method`, when given); a later answer for the same calls wins. Not
+  // strict, calls nothing answers get 200 and an empty body.
+  void answer(const std::string& prefix, int status, std::string content_type, std::string body,
+              std::string method = "");
+  void strict() { strict_ = true; }
+  // The calls no rule answered (strict): "METHOD target" lines.
+  std::string unexpected() const;
   // Calls to `prefix` are recorded and never answered (a hung peer).
   void hang(const std::string& prefix);
 
@@ -58,6 +68,7 @@ class FakeService : public RequestHandler {
     std::string body;
     int remaining;  // -1: always
     bool hang = false;
+    std::string method;  // empty: any
   };
   size_t count_locked(const std::string& prefix) const;
 
@@ -71,6 +82,8 @@ class FakeService : public RequestHandler {
   std::vector<RecordedCall> calls_;
   std::vector<Rule> rules_;
   std::vector<Responder> hung_;  // loop thread only
+  bool strict_ = false;
+  std::string unexpected_;
 };
 
 }  // namespace uvsched::test
