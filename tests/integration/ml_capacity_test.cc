@@ -137,10 +137,13 @@ TEST_F(MlCapacityTest, AJobSilentForTenEpochsIsStale) {
   ASSERT_EQ(created.first, 200);
   const std::string id = created.second;
   EXPECT_NE(call("GET", "/v1/jobs/" + id).second.find("\"stale\":false"), std::string::npos);
-  auto [s, body] = call("POST", "/job", R"({"job":{"id":")" + id + R"(","state":{"parallelism":4,"elapsed_time":0.005}}})");
+  // Epochs of 100 ms: stale after a second without a report. (At 5 ms the
+  // 50 ms window could pass during the report's own fsync on a loaded
+  // machine, and the fresh job read as stale.)
+  auto [s, body] = call("POST", "/job", R"({"job":{"id":")" + id + R"(","state":{"parallelism":4,"elapsed_time":0.1}}})");
   ASSERT_EQ(s, 200) << body;
   EXPECT_NE(call("GET", "/v1/jobs/" + id).second.find("\"stale\":false"), std::string::npos);
-  // Ten epochs of 5 ms without a report.
+  // Ten epochs without a report.
   ASSERT_TRUE(run_until(&loop_, [&] { return call("GET", "/v1/jobs/" + id).second.find("\"stale\":true") != std::string::npos; }));
 }
 
