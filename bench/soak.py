@@ -403,12 +403,14 @@ def main():
             next_churn = now + a.churn_every
             note += " agents_churned"
         if now >= next_restart:
-            peaks.append(tuple(peak))
+            if peak[1] > 0:  # an incarnation with no sample says nothing of growth
+                peaks.append(tuple(peak))
             how = daemon.restart()
             peak = [daemon.started, 0, 0]
             next_restart = time.time() + a.restart_every
             note += " restart(%s)" % how
-    peaks.append(tuple(peak))
+    if peak[1] > 0:
+        peaks.append(tuple(peak))
 
     clients.stop = True
     for t in threads:
@@ -418,6 +420,8 @@ def main():
     daemon.proc.send_signal(signal.SIGTERM)
     rc_daemon = daemon.proc.wait(timeout=30)
 
+    if len(peaks) < 2:
+        raise SystemExit("SOAK FAILED: fewer than two sampled daemon incarnations; run longer than two restarts")
     third = max(1, len(peaks) // 3)
     first, last = peaks[:third], peaks[-third:]
     rss_first, rss_last = max(p[1] for p in first), max(p[1] for p in last)
