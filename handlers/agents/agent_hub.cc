@@ -79,7 +79,7 @@ void AgentHub::drop_all() {
   agents.swap(agents_);  // the streams' close callbacks find no agent
   for (auto& [host, a] : agents) {
     a->lost_timer.reset();
-    if (a->stream.open()) a->stream.end();
+    if (a->channel && a->channel->open()) a->channel->end();
   }
   offers_ = OfferRegistry({settings_.offer_ttl_ms, settings_.offer_linger_ms});
   log_info("agents_dropped").kv("agents", static_cast<uint64_t>(agents.size())).kv("why", "no longer the leader");
@@ -108,7 +108,7 @@ const AgentHub::Agent* AgentHub::agent(const std::string& hostname) const {
 bool AgentHub::send(const std::string& hostname, const std::string& json_line) {
   auto it = agents_.find(hostname);
   if (it == agents_.end() || !it->second->connected) return false;
-  return it->second->stream.write({json_line, "\n"});
+  return it->second->channel->write({json_line, "\n"});
 }
 
 void AgentHub::expect(const std::string& hostname) {
@@ -132,6 +132,12 @@ void AgentHub::subscribe(RequestContext& ctx) {
   Resources total;
   std::string their_framework;
   if (auto e = read_subscription(body, &agent_labels, &total, &their_framework)) return ctx.reply(bad(e->message, e->field));
+  subscribe_on(host, std::move(agent_labels), total, their_framework,
+               stream_channel(ctx.responder.start_stream(200, "application/x-ndjson")));
+}
+
+void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resources total,
+                            const std::string& their_framework, std::shared_ptr<AgentChannel> channel) {
   auto& slot = agents_[host];
   bool known = slot != nullptr;
   bool reregistered = known && (slot->connected || slot->lost_timer);
@@ -141,22 +147,21 @@ void AgentHub::subscribe(RequestContext& ctx) {
   }
   if (slot->agent_id.empty()) slot->agent_id = host + "-" + std::to_string(clock_.unix_ms());  // (an expected one has none yet)
   Agent& a = *slot;
-  if (a.connected) a.stream.end();  // a second subscribe replaces the first stream
+  if (a.connected) a.channel->end();  // a second subscribe replaces the first stream
   a.lost_timer.reset();
   a.labels = std::move(agent_labels);
   a.total = total;
   a.subscribed_unix_ms = clock_.unix_ms();
-  a.stream = ctx.responder.start_stream(200, "application/x-ndjson");
+  a.channel = std::move(channel);
   a.connected = true;
-  ResponseStream mine = a.stream;
-  a.stream.on_close([this, host, mine] { disconnected(host, mine); });
+  a.channel->on_close([this, host] { disconnected(host); });
   JsonWriter w;
   w.begin_object().key("type").value("SUBSCRIBED").key("agent_id").begin_object().key("value").value(a.agent_id).end_object();
   if (std::string fid = events_ ? events_->framework_id() : ""; !fid.empty()) {
     w.key("framework_id").begin_object().key("value").value(fid).end_object();
   }
   w.key("heartbeat_interval_seconds").value(static_cast<double>(settings_.heartbeat_ms) / 1000).end_object();
-  a.stream.write(w.take() + "\n");
+  a.channel->write(w.take() + "\n");
   // Tasks launched for a framework that failed over past its timeout are
   // that framework's no more: the agent is told to shut them down, as a
   // Mesos agent does a removed framework's executors.
@@ -165,7 +170,7 @@ void AgentHub::subscribe(RequestContext& ctx) {
     JsonWriter s;
     s.begin_object().key("type").value("SHUTDOWN_FRAMEWORK");
     s.key("framework_id").begin_object().key("value").value(their_framework).end_object().end_object();
-    a.stream.write(s.take() + "\n");
+    a.channel->write(s.take() + "\n");
     agent_events_.add(labels({{"event", "framework_shutdown"}}));
     log_warn("stale_framework_shut_down").kv("agent", host).kv("framework_id", their_framework).kv("current", ours);
   }
@@ -174,12 +179,11 @@ void AgentHub::subscribe(RequestContext& ctx) {
   if (events_) events_->agent_registered(host, reregistered);
 }
 
-void AgentHub::disconnected(const std::string& hostname, const ResponseStream& which) {
+void AgentHub::disconnected(const std::string& hostname) {
   auto it = agents_.find(hostname);
   if (it == agents_.end()) return;
   Agent& a = *it->second;
-  (void)which;
-  if (a.stream.open()) return;  // a newer stream replaced this one
+  if (a.channel && a.channel->open()) return;  // a newer stream replaced this one
   a.connected = false;
   log_warn("agent_disconnected").kv("agent", hostname).kv("timeout_ms", settings_.agent_timeout_ms);
   a.lost_timer = clock_.new_timer();
@@ -430,7 +434,7 @@ void AgentHub::tick_offers() {
 
 void AgentHub::heartbeat() {
   for (auto& [host, a] : agents_) {
-    if (a->connected) a->stream.write("{\"type\":\"HEARTBEAT\"}\n");
+    if (a->connected) a->channel->write("{\"type\":\"HEARTBEAT\"}\n");
   }
   heartbeat_timer_->start(settings_.heartbeat_ms, [this] { heartbeat(); });
 }

@@ -18,6 +18,7 @@
 
 #include <simdjson.h>
 
+#include "handlers/agents/agent_channel.h"
 #include "handlers/agents/agent_wire.h"
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
@@ -64,7 +65,7 @@ class AgentHub {
     std::string agent_id;
     Labels labels;
     Resources total;
-    ResponseStream stream;
+    std::shared_ptr<AgentChannel> channel;  // its event stream; null until it subscribes
     bool connected = false;
     uint64_t subscribed_unix_ms = 0;
     std::unique_ptr<Timer> lost_timer;
@@ -95,6 +96,10 @@ class AgentHub {
   // failover gives agents a time to re-register, it has --agent-timeout to
   // subscribe (and keep its tasks), or it is lost and so are its tasks.
   void expect(const std::string& hostname);
+  // An agent subscribes on `channel` (the subscribe route makes it from its
+  // response stream; a unit test passes one that records).
+  void subscribe_on(const std::string& host, Labels agent_labels, Resources total, const std::string& their_framework,
+                    std::shared_ptr<AgentChannel> channel);
   // Sends one event line to the agent; false when it is not connected.
   bool send(const std::string& agent, const std::string& json_line);
   const Agent* agent(const std::string& hostname) const;
@@ -124,7 +129,7 @@ class AgentHub {
   Agent* subscribed_or_404(RequestContext& ctx);
   void send_message(RequestContext& ctx);
   void list_offers(RequestContext& ctx);
-  void disconnected(const std::string& hostname, const ResponseStream& which);
+  void disconnected(const std::string& hostname);
   void lose(const std::string& hostname);
   void tick_offers();
   void heartbeat();

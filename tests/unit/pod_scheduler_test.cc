@@ -1,9 +1,10 @@
 // The pod scheduler's orchestration without sockets or a loop: a FakeStore
-// whose answers the test runs and a ManualClock the test moves. What it does
-// with pods it reads from the store: a pod that fits nowhere says why and
-// backs off; tasks recovered from annotations whose agent never returns are
-// lost by the restart policy; a staging task reported before its pod appears
-// waits for it and is adopted.
+// whose answers the test runs, a ManualClock the test moves, and agents
+// whose event streams are channels that record. What it does with pods it
+// reads from the store: a pod that fits nowhere says why and backs off; an
+// offer that arrives launches the first pod that fits it; tasks whose agent
+// is gone are lost by the restart policy; a staging task reported before its
+// pod appears waits for it and is adopted.
 #include "handlers/pods/pod_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,9 @@
 #include <memory>
 #include <string>
 
+#include "handlers/agents/agent_channel.h"
 #include "handlers/ops/metrics_registry.h"
+#include "handlers/router.h"
 #include "handlers/pods/pod_registry.h"
 #include "reactor/log.h"
 #include "reactor/manual_clock.h"
@@ -44,6 +47,55 @@ std::string bound_pod(const std::string& name, const std::string& task, const st
                     R"(,"nodeName":"edge-1")", phase);
 }
 
+// An agent's event stream that keeps what it is sent.
+class RecordingChannel final : public AgentChannel {
+ public:
+  bool write(std::initializer_list<std::string_view> pieces) override {
+    if (!open_) return false;
+    for (std::string_view p : pieces) text_ += p;
+    return true;
+  }
+  void end() override { open_ = false; }
+  bool open() const override { return open_; }
+  void on_close(std::function<void()> cb) override { on_close_ = std::move(cb); }
+  // The agent goes away (its connection closes).
+  void hang_up() {
+    open_ = false;
+    if (auto cb = std::move(on_close_)) cb();
+  }
+  // The event lines of `type`, in order.
+  std::vector<std::string> events(const std::string& type) const {
+    std::vector<std::string> out;
+    for (size_t from = 0, nl; (nl = text_.find('\n', from)) != std::string::npos; from = nl + 1) {
+      std::string line = text_.substr(from, nl - from);
+      if (line.find("{\"type\":\"" + type + "\"") == 0) out.push_back(line);
+    }
+    return out;
+  }
+
+ private:
+  bool open_ = true;
+  std::string text_;
+  std::function<void()> on_close_;
+};
+
+// An agent's POST through the hub's routes, on an exchange with no
+// connection: the answer's bytes are kept.
+std::string post(Router& router, const std::string& target, std::string body) {
+  HttpRequest req;
+  req.method = "POST";
+  req.target = target;
+  req.body = std::move(body);
+  auto ex = std::make_shared<detail::Exchange>();
+  router.handle(req, Responder(ex));
+  return ex->out;
+}
+
+std::string offer_body(double cpus, double mem_mib) {
+  return R"({"offers":[{"resources":[{"name":"cpus","type":"SCALAR","scalar":{"value":)" + std::to_string(cpus) +
+         R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)" + std::to_string(mem_mib) + "}}]}]}";
+}
+
 class PodSchedulerTest : public ::testing::Test {
  protected:
   void SetUp() override { log_configure(LogLevel::kOff, LogFormat::kText); }
@@ -52,9 +104,22 @@ class PodSchedulerTest : public ::testing::Test {
     scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, metrics_, [] { return true; },
                                                 PodScheduler::Settings{});
     hub_->set_events(scheduler_.get());
+    hub_->add_routes(router_);
     scheduler_->start();
     settle();
     ASSERT_TRUE(scheduler_->ready()) << "the pods were not loaded";
+  }
+  // An agent subscribes with cpus and 8 GiB; its stream is returned.
+  std::shared_ptr<RecordingChannel> subscribe(const std::string& host) {
+    auto channel = std::make_shared<RecordingChannel>();
+    hub_->subscribe_on(host, {}, Resources{4, 8192, {}}, "", channel);
+    settle();
+    return channel;
+  }
+  std::string offer(const std::string& host, double cpus, double mem_mib) {
+    std::string answer = post(router_, "/v1/agents/" + host + "/offers", offer_body(cpus, mem_mib));
+    settle();
+    return answer;
   }
   void TearDown() override {
     if (scheduler_) scheduler_->stop();
@@ -86,6 +151,7 @@ class PodSchedulerTest : public ::testing::Test {
   ManualClock clock_;
   FakeStore store_;
   MetricsRegistry metrics_;
+  Router router_;
   std::unique_ptr<AgentHub> hub_;
   std::unique_ptr<PodScheduler> scheduler_;
 };
@@ -107,6 +173,73 @@ TEST_F(PodSchedulerTest, APodThatFitsNowhereSaysWhyAndIsTriedAgainAfterItsBackof
   EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries + 1);
   wait(1);
   EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries + 2);
+}
+
+// First come, first served: of two waiting pods the one that came first and
+// fits takes the offer; the LAUNCH goes down its agent's stream and the pod
+// is bound; the agent's TASK_RUNNING makes it Running; the second pod waits,
+// saying why, until an offer fits it too.
+TEST_F(PodSchedulerTest, AnOfferLaunchesTheFirstWaitingPodThatFitsIt) {
+  start();
+  auto edge = subscribe("edge-1");
+  store_.put(pod_key("first"), stored_pod("first"), 0, [](WriteResult&&) {});
+  settle();
+  store_.put(pod_key("second"), stored_pod("second"), 0, [](WriteResult&&) {});
+  settle();
+  ASSERT_EQ(scheduler_->pending(), 2u);
+  std::string answer = offer("edge-1", 0.75, 1024);  // room for one 500m pod
+  ASSERT_NE(answer.find("200 OK"), std::string::npos) << answer;
+  auto launches = edge->events("LAUNCH");
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_NE(launches[0].find(R"("name":"default/first")"), std::string::npos) << launches[0];
+  EXPECT_NE(pod("first").find(R"("nodeName":"edge-1")"), std::string::npos) << pod("first");
+  EXPECT_EQ(pod("second").find("nodeName"), std::string::npos) << pod("second");
+  EXPECT_EQ(scheduler_->pending(), 1u);
+  // The agent reports the task running.
+  const std::string marker = R"("task_id":{"value":")";
+  size_t at = launches[0].find(marker) + marker.size();
+  std::string task = launches[0].substr(at, launches[0].find('"', at) - at);
+  EXPECT_NE(pod("first").find(task), std::string::npos) << "the binding names the launched task";
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+  settle();
+  EXPECT_NE(pod("first").find(R"("phase":"Running")"), std::string::npos) << pod("first");
+  // Another offer that fits wakes the second before its backoff ends.
+  offer("edge-1", 1, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 2u);
+  EXPECT_NE(edge->events("LAUNCH")[1].find(R"("name":"default/second")"), std::string::npos);
+  EXPECT_EQ(scheduler_->pending(), 0u);
+}
+
+// An offer too small for the pod is declined back to its agent when it
+// expires unused, and the pod says what did not fit.
+TEST_F(PodSchedulerTest, AnOfferThatFitsNoPodIsDeclinedWhenItExpires) {
+  start();
+  auto edge = subscribe("edge-1");
+  store_.put(pod_key("big"), stored_pod("big"), 0, [](WriteResult&&) {});
+  settle();
+  offer("edge-1", 0.25, 1024);
+  EXPECT_TRUE(edge->events("LAUNCH").empty());
+  wait(5'000);  // the offer's time to live
+  EXPECT_EQ(edge->events("DECLINE").size(), 1u);
+  EXPECT_NE(pod("big").find("cpu"), std::string::npos) << pod("big");
+}
+
+// A running task's agent goes away and does not come back within the agent
+// timeout: its task is lost, and an Always pod is unbound and waits again.
+TEST_F(PodSchedulerTest, ATaskWhoseAgentGoesAwayIsLostAfterTheAgentTimeout) {
+  start();
+  auto edge = subscribe("edge-1");
+  store_.put(pod_key("web"), stored_pod("web"), 0, [](WriteResult&&) {});
+  settle();
+  offer("edge-1", 1, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  edge->hang_up();
+  wait(kAgentTimeoutMs - 1);
+  EXPECT_NE(pod("web").find(R"("nodeName":"edge-1")"), std::string::npos) << "lost too soon: " << pod("web");
+  wait(1);
+  EXPECT_EQ(pod("web").find("nodeName"), std::string::npos) << pod("web");
+  EXPECT_NE(pod("web").find(R"("phase":"Pending")"), std::string::npos) << pod("web");
+  EXPECT_EQ(scheduler_->pending(), 1u);
 }
 
 TEST_F(PodSchedulerTest, ADeletedPendingPodLeavesTheQueue) {
