@@ -20,10 +20,10 @@ pod creates and lists of that window, errors, and the invariants:
   overcommit an agent whose bound pods ask more CPU than it has, or a host
              port two of its pods hold.
 It fails (exit 1) if any invariant broke, a KubeML job saw a violation, or
-RSS or descriptors grew: the peak of each daemon incarnation in the last third
-of the run against the first third (RSS more than 1.5x + 16 MiB, the daemon's
-own descriptors, those that are not a client's established connection, more
-than +32).
+RSS or descriptors grew: each daemon incarnation's peak RSS, and its median
+count of its own descriptors (those that are not a client's established
+connection), in the last third of the run against the first third (RSS more
+than 1.5x + 16 MiB, descriptors more than +32).
 
   bench/soak.py --build build --seconds 1800 [--restart-every 180]
 """
@@ -283,6 +283,14 @@ class Clients:
                 time.sleep(0.2)
 
 
+def summary(peak):
+    """An incarnation's (start, peak RSS, median own fds, peak own fds): the
+    median, so that one sample taken while sockets were closing is not read
+    as growth; a leak raises every sample after it."""
+    fds = sorted(peak[2]) or [0]
+    return (peak[0], peak[1], fds[len(fds) // 2], fds[-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
@@ -324,8 +332,8 @@ def main():
 
     began = time.time()
     next_restart, next_churn = began + a.restart_every, began + a.churn_every
-    peaks = []  # per incarnation: (start time, peak RSS MiB, peak fds)
-    peak = [daemon.started, 0, 0]
+    peaks = []  # per incarnation: (start time, peak RSS MiB, median own fds, peak own fds)
+    peak = [daemon.started, 0, []]
     suspects = {"double": set(), "orphan": set(), "overcommit": set()}
     broken = {"lost": 0, "double": 0, "orphan": 0, "overcommit": 0}
     print("t_s  rss_mib  own_fds  conns  pods  create_p99_ms  list_p99_ms  errors  watch_events  ml_runs/failed  broken  note",
@@ -342,7 +350,8 @@ def main():
             start_ml()
         use = daemon.usage()
         if use:
-            peak[1], peak[2] = max(peak[1], use[0]), max(peak[2], use[1])
+            peak[1] = max(peak[1], use[0])
+            peak[2].append(use[1])
         checks = now - daemon.started > 20
         pods = []
         with clients.lock:
@@ -404,13 +413,13 @@ def main():
             note += " agents_churned"
         if now >= next_restart:
             if peak[1] > 0:  # an incarnation with no sample says nothing of growth
-                peaks.append(tuple(peak))
+                peaks.append(summary(peak))
             how = daemon.restart()
-            peak = [daemon.started, 0, 0]
+            peak = [daemon.started, 0, []]
             next_restart = time.time() + a.restart_every
             note += " restart(%s)" % how
     if peak[1] > 0:
-        peaks.append(tuple(peak))
+        peaks.append(summary(peak))
 
     clients.stop = True
     for t in threads:
@@ -426,6 +435,7 @@ def main():
     first, last = peaks[:third], peaks[-third:]
     rss_first, rss_last = max(p[1] for p in first), max(p[1] for p in last)
     fd_first, fd_last = max(p[2] for p in first), max(p[2] for p in last)
+    fd_spike = max(p[3] for p in peaks)
     failures = []
     if rss_last > 1.5 * rss_first + 16:
         failures.append("RSS grew: %d MiB -> %d MiB" % (rss_first, rss_last))
@@ -442,8 +452,8 @@ def main():
         failures.append("uvsched exited %d on SIGTERM" % rc_daemon)
     if ml["runs"] == 0:
         failures.append("no KubeML run finished")
-    print("\nincarnations %d; peak RSS first third %d MiB, last third %d MiB; peak own fds %d -> %d" % (
-        len(peaks), rss_first, rss_last, fd_first, fd_last))
+    print("\nincarnations %d; peak RSS first third %d MiB, last third %d MiB; own fds (an incarnation's median) "
+          "%d -> %d, highest single sample %d" % (len(peaks), rss_first, rss_last, fd_first, fd_last, fd_spike))
     print("pods created %d, KubeML runs %d (%d with violations), watch events %d, errors %s" % (
         clients.n, ml["runs"], ml["failed"], clients.watch_events, clients.errors))
     print("invariants: %s" % broken)
