@@ -80,7 +80,7 @@ std::optional<PatchType> patch_type(const std::string* content_type) {
 // The write's field manager (fieldManager), which an apply must name, and
 // whether it forces conflicts (force, for an apply only); or the 422 the API
 // server answers for options it refuses.
-std::variant<std::pair<std::string, bool>, HttpResponse> write_options(std::string_view query, bool apply) {
+std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply) {
   auto manager = query_param(query, "fieldManager");
   auto invalid = [](std::string_view field, std::string_view what) {
     std::string message = std::string("PatchOptions.meta.k8s.io \"\" is invalid: ") + std::string(field) + ": " + std::string(what);
@@ -91,7 +91,32 @@ std::variant<std::pair<std::string, bool>, HttpResponse> write_options(std::stri
   if (manager && manager->size() > 128) return invalid("fieldManager", "Too long: may not be longer than 128");
   bool force = query_flag(query, "force");
   if (force && !apply) return invalid("force", "Forbidden: may not be specified for non-apply patch");
-  return std::make_pair(manager ? *manager : std::string(), force);
+  return WriteOptions{manager ? *manager : std::string(), force};
+}
+
+std::variant<ApplyRequest, HttpResponse> read_apply_request(const HttpRequest& request, std::string_view type,
+                                                           std::string_view kind, const std::string& name) {
+  auto options = write_options(request.query(), /*apply=*/true);
+  if (auto* refused = std::get_if<HttpResponse>(&options)) return std::move(*refused);
+  std::string error;
+  auto config = JsonValue::parse(request.body, &error);
+  if (!config) {
+    return k8s_error(400, "BadRequest", "uvsched reads an apply configuration written as JSON "
+                                        "(as kubectl and client-go send it), not block YAML: " + error);
+  }
+  if (!config->is_object()) return k8s_error(400, "BadRequest", "an apply configuration must be an object");
+  ApplyRequest out{std::get<WriteOptions>(std::move(options)), std::move(*config), {}};
+  if (auto refused = decode_body(request, out.config, type, kind, &out.warnings)) return std::move(*refused);
+  if (out.config.str("apiVersion") != "v1" || out.config.str("kind") != kind) {
+    return k8s_error(400, "BadRequest", "an apply configuration here needs apiVersion \"v1\" and kind \"" + std::string(kind) +
+                                            "\", not \"" + out.config.str("apiVersion") + "\" and \"" +
+                                            out.config.str("kind") + "\"");
+  }
+  if (std::string given = out.config.ensure({"metadata"}).str("name"); given != name) {
+    return k8s_error(400, "BadRequest",
+                     "the name of the object (" + given + ") does not match the name on the URL (" + name + ")");
+  }
+  return out;
 }
 
 // 409 naming each field another manager set, and who, as the API server does

@@ -44,7 +44,24 @@ std::optional<PatchType> patch_type(const std::string* content_type);
 // The write's field manager (fieldManager), which an apply must name, and
 // whether it forces conflicts (force, for an apply only); or the 422 the API
 // server answers for options it refuses.
-std::variant<std::pair<std::string, bool>, HttpResponse> write_options(std::string_view query, bool apply);
+struct WriteOptions {
+  std::string manager;  // empty: none named (not for an apply)
+  bool force = false;
+};
+std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply);
+
+// A server-side apply (PATCH, application/apply-patch+yaml) read as the API
+// server reads it: its options, and its configuration, a JSON object (JSON
+// is YAML, and what kubectl, client-go and controller-runtime send) of
+// apiVersion v1 and `kind`, named `name`, decoded as `type` under the
+// request's fieldValidation.
+struct ApplyRequest {
+  WriteOptions options;
+  JsonValue config;
+  std::vector<std::string> warnings;
+};
+std::variant<ApplyRequest, HttpResponse> read_apply_request(const HttpRequest& request, std::string_view type,
+                                                           std::string_view kind, const std::string& name);
 // 409 naming each field another manager set, and who, as the API server does.
 HttpResponse apply_conflicts(const std::vector<ApplyConflict>& conflicts, const std::string& name);
 

@@ -89,38 +89,21 @@ void PodRegistry::apply_namespace(RequestContext& ctx) {
                                "the body of the request was in an unknown format - accepted media types include: "
                                "application/apply-patch+yaml (uvsched changes a namespace only by server-side apply)"));
   }
-  auto options = write_options(ctx.request.query(), /*apply=*/true);
-  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
+  std::string name = ctx.param("ns");
+  auto read = read_apply_request(ctx.request, "io.k8s.api.core.v1.Namespace", "Namespace", name);
+  if (auto* refused = std::get_if<HttpResponse>(&read)) return ctx.reply(std::move(*refused));
+  ApplyRequest& apply = std::get<ApplyRequest>(read);
   // (Named, not bound: a lambda below captures them.)
-  const std::string manager = std::get<0>(options).first;
-  const bool force = std::get<0>(options).second;
-  std::string name = ctx.param("ns"), error;
-  auto config = JsonValue::parse(ctx.request.body, &error);
-  if (!config || !config->is_object()) {
-    return ctx.reply(k8s_error(400, "BadRequest", config ? "an apply configuration must be an object"
-                                                          : "uvsched reads an apply configuration written as JSON "
-                                                            "(as kubectl and client-go send it), not block YAML: " + error));
-  }
-  std::vector<std::string> warnings;
-  if (auto refused = decode_body(ctx.request, *config, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {
-    return ctx.reply(std::move(*refused));
-  }
-  if (config->str("apiVersion") != "v1" || config->str("kind") != "Namespace") {
-    return ctx.reply(k8s_error(400, "BadRequest", "an apply configuration at the namespaces endpoint needs apiVersion "
-                                                  "\"v1\" and kind \"Namespace\""));
-  }
-  if (std::string given = config->find({"metadata", "name"}) ? config->find({"metadata", "name"})->text() : "";
-      given != name) {
-    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
-                                                      ") does not match the name on the URL (" + name + ")"));
-  }
+  const std::string manager = apply.options.manager;
+  const bool force = apply.options.force;
+  std::vector<std::string> warnings = std::move(apply.warnings);
   if (!is_dns1123_label(name)) {
     return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
                                                          {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
   }
   std::string key = std::string(kNamespacePrefix) + name, now = rfc3339(clock_.unix_ms()), uid = new_uid();
   Responder res = ctx.responder;
-  store_.get(key, {}, [this, res, key, name, now, uid, config = std::move(*config), manager, force,
+  store_.get(key, {}, [this, res, key, name, now, uid, config = std::move(apply.config), manager, force,
                        warnings = std::move(warnings)](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     int64_t expect = r.kvs.empty() ? 0 : r.kvs[0].mod_revision;

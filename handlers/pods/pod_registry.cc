@@ -231,7 +231,7 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   }
   meta.erase("deletionTimestamp");  // a deletion is started by DELETE
   meta.erase("managedFields");      // the server's to keep
-  record_update(nullptr, *pod, std::get<0>(options).first, rfc3339(clock_.unix_ms()));
+  record_update(nullptr, *pod, std::get<WriteOptions>(options).manager, rfc3339(clock_.unix_ms()));
   create_checked(ctx.responder, ns, std::move(*pod), std::move(warnings));
 }
 
@@ -335,7 +335,7 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
   if (const JsonValue* rv = body->find({"metadata", "resourceVersion"}); rv && rv->is_string() && !rv->text().empty()) {
     want_rv = std::strtoll(rv->text().c_str(), nullptr, 10);
   }
-  PodChange change = [ns, name, want_rv, status_only, body = std::move(*body), manager = std::get<0>(options).first,
+  PodChange change = [ns, name, want_rv, status_only, body = std::move(*body), manager = std::get<WriteOptions>(options).manager,
                       now = rfc3339(clock_.unix_ms())](JsonValue& old, int64_t current) -> std::optional<HttpResponse> {
     if (want_rv != 0 && want_rv != current) return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
     JsonValue next;
@@ -389,7 +389,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   if (auto* refused = std::get_if<HttpResponse>(&validation)) return ctx.reply(std::move(*refused));
   auto warnings = std::make_shared<std::vector<std::string>>();
   PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch),
-                      mode = std::get<FieldValidation>(validation), manager = std::get<0>(options).first,
+                      mode = std::get<FieldValidation>(validation), manager = std::get<WriteOptions>(options).manager,
                       now = rfc3339(clock_.unix_ms()), warnings](
                          JsonValue& pod, int64_t current) -> std::optional<HttpResponse> {
     const JsonValue stored = pod;
@@ -416,35 +416,15 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
 }
 
 void PodRegistry::apply_pod(RequestContext& ctx) {
-  std::string ns = ctx.param("ns"), name = ctx.param("name"), error;
-  auto options = write_options(ctx.request.query(), /*apply=*/true);
-  if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
-  // (Named, not bound: a lambda below captures them.)
-  const std::string manager = std::get<0>(options).first;
-  const bool force = std::get<0>(options).second;
-  // JSON is YAML, and what kubectl, client-go and controller-runtime send;
-  // uvsched has no YAML reader for the block style.
-  auto config = JsonValue::parse(ctx.request.body, &error);
-  if (!config) {
-    return ctx.reply(k8s_error(400, "BadRequest", "uvsched reads an apply configuration written as JSON "
-                                                  "(as kubectl and client-go send it), not block YAML: " + error));
-  }
-  if (!config->is_object()) return ctx.reply(k8s_error(400, "BadRequest", "an apply configuration must be an object"));
-  std::vector<std::string> warnings;
-  if (auto refused = decode_body(ctx.request, *config, "io.k8s.api.core.v1.Pod", "Pod", &warnings)) {
-    return ctx.reply(std::move(*refused));
-  }
-  if (config->str("apiVersion") != "v1" || config->str("kind") != "Pod") {
-    return ctx.reply(k8s_error(400, "BadRequest", "an apply configuration at the pods endpoint needs apiVersion \"v1\" "
-                                                  "and kind \"Pod\", not \"" + config->str("apiVersion") + "\" and \"" +
-                                                  config->str("kind") + "\""));
-  }
-  JsonValue& meta = config->ensure({"metadata"});
-  if (std::string given = meta.str("name"); given != name) {
-    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
-                                                      ") does not match the name on the URL (" + name + ")"));
-  }
-  if (std::string given = meta.str("namespace"); !given.empty() && given != ns) {
+  std::string ns = ctx.param("ns"), name = ctx.param("name");
+  auto read = read_apply_request(ctx.request, "io.k8s.api.core.v1.Pod", "Pod", name);
+  if (auto* refused = std::get_if<HttpResponse>(&read)) return ctx.reply(std::move(*refused));
+  ApplyRequest& apply = std::get<ApplyRequest>(read);
+  // (Named, not bound: the lambdas below capture them.)
+  const std::string manager = apply.options.manager;
+  const bool force = apply.options.force;
+  const std::vector<std::string> warnings = apply.warnings;
+  if (std::string given = apply.config.ensure({"metadata"}).str("namespace"); !given.empty() && given != ns) {
     return ctx.reply(k8s_error(400, "BadRequest",
                                "the namespace of the provided object does not match the namespace sent on the request"));
   }
@@ -453,13 +433,13 @@ void PodRegistry::apply_pod(RequestContext& ctx) {
   how.warnings = warnings;
   // Not there yet: the apply creates it, owning all it set.
   Responder res = ctx.responder;
-  how.on_missing = [this, res, ns, name, config = *config, manager, now, warnings]() mutable {
+  how.on_missing = [this, res, ns, name, config = apply.config, manager, now, warnings]() mutable {
     JsonValue pod = JsonValue::object();
     pod.ensure({"metadata"}).set("name", JsonValue::string(name));
     apply_config(pod, config, manager, /*force=*/false, now);  // nobody else's fields: no conflict
     create_checked(res, ns, std::move(pod), std::move(warnings));
   };
-  PodChange change = [ns, name, config = std::move(*config), manager, force, now](JsonValue& pod, int64_t) -> std::optional<HttpResponse> {
+  PodChange change = [ns, name, config = std::move(apply.config), manager, force, now](JsonValue& pod, int64_t) -> std::optional<HttpResponse> {
     const JsonValue stored = pod;
     auto conflicts = apply_config(pod, config, manager, force, now);
     if (!conflicts.empty()) return apply_conflicts(conflicts, name);

@@ -294,9 +294,9 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   std::string error;
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return;
-  if (phase_of(*pod) == "Succeeded" || phase_of(*pod) == "Failed") cache_.erase(kv.key);  // done: nothing to update
   const std::string phase = phase_of(*pod);
-  if (tasks_.has_pod(key) || !is_unscheduled(facts_of(*pod, phase))) {
+  if (phase == "Succeeded" || phase == "Failed") cache_.erase(kv.key);  // done: nothing to update
+  if (!is_unscheduled(facts_of(*pod, phase))) {
     drop_pending(key);
     return;
   }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "storage/base64.h"
+
 namespace uvsched::test {
 
 std::string pod_json(const std::string& name, const std::string& cpu, const std::string& extra_spec,
@@ -123,17 +125,7 @@ std::string ScriptedAgent::next(const std::string& type, std::chrono::millisecon
 
 std::vector<std::string> ScriptedAgent::events_before_marker(std::chrono::milliseconds deadline) {
   std::string data = "marker-" + std::to_string(++markers_);
-  std::string b64;
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (size_t i = 0; i < data.size(); i += 3) {  // base64, padded
-    uint32_t v = static_cast<uint8_t>(data[i]) << 16;
-    if (i + 1 < data.size()) v |= static_cast<uint8_t>(data[i + 1]) << 8;
-    if (i + 2 < data.size()) v |= static_cast<uint8_t>(data[i + 2]);
-    b64 += kAlphabet[(v >> 18) & 63];
-    b64 += kAlphabet[(v >> 12) & 63];
-    b64 += i + 1 < data.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    b64 += i + 2 < data.size() ? kAlphabet[v & 63] : '=';
-  }
+  std::string b64 = base64_encode(data);
   auto r = http_request(port_, "POST", "/v1/messages/" + host_, R"({"executor_id":"marker","data":")" + b64 + R"("})");
   EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "no answer to the marker");
   std::vector<std::string> before;

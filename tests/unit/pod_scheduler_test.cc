@@ -142,6 +142,10 @@ class PodSchedulerTest : public ::testing::Test {
     settle();
   }
   std::string pod(const std::string& name) { return store_.value(pod_key(name)).value_or("<absent>"); }
+  // Another writer (the registry, a predecessor) stores a pod.
+  void put_pod(const std::string& name, const std::string& json) {
+    store_.put(pod_key(name), json, 0, [](WriteResult&&) {});
+  }
   double metric(const std::string& series) {
     std::string text = metrics_.render();
     size_t at = text.find("\n" + series + " ");
@@ -158,7 +162,7 @@ class PodSchedulerTest : public ::testing::Test {
 
 TEST_F(PodSchedulerTest, APodThatFitsNowhereSaysWhyAndIsTriedAgainAfterItsBackoff) {
   start();
-  store_.put(pod_key("web"), stored_pod("web"), 0, [](WriteResult&&) {});
+  put_pod("web", stored_pod("web"));
   settle();
   EXPECT_NE(pod("web").find(R"("type":"PodScheduled","status":"False")"), std::string::npos) << pod("web");
   EXPECT_NE(pod("web").find("no offers"), std::string::npos) << pod("web");
@@ -182,9 +186,9 @@ TEST_F(PodSchedulerTest, APodThatFitsNowhereSaysWhyAndIsTriedAgainAfterItsBackof
 TEST_F(PodSchedulerTest, AnOfferLaunchesTheFirstWaitingPodThatFitsIt) {
   start();
   auto edge = subscribe("edge-1");
-  store_.put(pod_key("first"), stored_pod("first"), 0, [](WriteResult&&) {});
+  put_pod("first", stored_pod("first"));
   settle();
-  store_.put(pod_key("second"), stored_pod("second"), 0, [](WriteResult&&) {});
+  put_pod("second", stored_pod("second"));
   settle();
   ASSERT_EQ(scheduler_->pending(), 2u);
   std::string answer = offer("edge-1", 0.75, 1024);  // room for one 500m pod
@@ -215,7 +219,7 @@ TEST_F(PodSchedulerTest, AnOfferLaunchesTheFirstWaitingPodThatFitsIt) {
 TEST_F(PodSchedulerTest, AnOfferThatFitsNoPodIsDeclinedWhenItExpires) {
   start();
   auto edge = subscribe("edge-1");
-  store_.put(pod_key("big"), stored_pod("big"), 0, [](WriteResult&&) {});
+  put_pod("big", stored_pod("big"));
   settle();
   offer("edge-1", 0.25, 1024);
   EXPECT_TRUE(edge->events("LAUNCH").empty());
@@ -229,7 +233,7 @@ TEST_F(PodSchedulerTest, AnOfferThatFitsNoPodIsDeclinedWhenItExpires) {
 TEST_F(PodSchedulerTest, ATaskWhoseAgentGoesAwayIsLostAfterTheAgentTimeout) {
   start();
   auto edge = subscribe("edge-1");
-  store_.put(pod_key("web"), stored_pod("web"), 0, [](WriteResult&&) {});
+  put_pod("web", stored_pod("web"));
   settle();
   offer("edge-1", 1, 1024);
   ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
@@ -244,7 +248,7 @@ TEST_F(PodSchedulerTest, ATaskWhoseAgentGoesAwayIsLostAfterTheAgentTimeout) {
 
 TEST_F(PodSchedulerTest, ADeletedPendingPodLeavesTheQueue) {
   start();
-  store_.put(pod_key("gone"), stored_pod("gone"), 0, [](WriteResult&&) {});
+  put_pod("gone", stored_pod("gone"));
   settle();
   ASSERT_EQ(scheduler_->pending(), 1u);
   store_.del(pod_key("gone"), false, [](WriteResult&&) {});
@@ -259,8 +263,8 @@ TEST_F(PodSchedulerTest, ADeletedPendingPodLeavesTheQueue) {
 // subscribe within the agent timeout are lost: a Never pod fails, an Always
 // pod is unbound and waits again. Just before the timeout nothing changes.
 TEST_F(PodSchedulerTest, RecoveredTasksOfAnAgentThatNeverReturnsAreLostByTheirRestartPolicy) {
-  store_.put(pod_key("once"), bound_pod("once", "pod.default.once.00000000000a", "Never"), 0, [](WriteResult&&) {});
-  store_.put(pod_key("again"), bound_pod("again", "pod.default.again.00000000000b", "Always"), 0, [](WriteResult&&) {});
+  put_pod("once", bound_pod("once", "pod.default.once.00000000000a", "Never"));
+  put_pod("again", bound_pod("again", "pod.default.again.00000000000b", "Always"));
   store_.run();
   start();
   EXPECT_EQ(hub_->agents().count("edge-1"), 1u) << "the agent its tasks name is expected";
@@ -282,7 +286,7 @@ TEST_F(PodSchedulerTest, AStagingTaskWaitsForItsPodAndIsAdopted) {
   scheduler_->status_update("edge-1", {task, "TASK_STAGING", ""});
   settle();
   EXPECT_EQ(pod("later"), "<absent>");
-  store_.put(pod_key("later"), bound_pod("later", task, "Always", "Pending"), 0, [](WriteResult&&) {});
+  put_pod("later", bound_pod("later", task, "Always", "Pending"));
   settle();
   scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
   settle();
@@ -293,7 +297,7 @@ TEST_F(PodSchedulerTest, AStagingTaskWaitsForItsPodAndIsAdopted) {
 // While the store is down the pods cannot be loaded: the scheduler is not
 // ready (statuses are refused) and tries again each second until it is back.
 TEST_F(PodSchedulerTest, ItLoadsThePodsOnceTheStoreIsBack) {
-  store_.put(pod_key("web"), stored_pod("web"), 0, [](WriteResult&&) {});
+  put_pod("web", stored_pod("web"));
   store_.run();
   store_.set_down("etcd is unreachable");
   hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{});
