@@ -165,7 +165,8 @@ void Daemon::make_domains() {
   ml.router_url = config_.router_url;
   ml_ = std::make_unique<MlScheduler>(loop_, clock_, *store_, *client_, metrics_, ml, [this] { return is_leader(); });
   ml_->add_routes(router_);
-  pods_ = std::make_unique<PodRegistry>(*store_, clock_, [this] { return is_leader(); });
+  pod_writer_ = std::make_unique<PodWriter>(*store_);
+  pods_ = std::make_unique<PodRegistry>(*store_, clock_, *pod_writer_, [this] { return is_leader(); });
   pods_->add_routes(router_);
   AgentHub::Settings agents;
   agents.offer_ttl_ms = config_.offer_ttl_ms;
@@ -176,8 +177,8 @@ void Daemon::make_domains() {
   PodScheduler::Settings sched;
   sched.reconcile_interval_ms = config_.reconcile_interval_ms;
   sched.failover_timeout_ms = config_.failover_timeout_ms;
-  scheduler_ = std::make_unique<PodScheduler>(*store_, clock_, *hub_, metrics_, [this] { return is_leader(); },
-                                              sched);
+  scheduler_ = std::make_unique<PodScheduler>(*store_, clock_, *hub_, *pod_writer_, metrics_,
+                                              [this] { return is_leader(); }, sched);
 }
 
 // Who tells whom: the agents' events go to the pod scheduler; the registry

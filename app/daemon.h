@@ -92,6 +92,7 @@ class Daemon {
   std::unique_ptr<LeaderElection> election_;
   std::unique_ptr<HttpClient> client_;  // parameter server, router
   std::unique_ptr<MlScheduler> ml_;
+  std::unique_ptr<PodWriter> pod_writer_;  // the registry's and the scheduler's one way to update a pod
   std::unique_ptr<PodRegistry> pods_;
   std::unique_ptr<AgentHub> hub_;
   std::unique_ptr<PodScheduler> scheduler_;

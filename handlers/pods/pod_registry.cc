@@ -132,8 +132,8 @@ struct PodRegistry::WatchSnapshot {
   size_t unread_bytes = 0;
 };
 
-PodRegistry::PodRegistry(Store& store, Clock& clock, std::function<bool()> is_leader)
-    : store_(store), clock_(clock), is_leader_(std::move(is_leader)) {}
+PodRegistry::PodRegistry(Store& store, Clock& clock, PodWriter& writer, std::function<bool()> is_leader)
+    : store_(store), clock_(clock), writer_(writer), is_leader_(std::move(is_leader)) {}
 
 void PodRegistry::start() {
   for (const char* ns : {"default", "kube-system"}) {
@@ -243,75 +243,90 @@ void PodRegistry::create_checked(Responder res, const std::string& ns, JsonValue
   default_pod(pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
   // The namespace is checked by the create's own txn (no read before it).
   CreateOutcome created = create_hook_ ? create_hook_(ns, name, pod) : nullptr;
-  store_pod(std::move(res), ns, name, std::move(pod), 0, PodWrite{201, false, std::move(created), nullptr, std::move(warnings)});
+  PodWrite how{.ok_status = 201, .created = std::move(created), .warnings = std::move(warnings)};
+  store_new_pod(std::move(res), ns, name, std::move(pod), std::move(how));
 }
 
-void PodRegistry::store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
-                            int64_t expect, PodWrite how) {
+void PodRegistry::store_new_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
+                                PodWrite how) {
   pod.ensure({"metadata"}).erase("resourceVersion");
   std::string json = pod.dump();
   TxnRequest t;
   std::string key = pod_key(ns, name);
-  t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
-                        Compare::Op::kEqual, expect, {}});
-  // The update that takes the last finalizer from a pod being deleted ends it.
-  bool ends = expect != 0 && ready_to_go(pod);
-  t.success.push_back(ends ? TxnOp{TxnOp::Type::kDelete, key, {}, 0, false} : TxnOp{TxnOp::Type::kPut, key, json, 0, false});
+  t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+  t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+  snapshot_bytes_ += json.size();  // (an estimate: a failed create is counted too, until the next read)
+  // A create needs its namespace: one txn checks both, and on failure
+  // reads the namespace to tell "no such namespace" from "name taken".
   std::string ns_key = kNamespacePrefix + ns;
-  if (expect == 0) {
-    snapshot_bytes_ += json.size();  // (an estimate: a failed create is counted too, until the next read)
-    // A create needs its namespace: one txn checks both, and on failure
-    // reads the namespace to tell "no such namespace" from "name taken".
-    t.compares.push_back({ns_key, Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
-    t.failure.push_back({TxnOp::Type::kRange, ns_key, {}, 0, false});
-    // And reads the name: a create sent again after an etcd member failed
-    // mid-call may find its own first attempt there (same uid, same bytes).
-    t.failure.push_back({TxnOp::Type::kRange, key, {}, 0, false});
-  }
-  store_.txn(std::move(t), [res, json, ns, name, expect, how = std::move(how)](TxnResult&& r) mutable {
+  t.compares.push_back({ns_key, Compare::Target::kCreateRevision, Compare::Op::kGreater, 0, {}});
+  t.failure.push_back({TxnOp::Type::kRange, ns_key, {}, 0, false});
+  // And reads the name: a create sent again after an etcd member failed
+  // mid-call may find its own first attempt there (same uid, same bytes).
+  t.failure.push_back({TxnOp::Type::kRange, key, {}, 0, false});
+  store_.txn(std::move(t), [res, json, ns, name, how = std::move(how)](TxnResult&& r) mutable {
     int64_t revision = r.revision;
-    bool landed_before = r.status.ok() && !r.succeeded && expect == 0 && r.ranges.size() > 1 &&
-                         r.ranges[1].kvs.size() == 1 && r.ranges[1].kvs[0].value == json;
+    bool landed_before = r.status.ok() && !r.succeeded && r.ranges.size() > 1 && r.ranges[1].kvs.size() == 1 &&
+                         r.ranges[1].kvs[0].value == json;
     if (landed_before) revision = r.ranges[1].kvs[0].mod_revision;
     if (how.created) how.created(r.status.ok() && (r.succeeded || landed_before), revision, json);
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (!r.succeeded && !landed_before) {
-      if (expect == 0 && (r.ranges.empty() || r.ranges[0].kvs.empty())) {
+      if (r.ranges.empty() || r.ranges[0].kvs.empty()) {
         return res.send(k8s_error(404, "NotFound", "namespaces \"" + ns + "\" not found", "namespaces", ns));
       }
-      if (expect == 0) {
-        return res.send(k8s_error(409, "AlreadyExists", "pods \"" + name + "\" already exists", "pods", name));
-      }
-      if (how.on_conflict) return how.on_conflict();
-      return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
+      return res.send(k8s_error(409, "AlreadyExists", "pods \"" + name + "\" already exists", "pods", name));
     }
-    if (how.answer_status) return res.send(k8s_object(how.ok_status, k8s_status_json(how.ok_status, "", "")));
-    HttpResponse ok = with_warnings(k8s_object(how.ok_status, with_rv(json, revision)), how.warnings);
-    if (how.change_warnings) ok = with_warnings(std::move(ok), *how.change_warnings);
-    res.send(std::move(ok));
+    answer_written(res, how, json, revision);
   });
 }
 
+void PodRegistry::answer_written(Responder& res, const PodWrite& how, const std::string& json, int64_t revision) {
+  if (how.answer_status) return res.send(k8s_object(how.ok_status, k8s_status_json(how.ok_status, "", "")));
+  HttpResponse ok = with_warnings(k8s_object(how.ok_status, with_rv(json, revision)), how.warnings);
+  if (how.change_warnings) ok = with_warnings(std::move(ok), *how.change_warnings);
+  res.send(std::move(ok));
+}
+
 void PodRegistry::update_pod(Responder res, const std::string& ns, const std::string& name, PodChange change,
-                             PodWrite how, int attempts) {
-  store_.get(pod_key(ns, name), {}, [this, res, ns, name, change = std::move(change), how = std::move(how),
-                                     attempts](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty() && how.on_missing) return how.on_missing();
-    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-    int64_t current = r.kvs[0].mod_revision;
-    auto pod = parse_stored(r.kvs[0]);
-    if (!pod) return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
-    if (auto refused = change(*pod, current)) return res.send(std::move(*refused));
-    PodWrite write = how;
-    if (attempts > 1) {
-      // This attempt is done with them: the retry takes them over.
-      write.on_conflict = [this, res, ns, name, change = std::move(change), how = std::move(how), attempts]() mutable {
-        update_pod(res, ns, name, std::move(change), std::move(how), attempts - 1);
-      };
+                             PodWrite how) {
+  // The change's refusal, kept for the answer (a retry's replaces it).
+  auto refusal = std::make_shared<std::optional<HttpResponse>>();
+  PodWriter::Update u;
+  u.key = pod_key(ns, name);
+  u.change = [change = std::move(change), refusal](JsonValue& pod, int64_t revision) {
+    if (!pod.is_object()) {
+      *refusal = k8s_error(500, "InternalError", "stored pod is unreadable");
+      return PodWriter::Verdict::kDecline;
     }
-    store_pod(res, ns, name, std::move(*pod), current, std::move(write));
-  });
+    // The change sees the pod as a client would (a JSON patch may test it).
+    pod.ensure({"metadata"}).set("resourceVersion", JsonValue::string(std::to_string(revision)));
+    *refusal = change(pod, revision);
+    if (*refusal) return PodWriter::Verdict::kDecline;
+    pod.ensure({"metadata"}).erase("resourceVersion");
+    // The update that takes the last finalizer from a pod being deleted ends it.
+    return ready_to_go(pod) ? PodWriter::Verdict::kDelete : PodWriter::Verdict::kPut;
+  };
+  u.done = [res, name, refusal, how = std::move(how)](PodWriter::Result&& r) mutable {
+    using Outcome = PodWriter::Outcome;
+    switch (r.outcome) {
+      case Outcome::kWritten:
+      case Outcome::kDeleted:
+        return answer_written(res, how, r.stored, r.revision);
+      case Outcome::kDeclined:
+        return res.send(std::move(**refusal));
+      case Outcome::kMissing:
+        if (how.on_missing) return how.on_missing();
+        return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+      case Outcome::kUnreadable:
+        return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
+      case Outcome::kConflict:
+        return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
+      case Outcome::kStoreDown:
+        return res.send(store_down(r.status));
+    }
+  };
+  writer_.update(std::move(u));
 }
 
 void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
@@ -482,7 +497,7 @@ void PodRegistry::bind_pod(RequestContext& ctx) {
     pod.ensure({"spec"}).set("nodeName", JsonValue::string(node));
     return std::nullopt;
   };
-  update_pod(ctx.responder, ns, name, std::move(change), PodWrite{201, true, nullptr, nullptr});
+  update_pod(ctx.responder, ns, name, std::move(change), PodWrite{.ok_status = 201, .answer_status = true});
 }
 
 // ---- pods: read paths -------------------------------------------------------------

@@ -14,6 +14,7 @@
 
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
+#include "handlers/pods/pod_writer.h"
 #include "handlers/router.h"
 #include "policy/label_selector.h"
 #include "reactor/clock.h"
@@ -28,7 +29,7 @@ class PodRegistry {
   // Nodes are views of the pod scheduler's agents; none until it exists.
   using NodeLister = std::function<std::vector<JsonValue>()>;
 
-  PodRegistry(Store& store, Clock& clock, std::function<bool()> is_leader);
+  PodRegistry(Store& store, Clock& clock, PodWriter& writer, std::function<bool()> is_leader);
   void set_nodes(NodeLister nodes) { nodes_ = std::move(nodes); }
   // Asked before a pod is deleted; true when it took the request over (a
   // launched pod: KILL first, the object goes once its task is gone).
@@ -72,12 +73,11 @@ class PodRegistry {
   void list_nodes(RequestContext& ctx);
   void get_node(RequestContext& ctx);
 
-  // How store_pod answers and whom it tells.
+  // How a write of a pod is answered and whom it tells.
   struct PodWrite {
     int ok_status = 200;
     bool answer_status = false;  // a Binding is answered with a Status, not the pod
     CreateOutcome created;       // hears whether a create was written
-    std::function<void()> on_conflict;  // an update that lost its compare: retry instead of 409
     std::vector<std::string> warnings;  // Warning headers for the answer (fields the decoder dropped)
     std::function<void()> on_missing;   // update_pod found no pod: do this instead of 404 (an apply creates)
     std::shared_ptr<const std::vector<std::string>> change_warnings;  // more, filled by the change (a patch's dropped fields)
@@ -86,24 +86,22 @@ class PodRegistry {
   void create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings);
   // Server-side apply (PATCH, application/apply-patch+yaml): see field_manager.h.
   void apply_pod(RequestContext& ctx);
-  // Stores `pod` over the revision `expect` (0: create only) and answers.
-  void store_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod, int64_t expect,
-                 PodWrite how);
+  // Stores a new pod (its name and namespace checked in the same txn) and answers.
+  void store_new_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod, PodWrite how);
+  static void answer_written(Responder& res, const PodWrite& how, const std::string& json, int64_t revision);
 
-  // Kubernetes' GuaranteedUpdate: reads the pod, has `change` turn it into
-  // the next version (or refuse, with the answer to send), and writes it over
-  // the revision it read. When another writer got in between (the scheduler,
-  // an agent's status), it reads again and redoes the change, up to
-  // kUpdateAttempts times, and only then answers 409. A client's
+  // A guarded update (PodWriter) answered as the API server answers: `change`
+  // turns the pod read into its next version, or refuses with the answer to
+  // send; a pod that other writers kept changing (the scheduler, an agent's
+  // status) is a 409 after PodWriter::kAttempts tries. A client's
   // resourceVersion precondition is the change's to check: a refusal ends it.
   using PodChange = std::function<std::optional<HttpResponse>(JsonValue& pod, int64_t revision)>;
-  static constexpr int kUpdateAttempts = 5;
-  void update_pod(Responder res, const std::string& ns, const std::string& name, PodChange change, PodWrite how,
-                  int attempts = kUpdateAttempts);
+  void update_pod(Responder res, const std::string& ns, const std::string& name, PodChange change, PodWrite how);
   bool refuse_unless_leader(RequestContext& ctx);
 
   Store& store_;
   Clock& clock_;
+  PodWriter& writer_;
   std::function<bool()> is_leader_;
   // The bytes of every pod, as the last read of them all found them plus
   // what was created since (namespaced reads only raise it): what a list or

@@ -87,7 +87,7 @@ void set_condition(JsonValue& pod, const std::string& type, const std::string& s
 
 }  // namespace
 
-PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
+PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter& writer, MetricsRegistry& metrics,
                            std::function<bool()> is_leader, Settings settings)
     : store_(store),
       clock_(clock),
@@ -97,6 +97,7 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, MetricsReg
       pass_(clock, [this] { schedule_due(); }),
       reconcile_pass_(clock, [this] { request_reconciliation(); }),
       placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
+      writer_(writer),
       settings_(settings),
       reconciler_({.implicit_interval_ms = settings.reconcile_interval_ms}),
       reconcile_timer_(clock.new_timer()),
@@ -134,8 +135,7 @@ void PodScheduler::forget_everything() {
   queue_ = DelayQueue();
   backoff_ = PodBackoff();
   to_reconcile_.clear();
-  cache_.clear();
-  own_writes_.clear();
+  writer_.clear();
 }
 
 void PodScheduler::leadership_changed(bool leading) {
@@ -261,23 +261,16 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     // needs was read from it then. Anything else is news, read below.
     if (!deleted && kv.version == 1) return;
   }
-  if (auto own = own_writes_.find(kv.key); own != own_writes_.end()) {
-    // Our own update of a waiting pod (its PodScheduled condition) comes back:
-    // the spec placement reads is unchanged, so the pod is not parsed again.
-    bool ours = !deleted && own->second == kv.value;
-    own_writes_.erase(own);
-    if (ours && pending_.count(key)) {
-      if (auto it = cache_.find(kv.key); it != cache_.end() && kv.mod_revision >= it->second.first)
-        it->second = {kv.mod_revision, kv.value};
-      return;
-    }
+  // Our own update of a waiting pod (its PodScheduled condition) coming back:
+  // the spec placement reads is unchanged, so the pod is not parsed again.
+  if (writer_.own_write_returned(kv.key, deleted ? nullptr : &kv.value) && pending_.count(key)) {
+    writer_.refresh(kv.key, kv.mod_revision, kv.value);
+    return;
   }
   if (deleted) {
-    cache_.erase(kv.key);
-  } else if (auto it = cache_.find(kv.key); it != cache_.end()) {
-    if (kv.mod_revision >= it->second.first) it->second = {kv.mod_revision, kv.value};
-  } else if (!tasks_.has_pod(key)) {
-    cache_[kv.key] = {kv.mod_revision, kv.value};  // a pod to place: its binding will be one CAS
+    writer_.forget(kv.key);
+  } else if (!writer_.refresh(kv.key, kv.mod_revision, kv.value) && !tasks_.has_pod(key)) {
+    writer_.keep(kv.key, kv.mod_revision, kv.value);  // a pod to place: its binding will be one CAS
   }
   if (deleted) {
     drop_pending(key);
@@ -295,7 +288,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return;
   const std::string phase = phase_of(*pod);
-  if (phase == "Succeeded" || phase == "Failed") cache_.erase(kv.key);  // done: nothing to update
+  if (phase == "Succeeded" || phase == "Failed") writer_.forget(kv.key);  // done: nothing to update
   if (!is_unscheduled(facts_of(*pod, phase))) {
     drop_pending(key);
     return;
@@ -361,7 +354,7 @@ void PodScheduler::try_place(const std::string& key) {
   // would hold them all); its binding, when an offer comes, reads it first.
   std::string cache_key = PodRegistry::kPodPrefix + key;
   if (!news) {
-    cache_.erase(cache_key);
+    writer_.forget(cache_key);
     return;
   }
   std::string stamp = rfc3339(clock_.unix_ms());
@@ -369,7 +362,7 @@ void PodScheduler::try_place(const std::string& key) {
     if (phase_of(p) != "Pending") return false;
     set_condition(p, "PodScheduled", "False", "Unschedulable", reason, stamp);
     return true;
-  }, 5, [this, cache_key](bool, const std::string&) { cache_.erase(cache_key); });
+  }, [this, cache_key](const PodWriter::Result&) { writer_.forget(cache_key); });
 }
 
 bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
@@ -418,9 +411,9 @@ void PodScheduler::resync(const std::string& key) {
 // crash the pods' annotations name every task an agent may be running.
 void PodScheduler::launch(const std::string& key, const PodNeeds& needs, const Offer& offer) {
   PreparedLaunch p = prepare_launch(key, needs, offer);
-  update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind), 5,
+  update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind),
              [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
-                 bool written, const std::string& stored) { bound(key, serial, offer, written, launch_event(head, stored)); });
+                 const PodWriter::Result& r) { bound(key, serial, offer, r.written(), launch_event(head, r.stored)); });
 }
 
 // A pod just created through the API is placed by its create when the
@@ -448,7 +441,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
     return [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
                bool written, int64_t revision, const std::string& json) {
       // Known now, the stored pod makes its next update (TASK_RUNNING) one compare-and-swap.
-      if (written) cache_[PodRegistry::kPodPrefix + key] = {revision, json};
+      if (written) writer_.keep(PodRegistry::kPodPrefix + key, revision, json);
       bound(key, serial, offer, written, launch_event(head, json));
     };
   }
@@ -547,10 +540,10 @@ void PodScheduler::roll_back(const std::string& key, uint64_t serial, const std:
     unbind(p);
     set_condition(p, "PodScheduled", "False", "OfferGone", "its offer was rescinded or ran out before the launch", stamp);
     return true;
-  }, 5, [this, key, serial](bool written, const std::string&) {
+  }, [this, key, serial](const PodWriter::Result& r) {
     PodTask* task = tasks_.by_pod(key);
     if (!task || task->serial != serial) return;
-    if (!written) {  // still bound in the store: lost, like a task whose agent left
+    if (!r.written()) {  // still bound in the store: lost, like a task whose agent left
       apply(key, *task, apply_status(*task, "TASK_LOST"), nullptr);
       return;
     }
@@ -687,12 +680,12 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       };
       // Text edits, so the pod's spec and metadata are not parsed and written
       // again: the phase alone (the common case), or the status object.
-      TextEdit edit = [running, merge](std::string_view s) {
+      PodWriter::TextEdit edit = [running, merge](std::string_view s) {
         return merge ? JsonValue::with_object_at(s, {"status"}, running)
                      : JsonValue::with_string_at(s, {"status", "phase"}, "Running");
       };
-      update_pod(key, std::move(edit), [running](JsonValue& p) { return running(p.ensure({"status"})); }, 5,
-                 [this, key](bool, const std::string&) { cache_.erase(key); });
+      update_pod(key, std::move(edit), [running](JsonValue& p) { return running(p.ensure({"status"})); },
+                 [this, key](const PodWriter::Result&) { writer_.forget(key); });
       return;
     }
     case TaskAction::kMarkSucceeded:
@@ -871,66 +864,24 @@ void PodScheduler::agent_lost(const std::string& agent) {
   }
 }
 
-void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts,
-                              Written done) {
-  update_pod(key, nullptr, std::move(mutate), attempts, std::move(done));
+void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate,
+                              PodWriter::Done done) {
+  update_pod(key, nullptr, std::move(mutate), std::move(done));
 }
 
-void PodScheduler::update_pod(const std::string& key, TextEdit edit, std::function<bool(JsonValue&)> mutate,
-                              int attempts, Written done) {
-  // One shared record, not a copy of the key, the change and the callback in every step.
-  struct Update {
-    std::string key;
-    TextEdit edit;
-    std::function<bool(JsonValue&)> mutate;
-    int attempts;
-    Written done;
-    void finish(bool written, const std::string& stored = {}) const {
-      if (done) done(written, stored);
-    }
+void PodScheduler::update_pod(const std::string& key, PodWriter::TextEdit edit, std::function<bool(JsonValue&)> mutate,
+                              PodWriter::Done done) {
+  PodWriter::Update u;
+  u.key = key;
+  u.edit = std::move(edit);
+  u.change = [mutate = std::move(mutate)](JsonValue& pod, int64_t) {
+    return mutate(pod) ? PodWriter::Verdict::kPut : PodWriter::Verdict::kDecline;
   };
-  auto u = std::make_shared<Update>(Update{key, std::move(edit), std::move(mutate), attempts, std::move(done)});
-  // Write over a known revision; a conflict means the copy was stale: re-read.
-  auto write = [this, u](int64_t rev, const std::string& json) {
-    std::optional<std::string> edited = u->edit ? u->edit(json) : std::nullopt;
-    if (!edited) {
-      std::string error;
-      auto pod = JsonValue::parse(json, &error);
-      if (!pod || !u->mutate(*pod)) return u->finish(false);
-      edited = pod->dump();
-    }
-    auto next = std::make_shared<const std::string>(std::move(*edited));
-    TxnRequest t;
-    t.compares.push_back({u->key, Compare::Target::kModRevision, Compare::Op::kEqual, rev, {}});
-    t.success.push_back({TxnOp::Type::kPut, u->key, *next, 0, false});
-    // Only a waiting pod's own write is looked for when the watch brings it back.
-    bool waiting = pending_.count(u->key.substr(std::string_view(PodRegistry::kPodPrefix).size())) != 0;
-    if (waiting) own_writes_[u->key] = *next;
-    store_.txn(std::move(t), [this, u, next, waiting](TxnResult&& tr) {
-      bool written = tr.status.ok() && tr.succeeded;
-      if (!written && waiting) {
-        if (auto own = own_writes_.find(u->key); own != own_writes_.end() && own->second == *next) own_writes_.erase(own);
-      }
-      if (written) {
-        auto it = cache_.find(u->key);
-        if (it != cache_.end() && tr.revision > it->second.first) it->second = {tr.revision, *next};
-        return u->finish(true, *next);
-      }
-      if (tr.status.ok() && u->attempts > 1) {
-        cache_.erase(u->key);
-        return update_pod(u->key, u->edit, u->mutate, u->attempts - 1, u->done);
-      }
-      u->finish(false);
-    });
-  };
-  if (auto it = cache_.find(u->key); it != cache_.end()) {
-    write(it->second.first, it->second.second);
-    return;
-  }
-  store_.get(u->key, {}, [u, write](RangeResult&& r) {
-    if (!r.status.ok() || r.kvs.empty()) return u->finish(false);
-    write(r.kvs[0].mod_revision, r.kvs[0].value);
-  });
+  u.cached = true;
+  // Only a waiting pod's own write is looked for when the watch brings it back.
+  u.own = pending_.count(key.substr(std::string_view(PodRegistry::kPodPrefix).size())) != 0;
+  u.done = std::move(done);
+  writer_.update(std::move(u));
 }
 
 }  // namespace uvsched

@@ -20,6 +20,7 @@
 #include "handlers/agents/agent_hub.h"
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
+#include "handlers/pods/pod_writer.h"
 #include "policy/delay_queue.h"
 #include "policy/placement.h"
 #include "policy/pod_task.h"
@@ -45,7 +46,7 @@ class PodScheduler final : public AgentEvents {
   };
   static constexpr const char* kFrameworkKey = "/uvsched/framework";
 
-  PodScheduler(Store& store, Clock& clock, AgentHub& hub, MetricsRegistry& metrics,
+  PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter& writer, MetricsRegistry& metrics,
                std::function<bool()> is_leader, Settings settings);
   ~PodScheduler() override;
   void start();
@@ -132,17 +133,12 @@ class PodScheduler final : public AgentEvents {
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status);
   void requeue_or_fail(const std::string& pod, const std::string& why);
-  // Read-modify-write of a pod, retried on a concurrent change. done, when
-  // given, says whether the change reached the store, and what was stored.
-  using Written = std::function<void(bool written, const std::string& stored)>;
-  void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, int attempts = 5,
-                  Written done = nullptr);
-  // The same, trying `edit` on the stored text first: when it gives the new
-  // text, the pod is not parsed into a tree and written back (most of an
-  // update's cost); when it gives nullopt, `mutate` does the change.
-  using TextEdit = std::function<std::optional<std::string>(std::string_view stored)>;
-  void update_pod(const std::string& key, TextEdit edit, std::function<bool(JsonValue&)> mutate, int attempts,
-                  Written done);
+  // A guarded update of a pod through the writer, from its kept copy; `mutate`
+  // false: nothing to write. `done`, when given, hears what became of it.
+  void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, PodWriter::Done done = nullptr);
+  // The same, trying `edit` on the stored text first (PodWriter::TextEdit).
+  void update_pod(const std::string& key, PodWriter::TextEdit edit, std::function<bool(JsonValue&)> mutate,
+                  PodWriter::Done done);
   void bound(const std::string& pod, uint64_t serial, const std::string& offer_id, bool written,
              const std::string& launch);
   void roll_back(const std::string& pod, uint64_t serial, const std::string& offer_id);
@@ -169,14 +165,13 @@ class PodScheduler final : public AgentEvents {
   Store::WatchId watch_ = 0;
   bool watching_ = false;
   CounterFamily& placements_;
-  // The latest revision and JSON of every live pod, from the watch (as an
-  // informer keeps them): an update is then one compare-and-swap, not a read
-  // and a compare-and-swap.
-  absl::flat_hash_map<std::string, std::pair<int64_t, std::string>> cache_;
-  // The last value this scheduler wrote to each pod key, until the watch
-  // brings it back: a waiting pod's own condition update is then not parsed
-  // again (a storm of unschedulable pods would parse every pod three times).
-  absl::flat_hash_map<std::string, std::string> own_writes_;
+  // Writes pods, keeping the latest copy of each pod to place or bound from
+  // the watch (as an informer keeps them): an update is then one
+  // compare-and-swap, not a read and a compare-and-swap. It knows this
+  // scheduler's writes to waiting pods when the watch brings them back, so a
+  // waiting pod's own condition update is not parsed again (a storm of
+  // unschedulable pods would parse every pod three times).
+  PodWriter& writer_;
   Settings settings_;
   Reconciler reconciler_;
   std::unique_ptr<Timer> reconcile_timer_;

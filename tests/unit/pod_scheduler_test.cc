@@ -101,7 +101,7 @@ class PodSchedulerTest : public ::testing::Test {
   void SetUp() override { log_configure(LogLevel::kOff, LogFormat::kText); }
   void start() {
     hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{.agent_timeout_ms = kAgentTimeoutMs});
-    scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, metrics_, [] { return true; },
+    scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, writer_, metrics_, [] { return true; },
                                                 PodScheduler::Settings{});
     hub_->set_events(scheduler_.get());
     hub_->add_routes(router_);
@@ -154,6 +154,7 @@ class PodSchedulerTest : public ::testing::Test {
 
   ManualClock clock_;
   FakeStore store_;
+  PodWriter writer_{store_};
   MetricsRegistry metrics_;
   Router router_;
   std::unique_ptr<AgentHub> hub_;
@@ -301,7 +302,7 @@ TEST_F(PodSchedulerTest, ItLoadsThePodsOnceTheStoreIsBack) {
   store_.run();
   store_.set_down("etcd is unreachable");
   hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{});
-  scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, metrics_, [] { return true; }, PodScheduler::Settings{});
+  scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, writer_, metrics_, [] { return true; }, PodScheduler::Settings{});
   hub_->set_events(scheduler_.get());
   scheduler_->start();
   settle();
