@@ -14,6 +14,7 @@
 
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
+#include "handlers/pods/pod_query.h"
 #include "handlers/pods/pod_writer.h"
 #include "handlers/router.h"
 #include "policy/label_selector.h"
@@ -45,7 +46,7 @@ class PodRegistry {
   void start();
 
  private:
-  struct Query;
+  using Query = PodQuery;
   struct Watch;
   struct WatchSnapshot;
 

@@ -101,7 +101,7 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter&
       settings_(settings),
       reconciler_({.implicit_interval_ms = settings.reconcile_interval_ms}),
       reconcile_timer_(clock.new_timer()),
-      framework_timer_(clock.new_timer()),
+      framework_(store, clock, settings.failover_timeout_ms),
       load_timer_(clock.new_timer()) {
   metrics.gauge("uvsched_pods_pending", "Pods waiting for a place.",
                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(pending_.size())); });
@@ -121,7 +121,7 @@ PodScheduler::~PodScheduler() {
 void PodScheduler::stop() {
   queue_timer_->stop();
   reconcile_timer_->stop();
-  framework_timer_->stop();
+  framework_.stop();
   load_timer_->stop();
   if (watching_) store_.cancel_watch(watch_);
   watching_ = false;
@@ -146,7 +146,7 @@ void PodScheduler::leadership_changed(bool leading) {
 }
 
 void PodScheduler::start() {
-  register_framework();
+  framework_.start();
   reconciler_.start(clock_.now_ms());
   arm_reconcile();
   load();
@@ -786,71 +786,6 @@ void PodScheduler::reconcile_due() {
     }
   }
   arm_reconcile();
-}
-
-// The framework id lives in the store under a lease of --failover-timeout,
-// with the wall time it was last known alive ("ID|UNIX_MS", refreshed with
-// the lease), so a uvsched that comes back in time is the same framework to
-// its agents, and one that comes back later is a new one. The time is what
-// decides: the embedded store's leases do not count down while the daemon is
-// down (they are armed afresh at recovery).
-void PodScheduler::register_framework() {
-  store_.get(kFrameworkKey, {}, [this](RangeResult&& r) {
-    if (!r.status.ok()) {
-      framework_timer_->start(1000, [this] { register_framework(); });
-      return;
-    }
-    bool known = !r.kvs.empty();
-    if (known) {
-      const std::string& stored = r.kvs[0].value;
-      size_t bar = stored.find('|');
-      int64_t alive_ms = bar == std::string::npos ? 0 : std::strtoll(stored.c_str() + bar + 1, nullptr, 10);
-      int64_t gone_ms = alive_ms > 0 ? clock_.unix_ms() - alive_ms : 0;
-      if (gone_ms > static_cast<int64_t>(settings_.failover_timeout_ms)) {
-        log_warn("framework_failed_over").kv("framework_id", stored.substr(0, bar)).kv("gone_ms", gone_ms)
-            .kv("why", "gone longer than --failover-timeout: a new framework; agents still running its tasks shut them down");
-        known = false;
-        framework_id_ = "uvsched-" + std::to_string(clock_.unix_ms());
-      } else {
-        framework_id_ = stored.substr(0, bar);
-      }
-    } else if (framework_id_.empty()) {
-      framework_id_ = "uvsched-" + std::to_string(clock_.unix_ms());
-    }
-    int64_t ttl = std::max<int64_t>(1, static_cast<int64_t>(settings_.failover_timeout_ms / 1000));
-    store_.lease_grant(ttl, [this, known](LeaseResult&& lease) {
-      if (!lease.status.ok()) {
-        framework_timer_->start(1000, [this] { register_framework(); });
-        return;
-      }
-      framework_lease_ = lease.id;
-      store_.put(kFrameworkKey, framework_record(), lease.id, [this, known](WriteResult&& w) {
-        if (!w.status.ok()) {
-          framework_timer_->start(1000, [this] { register_framework(); });
-          return;
-        }
-        log_info(known ? "framework_reregistered" : "framework_registered").kv("framework_id", framework_id_);
-        refresh_framework();
-      });
-    });
-  });
-}
-
-std::string PodScheduler::framework_record() const { return framework_id_ + "|" + std::to_string(clock_.unix_ms()); }
-
-void PodScheduler::refresh_framework() {
-  uint64_t every = std::min<uint64_t>(30'000, std::max<uint64_t>(settings_.failover_timeout_ms / 2, 500));
-  framework_timer_->start(every, [this] {
-    store_.lease_keepalive(framework_lease_, [this](LeaseResult&& r) {
-      if (!r.status.ok()) {
-        log_warn("framework_lease_lost").kv("error", r.status.message);
-        return register_framework();  // the same id again, under a new lease
-      }
-      // Alive now: the time a successor judges the failover timeout by.
-      store_.put(kFrameworkKey, framework_record(), framework_lease_, unwaited<WriteResult>("framework_refresh", kFrameworkKey));
-      refresh_framework();
-    });
-  });
 }
 
 void PodScheduler::agent_lost(const std::string& agent) {

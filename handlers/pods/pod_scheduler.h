@@ -20,6 +20,7 @@
 #include "handlers/agents/agent_hub.h"
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
+#include "handlers/pods/framework_registration.h"
 #include "handlers/pods/pod_writer.h"
 #include "policy/delay_queue.h"
 #include "policy/placement.h"
@@ -44,7 +45,6 @@ class PodScheduler final : public AgentEvents {
     uint64_t reconcile_interval_ms = 300'000;  // implicit reconciliation; 0: only once, 15 s after start
     uint64_t failover_timeout_ms = 120'000;    // the framework id's lifetime in the store
   };
-  static constexpr const char* kFrameworkKey = "/uvsched/framework";
 
   PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter& writer, MetricsRegistry& metrics,
                std::function<bool()> is_leader, Settings settings);
@@ -80,7 +80,7 @@ class PodScheduler final : public AgentEvents {
   // The pods are loaded and their changes followed.
   bool watching() const { return watching_; }
   size_t tasks() const { return tasks_.size(); }
-  std::string framework_id() const override { return framework_id_; }
+  std::string framework_id() const override { return framework_.id(); }
   void executor_lost(const std::string& agent) override { agent_registered(agent, true); }  // reconcile its tasks now
 
  private:
@@ -146,9 +146,6 @@ class PodScheduler final : public AgentEvents {
   void request_reconciliation();  // for the agents in to_reconcile_
   void reconcile_due();
   void arm_reconcile();
-  void register_framework();
-  void refresh_framework();
-  std::string framework_record() const;  // "ID|UNIX_MS": the id, alive now
 
   Store& store_;
   Clock& clock_;
@@ -175,9 +172,7 @@ class PodScheduler final : public AgentEvents {
   Settings settings_;
   Reconciler reconciler_;
   std::unique_ptr<Timer> reconcile_timer_;
-  std::string framework_id_;
-  int64_t framework_lease_ = 0;
-  std::unique_ptr<Timer> framework_timer_;
+  FrameworkRegistration framework_;
   std::unique_ptr<Timer> load_timer_;  // a failed load, or a lost watch, tries again
 };
 
