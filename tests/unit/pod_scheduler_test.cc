@@ -19,11 +19,14 @@
 #include "reactor/log.h"
 #include "reactor/manual_clock.h"
 #include "tests/support/fake_store.h"
+#include "tests/support/recording_channel.h"
 
 namespace uvsched {
 namespace {
 
 using test::FakeStore;
+using test::RecordingChannel;
+using test::post;
 
 constexpr uint64_t kAgentTimeoutMs = 30'000;
 
@@ -45,50 +48,6 @@ std::string bound_pod(const std::string& name, const std::string& task, const st
                     R"(,"annotations":{"uvsched.io/bindingHost":"edge-1","uvsched.io/taskId":")" + task +
                         R"(","uvsched.io/agentId":"edge-1-1","uvsched.io/offerId":"edge-1-o1"})",
                     R"(,"nodeName":"edge-1")", phase);
-}
-
-// An agent's event stream that keeps what it is sent.
-class RecordingChannel final : public AgentChannel {
- public:
-  bool write(std::initializer_list<std::string_view> pieces) override {
-    if (!open_) return false;
-    for (std::string_view p : pieces) text_ += p;
-    return true;
-  }
-  void end() override { open_ = false; }
-  bool open() const override { return open_; }
-  void on_close(std::function<void()> cb) override { on_close_ = std::move(cb); }
-  // The agent goes away (its connection closes).
-  void hang_up() {
-    open_ = false;
-    if (auto cb = std::move(on_close_)) cb();
-  }
-  // The event lines of `type`, in order.
-  std::vector<std::string> events(const std::string& type) const {
-    std::vector<std::string> out;
-    for (size_t from = 0, nl; (nl = text_.find('\n', from)) != std::string::npos; from = nl + 1) {
-      std::string line = text_.substr(from, nl - from);
-      if (line.find("{\"type\":\"" + type + "\"") == 0) out.push_back(line);
-    }
-    return out;
-  }
-
- private:
-  bool open_ = true;
-  std::string text_;
-  std::function<void()> on_close_;
-};
-
-// An agent's POST through the hub's routes, on an exchange with no
-// connection: the answer's bytes are kept.
-std::string post(Router& router, const std::string& target, std::string body) {
-  HttpRequest req;
-  req.method = "POST";
-  req.target = target;
-  req.body = std::move(body);
-  auto ex = std::make_shared<detail::Exchange>();
-  router.handle(req, Responder(ex));
-  return ex->out;
 }
 
 std::string offer_body(double cpus, double mem_mib) {
