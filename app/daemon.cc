@@ -163,7 +163,7 @@ void Daemon::make_domains() {
   ml.ps_metrics_url = ps_metrics_url(config_);
   ml.ps_start_timeout_ms = config_.ps_start_timeout_ms;
   ml.router_url = config_.router_url;
-  ml_ = std::make_unique<MlScheduler>(loop_, clock_, *store_, *client_, metrics_, ml, [this] { return is_leader(); });
+  ml_ = std::make_unique<MlScheduler>(clock_, *store_, *client_, metrics_, ml, [this] { return is_leader(); });
   ml_->add_routes(router_);
   pod_writer_ = std::make_unique<PodWriter>(*store_);
   pods_ = std::make_unique<PodRegistry>(*store_, clock_, *pod_writer_, [this] { return is_leader(); });

@@ -21,9 +21,15 @@ struct PolicyInput {
 };
 
 struct Decision {
+  // Why the parallelism is what it is: what callers act on, never the text.
+  enum class Why { kCreate, kStatic, kFirstEpoch, kFaster, kSlower, kSteady };
   int parallelism = 1;
   PolicyState state;
-  std::string reason;  // create, first-epoch, faster, slower, steady, static; "+clamped" when the cap bit
+  Why why = Why::kCreate;
+  bool clamped = false;  // the cap bit: the policy wanted another parallelism
+  // For records and metrics: create, first-epoch, faster, slower, steady,
+  // static; with "+clamped" when the cap bit.
+  std::string reason() const;
 };
 
 class ParallelismPolicy {

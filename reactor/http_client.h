@@ -16,35 +16,12 @@
 
 #include "reactor/clock.h"
 #include "reactor/http_message.h"
+#include "reactor/http_requester.h"
 #include "reactor/url.h"
 
 namespace uvsched {
 
 class TlsContext;
-
-struct ClientRequest {
-  std::string method = "GET";
-  std::string url;  // absolute: http://host:port/path?query
-  HttpHeaders headers;
-  std::string body;
-  uint64_t timeout_ms = 10'000;  // connect to last byte; 0 = none (long-lived streams)
-  // When set, body bytes are handed over as they arrive (chunk framing removed)
-  // instead of being collected into ClientResponse::body.
-  std::function<void(std::string_view)> on_body;
-};
-
-struct ClientResponse {
-  int error = 0;  // 0, or a libuv error code: UV_ETIMEDOUT, UV_ECONNREFUSED, UV_ECANCELED...
-  std::string error_text;
-  int status = 0;
-  HttpHeaders headers;
-  std::string body;
-
-  bool ok() const { return error == 0 && status >= 200 && status < 300; }
-  const std::string* header(std::string_view name) const { return find_header(headers, name); }
-};
-
-using ClientCallback = std::function<void(ClientResponse&&)>;
 
 struct ClientOptions {
   size_t max_connections_per_origin = 32;
@@ -52,15 +29,14 @@ struct ClientOptions {
   size_t max_response_bytes = 64 * 1024 * 1024;
 };
 
-class HttpClient {
+class HttpClient final : public HttpRequester {
  public:
   HttpClient(uv_loop_t* loop, Clock& clock, ClientOptions options = {});
-  ~HttpClient();
+  ~HttpClient() override;
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  using RequestId = uint64_t;
-  RequestId request(ClientRequest request, ClientCallback callback);
+  RequestId request(ClientRequest request, ClientCallback callback) override;
   // Sends the requests back to back on one connection (HTTP/1.1 pipelining):
   // one write for all, answers read in order, callbacks in order. For
   // requests to one origin that are ready together (an agent's status and
@@ -71,7 +47,7 @@ class HttpClient {
   // connection sends the rest on their own).
   std::vector<RequestId> pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> requests);
   // The callback of a cancelled request is never called.
-  void cancel(RequestId id);
+  void cancel(RequestId id) override;
   // Fails what is pending with UV_ECANCELED, closes every connection, then done().
   void close(std::function<void()> done);
 

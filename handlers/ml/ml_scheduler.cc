@@ -1,5 +1,7 @@
 #include "handlers/ml/ml_scheduler.h"
 
+#include <uv.h>
+
 #include <algorithm>
 #include <random>
 
@@ -42,7 +44,7 @@ HttpResponse bad_request(const JsonError& e) {
 
 }  // namespace
 
-MlScheduler::MlScheduler(uv_loop_t* loop, Clock& clock, Store& store, HttpClient& client, MetricsRegistry& metrics,
+MlScheduler::MlScheduler(Clock& clock, Store& store, HttpRequester& client, MetricsRegistry& metrics,
                          Settings settings, std::function<bool()> is_leader)
     : clock_(clock),
       store_(store),
@@ -50,7 +52,7 @@ MlScheduler::MlScheduler(uv_loop_t* loop, Clock& clock, Store& store, HttpClient
       settings_(std::move(settings)),
       is_leader_(std::move(is_leader)),
       ps_(client, clock, metrics, settings_.ps_url, PsDelivery::Options{.start_timeout_ms = settings_.ps_start_timeout_ms}),
-      drain_turn_(loop, [this] { drain(); }),
+      drain_turn_(clock, [this] { drain(); }),
       recompute_timer_(clock.new_timer()),
       poll_timer_(clock.new_timer()),
       answer_timer_(clock.new_timer()),
@@ -374,9 +376,9 @@ void MlScheduler::apply(Job& job, const Decision& d, double elapsed) {
   job.parallelism = d.parallelism;
   job.policy = d.state;
   job.version += 1;
-  job.history.push_back({job.epochs_reported, elapsed, d.parallelism, d.reason, clock_.unix_ms()});
+  job.history.push_back({job.epochs_reported, elapsed, d.parallelism, d.reason(), clock_.unix_ms()});
   while (job.history.size() > kHistoryKept) job.history.pop_front();
-  decisions_.add(labels({{"reason", d.reason}}));
+  decisions_.add(labels({{"reason", job.history.back().reason}}));
 }
 
 // A new job is stored (request and state, one commit) before its id is

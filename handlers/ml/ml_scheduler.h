@@ -12,7 +12,6 @@
 #pragma once
 
 #include <simdjson.h>
-#include <uv.h>
 
 #include <deque>
 #include <functional>
@@ -28,8 +27,9 @@
 #include "handlers/router.h"
 #include "policy/parallelism_policy.h"
 #include "reactor/clock.h"
-#include "reactor/http_client.h"
-#include "reactor/next_turn.h"
+#include "reactor/clock_turn.h"
+#include "reactor/http_requester.h"
+#include "reactor/url.h"
 #include "storage/store.h"
 
 namespace uvsched {
@@ -54,7 +54,7 @@ class MlScheduler {
   static constexpr const char* kJobPrefix = "/uvsched/ml/jobs/";
   static constexpr const char* kRequestPrefix = "/uvsched/ml/requests/";
 
-  MlScheduler(uv_loop_t* loop, Clock& clock, Store& store, HttpClient& client, MetricsRegistry& metrics,
+  MlScheduler(Clock& clock, Store& store, HttpRequester& client, MetricsRegistry& metrics,
               Settings settings, std::function<bool()> is_leader);
   ~MlScheduler();
 
@@ -154,7 +154,7 @@ class MlScheduler {
 
   Clock& clock_;
   Store& store_;
-  HttpClient& client_;
+  HttpRequester& client_;
   Settings settings_;
   std::function<bool()> is_leader_;
   CapacityFn capacity_;
@@ -163,7 +163,7 @@ class MlScheduler {
   std::map<std::string, Job> jobs_;
   uint64_t next_order_ = 0;
   std::deque<Queued> queue_;
-  NextTurn drain_turn_;
+  ClockTurn drain_turn_;
   bool loaded_ = false;
   std::unique_ptr<Timer> recompute_timer_;
   std::unique_ptr<Timer> poll_timer_;

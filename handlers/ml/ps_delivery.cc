@@ -1,6 +1,7 @@
 #include "handlers/ml/ps_delivery.h"
 
 #include <simdjson.h>
+#include <uv.h>
 
 #include <algorithm>
 
@@ -22,7 +23,7 @@ std::optional<bool> tasks_list_holds(std::string_view body, std::string_view job
   return false;
 }
 
-PsDelivery::PsDelivery(HttpClient& client, Clock& clock, MetricsRegistry& metrics, std::string ps_url,
+PsDelivery::PsDelivery(HttpRequester& client, Clock& clock, MetricsRegistry& metrics, std::string ps_url,
                        Options options)
     : client_(client),
       clock_(clock),

@@ -24,7 +24,7 @@
 #include "handlers/ml/kubeml_types.h"
 #include "handlers/ops/metrics_registry.h"
 #include "reactor/clock.h"
-#include "reactor/http_client.h"
+#include "reactor/http_requester.h"
 
 namespace uvsched {
 
@@ -58,7 +58,7 @@ class PsDelivery {
   // Told once when a job becomes kLost or kStartRefused.
   using LostCallback = std::function<void(const std::string& job_id, const std::string& why)>;
 
-  PsDelivery(HttpClient& client, Clock& clock, MetricsRegistry& metrics, std::string ps_url, Options options);
+  PsDelivery(HttpRequester& client, Clock& clock, MetricsRegistry& metrics, std::string ps_url, Options options);
 
   void on_lost(LostCallback cb) { on_lost_ = std::move(cb); }
   // Starts the job on the PS; on_started runs once the PS holds it. With
@@ -80,7 +80,7 @@ class PsDelivery {
     std::function<void()> on_started;
     std::unique_ptr<Timer> retry;
     uint64_t backoff_ms = 0;
-    HttpClient::RequestId request = 0;
+    HttpRequester::RequestId request = 0;
   };
 
   void pump(const std::string& job_id);
@@ -94,7 +94,7 @@ class PsDelivery {
   void succeeded(const std::string& op, Job& job);
   void retry_later(const std::string& job_id, const std::string& op, const std::string& why);
 
-  HttpClient& client_;
+  HttpRequester& client_;
   Clock& clock_;
   std::string ps_url_;
   Options options_;

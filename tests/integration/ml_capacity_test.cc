@@ -8,6 +8,7 @@
 #include <simdjson.h>
 
 #include "handlers/ml/ml_scheduler.h"
+#include "reactor/http_client.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
 #include "storage/embedded_store.h"
@@ -42,7 +43,7 @@ class MlCapacityTest : public ::testing::Test {
     ps_.answer("/update/", 200, "application/json", "", "POST");
     ps_.answer("/tasks", 200, "application/json", "null", "GET");
     ps_.strict();
-    ml_ = std::make_unique<MlScheduler>(&loop_, *clock_, *store_, *client_, metrics_, s, [] { return true; });
+    ml_ = std::make_unique<MlScheduler>(*clock_, *store_, *client_, metrics_, s, [] { return true; });
     ml_->set_capacity([this] { return capacity_; });
     ml_->add_routes(router_);
     ml_->start();

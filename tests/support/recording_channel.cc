@@ -41,14 +41,19 @@ std::vector<std::string> RecordingChannel::types() const {
   return out;
 }
 
-std::string route(Router& router, const std::string& method, const std::string& target, std::string body) {
+std::shared_ptr<detail::Exchange> exchange(Router& router, const std::string& method, const std::string& target,
+                                           std::string body) {
   HttpRequest req;
   req.method = method;
   req.target = target;
   req.body = std::move(body);
   auto ex = std::make_shared<detail::Exchange>();
   router.handle(req, Responder(ex));
-  return ex->out;
+  return ex;
+}
+
+std::string route(Router& router, const std::string& method, const std::string& target, std::string body) {
+  return exchange(router, method, target, std::move(body))->out;
 }
 
 int status_of(const std::string& answer) {

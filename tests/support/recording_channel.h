@@ -4,12 +4,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "handlers/agents/agent_channel.h"
 #include "handlers/router.h"
+#include "reactor/http_server.h"
 
 namespace uvsched::test {
 
@@ -32,7 +34,12 @@ class RecordingChannel final : public AgentChannel {
   std::function<void()> on_close_;
 };
 
-// A request through `router` on an exchange with no connection: the answer's bytes.
+// A request through `router` on an exchange with no connection, kept so an
+// answer that comes later (after the store or a peer answered) is seen:
+// its bytes are in `out` once it is sent.
+std::shared_ptr<detail::Exchange> exchange(Router& router, const std::string& method, const std::string& target,
+                                           std::string body = {});
+// The same, for an answer made at once: its bytes.
 std::string route(Router& router, const std::string& method, const std::string& target, std::string body = {});
 inline std::string post(Router& router, const std::string& target, std::string body) {
   return route(router, "POST", target, std::move(body));

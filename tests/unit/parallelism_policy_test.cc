@@ -40,7 +40,7 @@ TEST(ThroughputPolicy, FollowsKubeMLsDecisionTable) {
     Decision d = policy.decide(PolicyState{c.ref}, c.in);
     EXPECT_EQ(d.parallelism, c.want) << c.name;
     EXPECT_DOUBLE_EQ(d.state.reference_epoch_seconds, c.want_ref) << c.name;
-    EXPECT_EQ(d.reason, c.reason) << c.name;
+    EXPECT_EQ(d.reason(), c.reason) << c.name;
   }
 }
 

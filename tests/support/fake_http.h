@@ -1,0 +1,48 @@
+// An HttpRequester with no sockets: every request is kept, in order, until the
+// test answers it (or fails it), so an orchestration test decides what a
+// peer says and when, and sees every call that was made and every cancel.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "reactor/http_requester.h"
+
+namespace uvsched::test {
+
+class FakeHttp final : public HttpRequester {
+ public:
+  struct Call {
+    RequestId id = 0;
+    ClientRequest request;
+    ClientCallback callback;
+    bool cancelled = false;
+    bool answered = false;
+    bool open() const { return !cancelled && !answered; }
+    // The URL's path and query (what follows the origin).
+    std::string target() const;
+  };
+
+  RequestId request(ClientRequest request, ClientCallback callback) override;
+  void cancel(RequestId id) override;
+
+  // Every call made, oldest first.
+  const std::vector<std::unique_ptr<Call>>& calls() const { return calls_; }
+  // "METHOD /target" of every call, in order: what a peer saw.
+  std::vector<std::string> log() const;
+  // The oldest open call whose "METHOD /target" starts with `prefix`; null when none.
+  Call* next(const std::string& prefix);
+  size_t open_calls() const;
+  // Answers the call (its callback runs now); false when it is not open.
+  bool answer(Call* call, int status, std::string body = {});
+  bool fail(Call* call, int error, std::string text);
+
+ private:
+  bool finish(Call* call, ClientResponse&& r);
+
+  std::vector<std::unique_ptr<Call>> calls_;
+  RequestId next_id_ = 1;
+};
+
+}  // namespace uvsched::test

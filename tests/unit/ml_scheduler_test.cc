@@ -1,0 +1,303 @@
+// The ML scheduler's orchestration without sockets or a loop: a FakeStore whose
+// answers the test runs, a FakeHttp standing for KubeML's parameter server
+// (the test answers each call as the real PS would, or fails it), and a
+// ManualClock that drains the queue (advance(0)) and runs deadlines, back-offs
+// and the PS time-outs. What it checks is what SPEC §8 asks: a job's id is
+// answered once stored; every /job gets exactly one update, stored first or,
+// when the store is slow or down, with the job's parallelism kept; /start is
+// never sent twice for a job the PS holds; a timed-out update is never resent.
+#include "handlers/ml/ml_scheduler.h"
+
+#include <gtest/gtest.h>
+#include <uv.h>
+
+#include <memory>
+#include <string>
+
+#include "handlers/ops/metrics_registry.h"
+#include "reactor/log.h"
+#include "reactor/manual_clock.h"
+#include "tests/support/fake_http.h"
+#include "tests/support/fake_store.h"
+#include "tests/support/recording_channel.h"
+
+namespace uvsched {
+namespace {
+
+using test::exchange;
+using test::FakeHttp;
+using test::FakeStore;
+using test::status_of;
+
+const std::string kTrain =
+    R"({"model_type":"resnet34","batch_size":128,"epochs":10,"dataset":"cifar10","lr":0.01,)"
+    R"("function_name":"resnet","options":{"default_parallelism":3,"static_parallelism":false,)"
+    R"("validate_every":2,"k":-1,"goal_accuracy":0.9}})";
+
+std::string job_report(const std::string& id, int parallelism, double elapsed) {
+  return R"({"request":)" + kTrain + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":)" +
+         std::to_string(parallelism) + R"(,"elapsed_time":)" + std::to_string(elapsed) + "}}}";
+}
+
+std::string body_of(const std::string& answer) {
+  size_t at = answer.find("\r\n\r\n");
+  return at == std::string::npos ? "" : answer.substr(at + 4);
+}
+
+constexpr uint64_t kStoreDeadlineMs = 1'000;
+
+class MlSchedulerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    log_configure(LogLevel::kOff, LogFormat::kText);
+    ml_ = make_scheduler();
+    ml_->start();
+    store_.run();
+    ASSERT_TRUE(ml_->loaded());
+  }
+  void TearDown() override {
+    ml_->stop();
+    log_configure(LogLevel::kInfo, LogFormat::kText);
+  }
+  std::unique_ptr<MlScheduler> make_scheduler() {
+    MlScheduler::Settings s;
+    s.ps_url = "http://ps";
+    s.metrics_poll_interval_ms = 0;
+    s.recompute_interval_ms = 0;
+    s.decision_store_deadline_ms = kStoreDeadlineMs;
+    router_ = Router();
+    auto ml = std::make_unique<MlScheduler>(clock_, store_, ps_, metrics_, s, [this] { return leading_; });
+    ml->add_routes(router_);
+    return ml;
+  }
+  // The queue drains on the loop's next turn; then the store answers.
+  void turn() {
+    clock_.advance(0);
+    store_.run();
+  }
+  // A /train answered with its id, and the PS's /start answered 200.
+  std::string train() {
+    auto ex = exchange(router_, "POST", "/train", kTrain);
+    turn();
+    EXPECT_EQ(status_of(ex->out), 200) << ex->out;
+    std::string id = body_of(ex->out);
+    EXPECT_TRUE(ps_.answer(ps_.next("POST /start"), 200)) << "no /start for " << id;
+    store_.run();
+    return id;
+  }
+  std::shared_ptr<detail::Exchange> report(const std::string& id, int parallelism, double elapsed) {
+    return exchange(router_, "POST", "/job", job_report(id, parallelism, elapsed));
+  }
+  // The parallelism of the oldest open /update for `id` (-1: none).
+  int update_parallelism(const std::string& id) {
+    FakeHttp::Call* c = ps_.next("POST /update/" + id);
+    if (!c) return -1;
+    size_t at = c->request.body.find("\"parallelism\":");
+    return at == std::string::npos ? -1 : std::atoi(c->request.body.c_str() + at + 14);
+  }
+  size_t calls_to(const std::string& prefix) const {
+    size_t n = 0;
+    for (const auto& line : ps_.log()) n += line.rfind(prefix, 0) == 0 ? 1 : 0;
+    return n;
+  }
+
+  ManualClock clock_;
+  FakeStore store_;
+  FakeHttp ps_;
+  MetricsRegistry metrics_;
+  Router router_;
+  bool leading_ = true;
+  std::unique_ptr<MlScheduler> ml_;
+};
+
+TEST_F(MlSchedulerTest, AJobsIdIsAnsweredOnlyOnceItIsStoredAndThenThePsStartsIt) {
+  auto ex = exchange(router_, "POST", "/train", kTrain);
+  EXPECT_TRUE(ex->out.empty()) << "queued for the loop's next turn";
+  clock_.advance(0);
+  EXPECT_TRUE(ex->out.empty()) << "answered before it was stored";
+  EXPECT_EQ(ps_.open_calls(), 0u) << "the PS hears of a job only once it is stored";
+  store_.run();
+  ASSERT_EQ(status_of(ex->out), 200) << ex->out;
+  std::string id = body_of(ex->out);
+  EXPECT_EQ(id.size(), 8u) << id;
+  EXPECT_TRUE(store_.value(std::string(MlScheduler::kRequestPrefix) + id).has_value());
+  EXPECT_TRUE(store_.value(std::string(MlScheduler::kJobPrefix) + id).has_value());
+  FakeHttp::Call* start = ps_.next("POST /start");
+  ASSERT_NE(start, nullptr);
+  EXPECT_NE(start->request.body.find("\"id\":\"" + id + "\""), std::string::npos) << start->request.body;
+  EXPECT_NE(start->request.body.find("\"parallelism\":3"), std::string::npos) << "its default parallelism";
+}
+
+TEST_F(MlSchedulerTest, ATrainThatCannotBeStoredIs503AndForgotten) {
+  store_.set_down("etcd: no leader");
+  std::string answer = test::route(router_, "POST", "/train", kTrain);
+  EXPECT_EQ(status_of(answer), 503) << answer;
+  turn();
+  EXPECT_EQ(ps_.calls().size(), 0u);
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs")), 200);
+  EXPECT_EQ(body_of(test::route(router_, "GET", "/v1/jobs")).find("\"id\""), std::string::npos);
+}
+
+TEST_F(MlSchedulerTest, EveryEpochIsStoredThenAnsweredWithExactlyOneUpdate) {
+  std::string id = train();
+  struct Epoch {
+    int runs;
+    double seconds;
+    int next;  // what the policy decides (KubeML's thresholds: faster <= x1.05, slower >= x1.2)
+  } epochs[] = {{3, 10.0, 4}, {4, 9.0, 5}, {5, 10.0, 5}, {5, 11.0, 4}};
+  for (const auto& e : epochs) {
+    auto ex = report(id, e.runs, e.seconds);
+    clock_.advance(0);
+    EXPECT_TRUE(ex->out.empty()) << "answered before its decision was stored";
+    EXPECT_EQ(update_parallelism(id), -1) << "the PS heard before the decision was stored";
+    store_.run();
+    EXPECT_EQ(status_of(ex->out), 200) << ex->out;
+    EXPECT_EQ(update_parallelism(id), e.next) << e.seconds << " s at " << e.runs;
+    ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200));
+  }
+  EXPECT_EQ(calls_to("POST /update/" + id), 4u) << "one update per /job";
+  EXPECT_EQ(calls_to("POST /start"), 1u);
+}
+
+TEST_F(MlSchedulerTest, ADecisionNotStoredInTimeKeepsTheJobsParallelismForThatEpoch) {
+  std::string id = train();
+  auto ex = report(id, 3, 10.0);
+  clock_.advance(0);  // decided (4), its write not answered yet
+  clock_.advance(kStoreDeadlineMs - 1);
+  EXPECT_TRUE(ex->out.empty()) << "not before the deadline";
+  clock_.advance(1);
+  EXPECT_EQ(status_of(ex->out), 200) << "answered at the deadline: " << ex->out;
+  EXPECT_EQ(update_parallelism(id), 3) << "the parallelism it runs, not the unstored decision";
+  store_.run();  // the late write lands; memory holds 3, and that is stored next
+  clock_.advance(1000);
+  store_.run();
+  std::string job = test::route(router_, "GET", "/v1/jobs/" + id);
+  EXPECT_NE(body_of(job).find("\"parallelism\":3"), std::string::npos) << job;
+  EXPECT_NE(body_of(job).find("\"held\""), std::string::npos) << job;
+  EXPECT_NE(store_.value(std::string(MlScheduler::kJobPrefix) + id).value_or("").find("\"parallelism\":3"),
+            std::string::npos)
+      << *store_.value(std::string(MlScheduler::kJobPrefix) + id);
+  EXPECT_EQ(calls_to("POST /update/" + id), 1u);
+}
+
+TEST_F(MlSchedulerTest, WithTheStoreDownAJobIsStillAnsweredAtOnceWithItsParallelism) {
+  std::string id = train();
+  store_.set_down("etcd: no leader");
+  auto ex = report(id, 3, 10.0);
+  clock_.advance(0);
+  EXPECT_EQ(status_of(ex->out), 200) << ex->out;
+  EXPECT_EQ(update_parallelism(id), 3);
+}
+
+TEST_F(MlSchedulerTest, AStartThatTimedOutIsFollowedByAQuestionNotASecondStart) {
+  auto ex = exchange(router_, "POST", "/train", kTrain);
+  turn();
+  std::string id = body_of(ex->out);
+  ASSERT_TRUE(ps_.fail(ps_.next("POST /start"), UV_ETIMEDOUT, "request timed out"));
+  clock_.advance(100);  // the first back-off
+  FakeHttp::Call* tasks = ps_.next("GET /tasks");
+  ASSERT_NE(tasks, nullptr) << "the PS is asked whether it holds the job";
+  ASSERT_TRUE(ps_.answer(tasks, 200, R"([{"job":{"id":")" + id + R"("}}])"));
+  clock_.advance(60'000);
+  EXPECT_EQ(calls_to("POST /start"), 1u) << "a second /start makes the PS drop the job";
+  // Its epochs' updates go out as usual.
+  report(id, 3, 10.0);
+  turn();
+  EXPECT_EQ(update_parallelism(id), 4);
+}
+
+TEST_F(MlSchedulerTest, AStartThePsDoesNotHoldIsSentAgain) {
+  auto ex = exchange(router_, "POST", "/train", kTrain);
+  turn();
+  ASSERT_TRUE(ps_.fail(ps_.next("POST /start"), UV_ECONNRESET, "connection closed before the response"));
+  clock_.advance(100);
+  ASSERT_TRUE(ps_.answer(ps_.next("GET /tasks"), 200, "null"));  // Go's empty index
+  EXPECT_NE(ps_.next("POST /start"), nullptr);
+  EXPECT_EQ(calls_to("POST /start"), 2u);
+}
+
+TEST_F(MlSchedulerTest, AnUpdateThatTimedOutIsNeverSentAgain) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.fail(ps_.next("POST /update/" + id), UV_ETIMEDOUT, "request timed out"));
+  clock_.advance(120'000);
+  EXPECT_EQ(calls_to("POST /update/" + id), 1u) << "a second copy would answer a later epoch";
+}
+
+TEST_F(MlSchedulerTest, AnUpdateThatSurelyDidNotArriveIsRetriedOnce) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.fail(ps_.next("POST /update/" + id), UV_ECONNREFUSED, "connection refused"));
+  clock_.advance(99);
+  EXPECT_EQ(calls_to("POST /update/" + id), 1u) << "not before its back-off";
+  clock_.advance(1);
+  EXPECT_EQ(update_parallelism(id), 4) << "the same update, once more";
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200));
+  clock_.advance(120'000);
+  EXPECT_EQ(calls_to("POST /update/" + id), 2u);
+}
+
+TEST_F(MlSchedulerTest, AJobThePsNoLongerHoldsGetsNoMoreUpdatesButItsReportsAreAnswered) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 400, "job not found"));
+  auto ex = report(id, 4, 10.0);
+  turn();
+  EXPECT_EQ(status_of(ex->out), 200);
+  EXPECT_EQ(calls_to("POST /update/" + id), 1u);
+}
+
+TEST_F(MlSchedulerTest, AFinishedJobIsForgottenItsRecordsDeletedAndItsPsCallCancelled) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  FakeHttp::Call* update = ps_.next("POST /update/" + id);
+  ASSERT_NE(update, nullptr);
+  EXPECT_EQ(status_of(test::route(router_, "DELETE", "/finish/" + id)), 200);
+  store_.run();
+  EXPECT_TRUE(update->cancelled);
+  EXPECT_FALSE(store_.value(std::string(MlScheduler::kJobPrefix) + id).has_value());
+  EXPECT_FALSE(store_.value(std::string(MlScheduler::kRequestPrefix) + id).has_value());
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + id)), 404);
+}
+
+TEST_F(MlSchedulerTest, ARestartKeepsItsJobsAndAsksThePsOnlyAboutUnconfirmedStarts) {
+  std::string started = train();
+  auto ex = exchange(router_, "POST", "/train", kTrain);
+  turn();
+  std::string unconfirmed = body_of(ex->out);  // its /start never answered
+  report(started, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + started), 200));
+
+  ml_->stop();
+  size_t before = ps_.calls().size();
+  ml_ = make_scheduler();  // a new daemon over the same store
+  ml_->start();
+  store_.run();
+  ASSERT_TRUE(ml_->loaded());
+  std::vector<std::string> log = ps_.log();
+  std::vector<std::string> after(log.begin() + static_cast<long>(before), log.end());
+  EXPECT_EQ(after, std::vector<std::string>{"GET /tasks"}) << "only the unconfirmed start is asked about";
+  std::string job = test::route(router_, "GET", "/v1/jobs/" + started);
+  EXPECT_NE(body_of(job).find("\"reference_epoch_seconds\":10"), std::string::npos) << job;
+  // The started job's next epoch is decided from its stored reference.
+  report(started, 4, 9.0);
+  turn();
+  EXPECT_EQ(update_parallelism(started), 5);
+  (void)unconfirmed;
+}
+
+TEST_F(MlSchedulerTest, AStandbyRefusesTrainingButTheLeaderServes) {
+  leading_ = false;
+  EXPECT_EQ(status_of(test::route(router_, "POST", "/train", kTrain)), 503);
+  EXPECT_EQ(status_of(test::route(router_, "POST", "/job", job_report("abc", 3, 10.0))), 503);
+  leading_ = true;
+  EXPECT_FALSE(train().empty());
+}
+
+}  // namespace
+}  // namespace uvsched
