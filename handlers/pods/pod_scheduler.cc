@@ -402,8 +402,13 @@ bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const 
 }
 
 void PodScheduler::resync(const std::string& key) {
-  store_.get(PodRegistry::kPodPrefix + key, {}, [this](RangeResult&& r) {
-    if (r.status.ok() && !r.kvs.empty()) on_pod(r.kvs[0], false);
+  store_.get(PodRegistry::kPodPrefix + key, {}, [this, key](RangeResult&& r) {
+    if (!r.status.ok()) {
+      // The watch brings whatever holds the name now, once the store is back.
+      log_warn("pod_resync_failed").kv("pod", key).kv("error", r.status.message);
+      return;
+    }
+    if (!r.kvs.empty()) on_pod(r.kvs[0], false);
   });
 }
 
@@ -815,7 +820,18 @@ void PodScheduler::update_pod(const std::string& key, PodWriter::TextEdit edit, 
   u.cached = true;
   // Only a waiting pod's own write is looked for when the watch brings it back.
   u.own = pending_.count(key.substr(std::string_view(PodRegistry::kPodPrefix).size())) != 0;
-  u.done = std::move(done);
+  // Every outcome but a write (or a change with nothing to do) is said, so
+  // no failed update of a pod goes unseen; then whoever asked hears it.
+  u.done = [key, done = std::move(done)](PodWriter::Result&& r) {
+    using Outcome = PodWriter::Outcome;
+    if (r.outcome == Outcome::kMissing) {
+      log_debug("pod_update_skipped").kv("pod", key).kv("why", "the pod is gone");
+    } else if (!r.written() && r.outcome != Outcome::kDeclined) {
+      log_warn("pod_update_failed").kv("pod", key).kv("outcome", PodWriter::outcome_name(r.outcome))
+          .kv("error", r.status.message);
+    }
+    if (done) done(std::move(r));
+  };
   writer_.update(std::move(u));
 }
 

@@ -15,6 +15,19 @@ struct PodWriter::Attempt {
   void finish(Outcome o) const { finish(Result{o, {}, 0, {}}); }
 };
 
+const char* PodWriter::outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::kWritten: return "written";
+    case Outcome::kDeleted: return "deleted";
+    case Outcome::kDeclined: return "declined";
+    case Outcome::kMissing: return "missing";
+    case Outcome::kUnreadable: return "unreadable";
+    case Outcome::kConflict: return "conflict";
+    case Outcome::kStoreDown: return "store_down";
+  }
+  return "?";
+}
+
 void PodWriter::update(Update u) { attempt(std::make_shared<Attempt>(Attempt{std::move(u)})); }
 
 void PodWriter::attempt(std::shared_ptr<Attempt> a) {

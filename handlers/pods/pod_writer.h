@@ -48,6 +48,7 @@ class PodWriter {
     bool written() const { return outcome == Outcome::kWritten || outcome == Outcome::kDeleted; }
   };
   using Done = std::function<void(Result&&)>;
+  static const char* outcome_name(Outcome o);
 
   struct Update {
     std::string key;
