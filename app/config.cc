@@ -122,7 +122,8 @@ const std::vector<Flag>& flags() {
       {"ps-url", "URL", "parameter server (default http://127.0.0.1:10300)", http_url(&Config::ps_url)},
       {"ps-metrics-url", "URL", "the PS's Prometheus metrics (default: the PS's host, port 8080, /metrics)",
        http_url(&Config::ps_metrics_url)},
-      {"ps-start-timeout", "SECONDS", "how long the PS may take to answer /start before it is asked /tasks (default 60)",
+      {"ps-start-timeout", "SECONDS",
+       "how long the PS may take to answer /start before it is asked /tasks (default 60)",
        seconds(&Config::ps_start_timeout_ms)},
       {"router-url", "URL", "function router for inference (default http://127.0.0.1:8888)",
        http_url(&Config::router_url)},
@@ -167,9 +168,12 @@ const std::vector<Flag>& flags() {
        path(&Config::token_file)},
       {"insecure-allow-remote", nullptr, "listen beyond loopback without a token file",
        [](Config& c, const std::string& v) -> std::string {
-         if (v == "true" || v == "1" || v.empty()) c.insecure_allow_remote = true;
-         else if (v == "false" || v == "0") c.insecure_allow_remote = false;
-         else return "expects true or false";
+         if (v == "true" || v == "1" || v.empty())
+           c.insecure_allow_remote = true;
+         else if (v == "false" || v == "0")
+           c.insecure_allow_remote = false;
+         else
+           return "expects true or false";
          return "";
        }},
       {"tls-cert", "PATH", "serve HTTPS with this PEM certificate chain (needs --tls-key)", path(&Config::tls_cert)},
@@ -181,12 +185,16 @@ const std::vector<Flag>& flags() {
        path(&Config::tls_client_crl)},
       {"etcd-ca", "PATH", "verify https:// etcd endpoints against these CAs (default: the system's)",
        path(&Config::etcd_ca)},
-      {"etcd-values", "packed|plain", "how values go into etcd: packed with zstd (default, ~5x smaller) or "
-                                      "plain JSON for etcdctl; either form is always read",
+      {"etcd-values", "packed|plain",
+       "how values go into etcd: packed with zstd (default, ~5x smaller) or "
+       "plain JSON for etcdctl; either form is always read",
        [](Config& c, const std::string& v) -> std::string {
-         if (v == "packed") c.pack_etcd_values = true;
-         else if (v == "plain") c.pack_etcd_values = false;
-         else return "expects packed or plain";
+         if (v == "packed")
+           c.pack_etcd_values = true;
+         else if (v == "plain")
+           c.pack_etcd_values = false;
+         else
+           return "expects packed or plain";
          return "";
        }},
       {"log-level", "debug|info|warn|error|off", "log threshold (default info)",
@@ -195,9 +203,12 @@ const std::vector<Flag>& flags() {
        }},
       {"log-format", "text|json", "log line format (default text)",
        [](Config& c, const std::string& v) -> std::string {
-         if (v == "text") c.log_format = LogFormat::kText;
-         else if (v == "json") c.log_format = LogFormat::kJson;
-         else return "expects text or json";
+         if (v == "text")
+           c.log_format = LogFormat::kText;
+         else if (v == "json")
+           c.log_format = LogFormat::kJson;
+         else
+           return "expects text or json";
          return "";
        }},
       {"max-body-bytes", "N", "largest request body (default 1048576)", limit_count(&ServerLimits::max_body_bytes)},
@@ -254,7 +265,9 @@ std::string help_text() {
     if (left.size() < 40) left.resize(40, ' ');
     out += left + " " + f.help + "  [" + env_name(f.name) + "]\n";
   }
-  out += "  --help                                   this text\n  --version                                print the version\n";
+  out +=
+      "  --help                                   this text\n  --version                                print the "
+      "version\n";
   return out;
 }
 

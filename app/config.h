@@ -37,13 +37,13 @@ struct Config {
   uint64_t failover_timeout_ms = 120'000;
   uint64_t agent_timeout_ms = 30'000;
   int64_t leader_ttl_s = 10;  // etcd only: leader lease TTL
-  std::string token_file;      // bearer tokens; empty: no authentication (loopback only)
+  std::string token_file;     // bearer tokens; empty: no authentication (loopback only)
   bool insecure_allow_remote = false;
-  std::string tls_cert;       // PEM chain; with tls_key the server speaks only TLS
+  std::string tls_cert;  // PEM chain; with tls_key the server speaks only TLS
   std::string tls_key;
-  std::string tls_client_ca;  // verifies client certificates (agents) when they send one
-  std::string tls_client_crl;  // and refuses those these CRLs revoke
-  std::string etcd_ca;        // verifies https etcd endpoints; empty: the system's CAs
+  std::string tls_client_ca;     // verifies client certificates (agents) when they send one
+  std::string tls_client_crl;    // and refuses those these CRLs revoke
+  std::string etcd_ca;           // verifies https etcd endpoints; empty: the system's CAs
   bool pack_etcd_values = true;  // values into etcd packed (zstd); false: plain
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kText;

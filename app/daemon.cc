@@ -64,9 +64,7 @@ Daemon::~Daemon() {
 }
 
 namespace {
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
+bool is_loopback(const std::string& host) { return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0; }
 }  // namespace
 
 // Starting is a few steps, in order; each logs what stopped it.
@@ -76,7 +74,9 @@ int Daemon::start() {
   make_domains();
   wire_domains();
   if (int rc = server_->listen(config_.listen_host, config_.listen_port); rc != 0) {
-    log_error("listen_failed").kv("host", config_.listen_host).kv("port", static_cast<int>(config_.listen_port))
+    log_error("listen_failed")
+        .kv("host", config_.listen_host)
+        .kv("port", static_cast<int>(config_.listen_port))
         .kv("error", uv_strerror(rc));
     client_->close([] {});
     store_->close([this] {
@@ -93,7 +93,8 @@ int Daemon::start() {
     ml_->start();
     scheduler_->start();
   }
-  log_info("listening").kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
+  log_info("listening")
+      .kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
       .kv("scheme", server_tls_ ? "https" : "http")
       .kv("store", config_.store);
   if (elected) start_election();
@@ -110,13 +111,14 @@ int Daemon::check_access() {
   }
   if (!gate_.enabled() && config_.tls_client_ca.empty() && !is_loopback(config_.listen_host) &&
       !config_.insecure_allow_remote) {
-    log_error("refusing_remote_listen").kv("host", config_.listen_host)
+    log_error("refusing_remote_listen")
+        .kv("host", config_.listen_host)
         .kv("why", "without --token-file anyone could call every endpoint; give one, or --insecure-allow-remote");
     return UV_EACCES;
   }
   if (!config_.tls_cert.empty()) {
-    server_tls_ = TlsContext::server(config_.tls_cert, config_.tls_key, config_.tls_client_ca, &error,
-                                     config_.tls_client_crl);
+    server_tls_ =
+        TlsContext::server(config_.tls_cert, config_.tls_key, config_.tls_client_ca, &error, config_.tls_client_crl);
     if (!server_tls_) {
       log_error("tls_invalid").kv("error", error);
       return UV_EINVAL;
@@ -177,8 +179,8 @@ void Daemon::make_domains() {
   PodScheduler::Settings sched;
   sched.reconcile_interval_ms = config_.reconcile_interval_ms;
   sched.failover_timeout_ms = config_.failover_timeout_ms;
-  scheduler_ = std::make_unique<PodScheduler>(*store_, clock_, *hub_, *pod_writer_, metrics_,
-                                              [this] { return is_leader(); }, sched);
+  scheduler_ = std::make_unique<PodScheduler>(
+      *store_, clock_, *hub_, *pod_writer_, metrics_, [this] { return is_leader(); }, sched);
 }
 
 // Who tells whom: the agents' events go to the pod scheduler; the registry
@@ -204,8 +206,8 @@ void Daemon::wire_domains() {
 
 // With etcd: leadership decides who acts; a standby redirects to the leader.
 void Daemon::start_election() {
-  std::string identity = config_.listen_host + ":" + std::to_string(server_->port()) + "/" +
-                         std::to_string(uv_os_getpid());
+  std::string identity =
+      config_.listen_host + ":" + std::to_string(server_->port()) + "/" + std::to_string(uv_os_getpid());
   std::string url = config_.advertise_url;
   while (!url.empty() && url.back() == '/') url.pop_back();
   if (url.empty()) {
@@ -278,7 +280,9 @@ void Daemon::reload_tls() {
         d->server_tls_ = std::move(job->made);
         // Open connections too: one whose client certificate is now revoked ends.
         size_t closed = d->server_->close_untrusted_peers();
-        log_info("tls_reloaded").kv("cert", job->cert).kv("crl", job->client_crl.empty() ? "-" : job->client_crl)
+        log_info("tls_reloaded")
+            .kv("cert", job->cert)
+            .kv("crl", job->client_crl.empty() ? "-" : job->client_crl)
             .kv("closed_untrusted", static_cast<uint64_t>(closed));
       });
   if (rc != 0) {

@@ -19,11 +19,11 @@
 #include "handlers/auth_gate.h"
 #include "handlers/ml/ml_scheduler.h"
 #include "handlers/ops/http_metrics.h"
-#include "handlers/pods/pod_registry.h"
-#include "handlers/pods/pod_scheduler.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/ops/readiness.h"
 #include "handlers/ops/standby_redirect.h"
+#include "handlers/pods/pod_registry.h"
+#include "handlers/pods/pod_scheduler.h"
 #include "handlers/router.h"
 #include "reactor/clock.h"
 #include "reactor/http_client.h"
@@ -83,7 +83,7 @@ class Daemon {
   StandbyRedirect redirect_{router_};
   AuthGate gate_{redirect_};
   std::unique_ptr<RateLimiter> rate_limiter_;  // with --rate-limit
-  std::unique_ptr<TlsContext> server_tls_;  // outlives server_, whose connections use it
+  std::unique_ptr<TlsContext> server_tls_;     // outlives server_, whose connections use it
   // A context being built off the loop (files are read) at SIGHUP; null when none.
   struct TlsReload;
   TlsReload* tls_reload_ = nullptr;

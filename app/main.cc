@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
   signals.sigint.data = signals.sigterm.data = signals.sighup.data = &signals;
   uv_signal_start(&signals.sigint, on_signal, SIGINT);
   uv_signal_start(&signals.sigterm, on_signal, SIGTERM);
-  uv_signal_start(&signals.sighup, [](uv_signal_t* h, int) { static_cast<Signals*>(h->data)->daemon->reload(); },
-                  SIGHUP);
+  uv_signal_start(
+      &signals.sighup, [](uv_signal_t* h, int) { static_cast<Signals*>(h->data)->daemon->reload(); }, SIGHUP);
 
   if (daemon.start() != 0) {
     for (uv_signal_t* s : {&signals.sigint, &signals.sigterm, &signals.sighup}) {

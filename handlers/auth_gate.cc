@@ -33,7 +33,10 @@ bool read_whole(const std::string& path, std::string* out) {
 
 HttpResponse deny(std::string_view path, int code, std::string_view message) {
   bool kube = path.substr(0, 5) == "/api/" || path == "/api" || path.substr(0, 5) == "/apis";
-  const char* reason = code == 400 ? "BadRequest" : code == 401 ? "Unauthorized" : code == 429 ? "TooManyRequests" : "Forbidden";
+  const char* reason = code == 400   ? "BadRequest"
+                       : code == 401 ? "Unauthorized"
+                       : code == 429 ? "TooManyRequests"
+                                     : "Forbidden";
   HttpResponse r = kube ? k8s_error(code, reason, message) : json_error(code, message);
   if (code == 401) r.headers.push_back({"WWW-Authenticate", "Bearer"});
   return r;
@@ -104,8 +107,10 @@ void AuthGate::digest_token(TokenEntry& t) const {
 void AuthGate::warn_if_others_can_read(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
-    log_warn("token_file_readable_by_others").kv("path", path)
-        .kv("mode", std::to_string(st.st_mode & 0777)).kv("fix", "chmod 600");
+    log_warn("token_file_readable_by_others")
+        .kv("path", path)
+        .kv("mode", std::to_string(st.st_mode & 0777))
+        .kv("fix", "chmod 600");
   }
 }
 
@@ -122,7 +127,8 @@ void AuthGate::reload(uv_loop_t* loop, std::function<void(const std::string& err
   auto* job = new Job{{}, this, path_, {}, false, false, std::move(done)};
   job->req.data = job;
   uv_queue_work(
-      loop, &job->req, [](uv_work_t* r) {
+      loop, &job->req,
+      [](uv_work_t* r) {
         auto* j = static_cast<Job*>(r->data);
         j->ok = read_whole(j->path, &j->text);  // on the threadpool: file I/O stays off the loop
         struct stat st {};
@@ -133,7 +139,9 @@ void AuthGate::reload(uv_loop_t* loop, std::function<void(const std::string& err
         std::string error;
         if (!j->ok && j->missing) {
           // The file is gone: so is every token it held, not the last copy in memory.
-          log_error("token_file_gone").kv("path", j->path).kv("revoked", static_cast<uint64_t>(j->gate->tokens_.size()));
+          log_error("token_file_gone")
+              .kv("path", j->path)
+              .kv("revoked", static_cast<uint64_t>(j->gate->tokens_.size()));
           j->gate->tokens_.clear();
           j->gate->revoke_dropped();
           return j->done("");
@@ -155,7 +163,8 @@ const TokenEntry* AuthGate::find(std::string_view token) const {
   crypto_->SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), presented.data());
   const TokenEntry* found = nullptr;
   for (const auto& t : tokens_) {
-    if (crypto_->CRYPTO_memcmp(t.digest.data(), presented.data(), presented.size()) == 0 && found == nullptr) found = &t;
+    if (crypto_->CRYPTO_memcmp(t.digest.data(), presented.data(), presented.size()) == 0 && found == nullptr)
+      found = &t;
   }
   return found;
 }
@@ -190,8 +199,11 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
   }
   std::string principal = who ? std::string(reinterpret_cast<const char*>(who->digest.data()), who->digest.size()) : "";
   if (!allowed(role, name, request.method, request.path())) {
-    log_warn("access_denied").kv("name", name).kv("role", role_name(role))
-        .kv("method", std::string(request.method)).kv("path", std::string(request.path()));
+    log_warn("access_denied")
+        .kv("name", name)
+        .kv("role", role_name(role))
+        .kv("method", std::string(request.method))
+        .kv("path", std::string(request.path()));
     return {deny(request.path(), 403,
                  std::string(role_name(role)) + " " + std::string(name) + " may not " + std::string(request.method) +
                      " " + std::string(request.path())),
@@ -206,11 +218,12 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
 HeadCheck AuthGate::check_head(const HttpRequest& head) {
   HeadCheck check = judge(head);
   if (check.refusal || limiter_ == nullptr || !limiter_->enabled()) return check;
-  std::string client = !check.principal.empty() ? "token:" + check.principal
+  std::string client = !check.principal.empty()  ? "token:" + check.principal
                        : !head.peer_name.empty() ? "cert:" + head.peer_name
                                                  : "addr:" + head.peer_address;
   if (auto wait_s = limiter_->admit(client, head.path())) {
-    check.refusal = deny(head.path(), 429, "too many requests from this client; retry after " + std::to_string(*wait_s) + " s");
+    check.refusal =
+        deny(head.path(), 429, "too many requests from this client; retry after " + std::to_string(*wait_s) + " s");
     check.refusal->headers.push_back({"Retry-After", std::to_string(*wait_s)});
   }
   return check;

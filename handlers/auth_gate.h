@@ -9,11 +9,11 @@
 
 #include <uv.h>
 
-#include <functional>
-#include <optional>
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 

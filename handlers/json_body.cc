@@ -56,8 +56,8 @@ std::optional<JsonError> read_string(simdjson::dom::object obj, std::string_view
   return std::nullopt;
 }
 
-std::optional<JsonError> read_int(simdjson::dom::object obj, std::string_view key, std::string_view path,
-                                  int64_t* out, bool required) {
+std::optional<JsonError> read_int(simdjson::dom::object obj, std::string_view key, std::string_view path, int64_t* out,
+                                  bool required) {
   auto e = field(obj, key);
   if (!e) return required ? std::optional(missing(path)) : std::nullopt;
   int64_t n;
@@ -85,8 +85,8 @@ std::optional<JsonError> read_number(simdjson::dom::object obj, std::string_view
   return std::nullopt;
 }
 
-std::optional<JsonError> read_bool(simdjson::dom::object obj, std::string_view key, std::string_view path,
-                                   bool* out, bool required) {
+std::optional<JsonError> read_bool(simdjson::dom::object obj, std::string_view key, std::string_view path, bool* out,
+                                   bool required) {
   auto e = field(obj, key);
   if (!e) return required ? std::optional(missing(path)) : std::nullopt;
   bool b;

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
-#include <string_view>
 
 namespace uvsched {
 
@@ -31,12 +31,12 @@ std::optional<JsonError> parse_json_object(simdjson::dom::parser& parser, std::s
 // `path` names the field in errors, e.g. "options.k".
 std::optional<JsonError> read_string(simdjson::dom::object obj, std::string_view key, std::string_view path,
                                      std::string* out, bool required = false);
-std::optional<JsonError> read_int(simdjson::dom::object obj, std::string_view key, std::string_view path,
-                                  int64_t* out, bool required = false);
+std::optional<JsonError> read_int(simdjson::dom::object obj, std::string_view key, std::string_view path, int64_t* out,
+                                  bool required = false);
 std::optional<JsonError> read_number(simdjson::dom::object obj, std::string_view key, std::string_view path,
                                      double* out, bool required = false);
-std::optional<JsonError> read_bool(simdjson::dom::object obj, std::string_view key, std::string_view path,
-                                   bool* out, bool required = false);
+std::optional<JsonError> read_bool(simdjson::dom::object obj, std::string_view key, std::string_view path, bool* out,
+                                   bool required = false);
 // present: set to whether the object was there.
 std::optional<JsonError> read_object(simdjson::dom::object obj, std::string_view key, std::string_view path,
                                      simdjson::dom::object* out, bool* present, bool required = false);

@@ -92,7 +92,8 @@ void JsonValue::fill(simdjson::dom::element e) {
       type_ = Type::kBool;
       bool_ = bool(e);
       return;
-    case T::NULL_VALUE: return;
+    case T::NULL_VALUE:
+      return;
   }
 }
 
@@ -124,7 +125,8 @@ namespace {
 // or nullopt to leave the text alone.
 using Replacement = std::optional<std::pair<std::string_view, std::string>>;
 template <typename Replace>
-std::optional<std::string> edit_at(std::string_view text, std::initializer_list<std::string_view> path, Replace&& replace) {
+std::optional<std::string> edit_at(std::string_view text, std::initializer_list<std::string_view> path,
+                                   Replace&& replace) {
   thread_local simdjson::ondemand::parser reused_parser;
   thread_local std::string reused_padded;
   simdjson::ondemand::parser one_off_parser;
@@ -174,7 +176,8 @@ std::optional<std::string> JsonValue::with_string_at(std::string_view text,
   });
 }
 
-std::optional<std::string> JsonValue::with_object_at(std::string_view text, std::initializer_list<std::string_view> path,
+std::optional<std::string> JsonValue::with_object_at(std::string_view text,
+                                                     std::initializer_list<std::string_view> path,
                                                      const std::function<bool(JsonValue&)>& edit) {
   return edit_at(text, path, [&edit](simdjson::ondemand::value& v) -> Replacement {
     simdjson::ondemand::object o;
@@ -270,10 +273,18 @@ void JsonValue::write(JsonWriter& w) const { append_to(w.raw_buffer()); }
 // written for every create and update).
 void JsonValue::append_to(std::string& out) const {
   switch (type_) {
-    case Type::kNull: out += "null"; break;
-    case Type::kBool: out += bool_ ? "true" : "false"; break;
-    case Type::kNumber: out += text_; break;
-    case Type::kString: append_json_string(out, text_); break;
+    case Type::kNull:
+      out += "null";
+      break;
+    case Type::kBool:
+      out += bool_ ? "true" : "false";
+      break;
+    case Type::kNumber:
+      out += text_;
+      break;
+    case Type::kString:
+      append_json_string(out, text_);
+      break;
     case Type::kArray: {
       out += '[';
       const char* comma = "";
@@ -304,10 +315,13 @@ void JsonValue::append_to(std::string& out) const {
 bool JsonValue::same_as(const JsonValue& other) const {
   if (type_ != other.type_) return false;
   switch (type_) {
-    case Type::kNull: return true;
-    case Type::kBool: return bool_ == other.bool_;
+    case Type::kNull:
+      return true;
+    case Type::kBool:
+      return bool_ == other.bool_;
     case Type::kNumber:
-    case Type::kString: return text_ == other.text_;
+    case Type::kString:
+      return text_ == other.text_;
     case Type::kArray:
       if (items_.size() != other.items_.size()) return false;
       for (size_t i = 0; i < items_.size(); ++i) {

@@ -12,10 +12,14 @@ std::optional<Role> parse_role(std::string_view s) {
 
 std::string_view role_name(Role r) {
   switch (r) {
-    case Role::kAdmin: return "admin";
-    case Role::kAgent: return "agent";
-    case Role::kMl: return "ml";
-    case Role::kReader: return "reader";
+    case Role::kAdmin:
+      return "admin";
+    case Role::kAgent:
+      return "agent";
+    case Role::kMl:
+      return "ml";
+    case Role::kReader:
+      return "reader";
   }
   return "?";
 }

@@ -288,9 +288,8 @@ Resources OfferRegistry::free_total() const {
 std::vector<std::pair<const Offer*, OfferRegistry::State>> OfferRegistry::all() const {
   std::vector<std::pair<const Offer*, State>> out;
   for (const auto& [id, e] : entries_) out.emplace_back(&e.offer, e.state);
-  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-    return entries_.at(a.first->id).seq < entries_.at(b.first->id).seq;
-  });
+  std::sort(out.begin(), out.end(),
+            [&](const auto& a, const auto& b) { return entries_.at(a.first->id).seq < entries_.at(b.first->id).seq; });
   return out;
 }
 

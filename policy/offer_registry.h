@@ -158,7 +158,7 @@ class OfferRegistry {
   // colliding new id would be refused as known: at 2^-64 per pair, never.
   static uint64_t id_hash(std::string_view id);
   absl::flat_hash_map<uint64_t, uint64_t> lingering_;  // id hash -> purge at
-  std::deque<std::pair<uint64_t, uint64_t>> purges_;  // (purge at, id hash) in purge order
+  std::deque<std::pair<uint64_t, uint64_t>> purges_;   // (purge at, id hash) in purge order
 };
 
 }  // namespace uvsched

@@ -9,12 +9,24 @@ int clamp_parallelism(int wanted, int cap) { return std::clamp(wanted, 1, std::m
 std::string Decision::reason() const {
   const char* name = "create";
   switch (why) {
-    case Why::kCreate: name = "create"; break;
-    case Why::kStatic: name = "static"; break;
-    case Why::kFirstEpoch: name = "first-epoch"; break;
-    case Why::kFaster: name = "faster"; break;
-    case Why::kSlower: name = "slower"; break;
-    case Why::kSteady: name = "steady"; break;
+    case Why::kCreate:
+      name = "create";
+      break;
+    case Why::kStatic:
+      name = "static";
+      break;
+    case Why::kFirstEpoch:
+      name = "first-epoch";
+      break;
+    case Why::kFaster:
+      name = "faster";
+      break;
+    case Why::kSlower:
+      name = "slower";
+      break;
+    case Why::kSteady:
+      name = "steady";
+      break;
   }
   return clamped ? std::string(name) + "+clamped" : std::string(name);
 }

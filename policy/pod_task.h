@@ -15,23 +15,23 @@ enum class TaskState { kPending, kRunning, kFinished, kGone };
 // and its id are not stored here: the registry holds it by pod key, and the
 // id is made from that key and `serial` (PodTaskRegistry::id_of).
 struct PodTask {
-  uint64_t serial = 0;    // the id's 48-bit random part
-  uint32_t agent = 0;     // the agent's hostname, interned (PodTaskRegistry::agent_name)
+  uint64_t serial = 0;  // the id's 48-bit random part
+  uint32_t agent = 0;   // the agent's hostname, interned (PodTaskRegistry::agent_name)
   TaskState state = TaskState::kPending;
   bool launched = false;
   bool bound = false;
-  bool deleted = false;   // the pod was deleted: a KILL is on its way
+  bool deleted = false;  // the pod was deleted: a KILL is on its way
 };
 
 // What the scheduler does after a status update.
 enum class TaskAction {
   kNone,
-  kBind,          // TASK_STARTING: the pod is bound to the agent
-  kMarkRunning,   // pod phase Running
-  kMarkSucceeded, // pod phase Succeeded
-  kRemoveFailed,  // the task is gone: pod Failed, or re-queued by its restart policy
-  kRemoveDeleted, // the task is gone after a delete: the pod object goes too
-  kError,         // a status that makes no sense here; logged, never a crash
+  kBind,           // TASK_STARTING: the pod is bound to the agent
+  kMarkRunning,    // pod phase Running
+  kMarkSucceeded,  // pod phase Succeeded
+  kRemoveFailed,   // the task is gone: pod Failed, or re-queued by its restart policy
+  kRemoveDeleted,  // the task is gone after a delete: the pod object goes too
+  kError,          // a status that makes no sense here; logged, never a crash
 };
 
 struct Transition {

@@ -12,10 +12,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -70,7 +70,9 @@ class PodTaskRegistry {
     static std::string_view k(std::string_view v) { return v; }
     static std::string_view k(const SlotPtr& s) { return s->key(); }
     template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const { return k(a) == k(b); }
+    bool operator()(const A& a, const B& b) const {
+      return k(a) == k(b);
+    }
   };
   using Set = absl::flat_hash_set<SlotPtr, Hash, Eq>;
   static SlotPtr make_slot(std::string_view pod_key, PodTask task);

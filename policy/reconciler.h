@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>

@@ -71,7 +71,8 @@ HttpClient::RequestId HttpClient::request(ClientRequest request, ClientCallback 
   return id;
 }
 
-std::vector<HttpClient::RequestId> HttpClient::pipeline(std::vector<std::pair<ClientRequest, ClientCallback>> requests) {
+std::vector<HttpClient::RequestId> HttpClient::pipeline(
+    std::vector<std::pair<ClientRequest, ClientCallback>> requests) {
   std::vector<RequestId> ids;
   std::unique_ptr<Pending> head;
   for (auto& [request, callback] : requests) {

@@ -6,7 +6,8 @@
 
 namespace uvsched {
 
-HttpClient::Connection::Connection(HttpClient* client, Pool* pool) : client_(client), pool_(pool), timer_(client->clock_.new_timer()) {
+HttpClient::Connection::Connection(HttpClient* client, Pool* pool)
+    : client_(client), pool_(pool), timer_(client->clock_.new_timer()) {
   static const llhttp_settings_t settings = [] {
     llhttp_settings_t s;
     llhttp_settings_init(&s);

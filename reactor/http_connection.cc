@@ -509,9 +509,8 @@ void HttpConnection::update_reading() {
   bool room = has_room();
   // Past the last request, an open stream still reads, only to notice its
   // reader hang up (the bytes are dropped): nothing else would tell us.
-  bool streaming = std::any_of(exchanges_.begin(), exchanges_.end(), [](const auto& ex) {
-    return ex->state == detail::Exchange::State::kStreaming;
-  });
+  bool streaming = std::any_of(exchanges_.begin(), exchanges_.end(),
+                               [](const auto& ex) { return ex->state == detail::Exchange::State::kStreaming; });
   bool want = (room && !parser_paused_ && !no_more_requests_) || (no_more_requests_ && streaming);
   auto* stream = reinterpret_cast<uv_stream_t*>(&tcp_);
   if (want && !reading_) {

@@ -6,10 +6,10 @@
 #include <llhttp.h>
 #include <uv.h>
 
-#include <vector>
 #include <list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "reactor/http_server.h"
 #include "reactor/tls.h"
@@ -64,11 +64,11 @@ class HttpConnection {
   void dispatch();
   void fail(int status, std::string_view message);
   void flush();
-  void deferred_flush();  // the server's turn for an exchange_updated()
+  void deferred_flush();                // the server's turn for an exchange_updated()
   void write_out(std::string&& bytes);  // plaintext: encrypted first under TLS
   void write_raw(std::string&& bytes);  // bytes for the socket as they are
-  void notify_drained();  // a front stream waiting for its reader to catch up, now caught up
-  bool has_room() const;  // may another request be read?
+  void notify_drained();                // a front stream waiting for its reader to catch up, now caught up
+  bool has_room() const;                // may another request be read?
   void update_reading();
   void update_timer();
   void refuse(HttpResponse&& response);  // answer now, read nothing more, close once written
@@ -85,8 +85,8 @@ class HttpConnection {
   // begins the next; a fold's do not.
   const char* input_begin_ = nullptr;  // of the bytes being parsed
   const char* input_end_ = nullptr;
-  bool value_piece_cut_ = false;      // the header value's last piece ended at input_end_
-  bool value_started_ = false;        // a piece of the current header value was seen
+  bool value_piece_cut_ = false;  // the header value's last piece ended at input_end_
+  bool value_started_ = false;    // a piece of the current header value was seen
   bool folded_ = false;
   size_t header_bytes_ = 0;
   int limit_status_ = 0;  // 413/414/431 when a limit stopped the parser
@@ -100,7 +100,7 @@ class HttpConnection {
   std::string paused_input_;  // unparsed bytes while the pipeline is full
   bool parser_paused_ = false;
   bool reading_ = false;
-  bool in_read_ = false;       // inside on_read: flush once at its end
+  bool in_read_ = false;         // inside on_read: flush once at its end
   bool flush_deferred_ = false;  // queued with the server for its next turn
   size_t flush_slot_ = 0;        // ... at this index of its list
   bool no_more_requests_ = false;
@@ -113,7 +113,7 @@ class HttpConnection {
   size_t held_bytes_ = 0;    // and its streams' snapshots (set_held)
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<TlsSession> tls_;  // set when the server speaks TLS
-  std::string peer_address_;  // read once, at start
+  std::string peer_address_;         // read once, at start
 };
 
 }  // namespace uvsched

@@ -24,8 +24,8 @@ struct HttpRequest {
   HttpHeaders headers;
   std::string body;
   bool keep_alive = true;
-  std::string peer_name;  // common name of a verified TLS client certificate
-  std::string peer_address;  // the client's IP address, as text
+  std::string peer_name;      // common name of a verified TLS client certificate
+  std::string peer_address;   // the client's IP address, as text
   bool head_checked = false;  // the server's handler passed its head (check_head) before the body came
   std::string principal;      // what check_head said the credentials named
 

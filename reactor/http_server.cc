@@ -129,28 +129,31 @@ void ResponseStream::on_close(std::function<void()> cb) {
 // ---- HttpServer ------------------------------------------------------------
 
 HttpServer::HttpServer(uv_loop_t* loop, Clock& clock, ServerLimits limits, RequestHandler& handler)
-    : loop_(loop), clock_(clock), limits_(limits), handler_(handler),
-      flush_turn_(loop, [this] { flush_deferred(); }), grace_timer_(clock.new_timer()) {}
+    : loop_(loop),
+      clock_(clock),
+      limits_(limits),
+      handler_(handler),
+      flush_turn_(loop, [this] { flush_deferred(); }),
+      grace_timer_(clock.new_timer()) {}
 
 HttpServer::~HttpServer() = default;
 
 int HttpServer::listen(const std::string& host, uint16_t port) {
   sockaddr_storage addr{};
   std::string h = host == "localhost" ? "127.0.0.1" : host;
-  int rc = h.find(':') != std::string::npos
-               ? uv_ip6_addr(h.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr))
-               : uv_ip4_addr(h.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr));
+  int rc = h.find(':') != std::string::npos ? uv_ip6_addr(h.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr))
+                                            : uv_ip4_addr(h.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr));
   if (rc != 0) return rc;
 
   uv_tcp_init(loop_, &listener_);
   listener_.data = this;
   listener_closed_ = false;
   rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), limits_.listen_backlog, &HttpServer::on_connection);
+  if (rc == 0)
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), limits_.listen_backlog, &HttpServer::on_connection);
   if (rc != 0) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), [](uv_handle_t* h) {
-      static_cast<HttpServer*>(h->data)->listener_closed_ = true;
-    });
+    uv_close(reinterpret_cast<uv_handle_t*>(&listener_),
+             [](uv_handle_t* h) { static_cast<HttpServer*>(h->data)->listener_closed_ = true; });
     return rc;
   }
   sockaddr_storage bound{};
@@ -230,7 +233,8 @@ void HttpServer::defer_flush(HttpConnection* conn) {
 // A connection closes (its close callback runs) only after the turn's flush
 // has gone through the list it was queued in: its slot is still its own.
 void HttpServer::cancel_flush(HttpConnection* conn) {
-  if (conn->flush_slot_ < to_flush_.size() && to_flush_[conn->flush_slot_] == conn) to_flush_[conn->flush_slot_] = nullptr;
+  if (conn->flush_slot_ < to_flush_.size() && to_flush_[conn->flush_slot_] == conn)
+    to_flush_[conn->flush_slot_] = nullptr;
 }
 
 void HttpServer::flush_deferred() {

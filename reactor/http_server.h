@@ -27,9 +27,9 @@
 namespace uvsched {
 
 struct ServerLimits {
-  size_t max_header_bytes = 16 * 1024;        // request line + headers; over it: 414 / 431
-  size_t max_body_bytes = 1024 * 1024;        // over it: 413
-  size_t max_connections = 10'000;            // over it: 503 and close
+  size_t max_header_bytes = 16 * 1024;  // request line + headers; over it: 414 / 431
+  size_t max_body_bytes = 1024 * 1024;  // over it: 413
+  size_t max_connections = 10'000;      // over it: 503 and close
   // Of those, how many may be connections that have not yet shown valid
   // credentials (every connection starts so): a flood of them cannot push out
   // those that have. At it, the oldest such connection is closed for the new
@@ -37,12 +37,12 @@ struct ServerLimits {
   // longer idle than a request may take. 0: no separate budget (and no
   // credentials to show).
   size_t max_unauthenticated_connections = 1'000;
-  int listen_backlog = 4096;                  // thousands of agents may (re)connect at once; the kernel caps it at somaxconn
-  uint64_t idle_timeout_ms = 60'000;          // keep-alive connection with nothing to do
-  uint64_t request_timeout_ms = 10'000;       // first byte of a request to its last: else 408
-  uint64_t shutdown_grace_ms = 5'000;         // in-flight requests get this long on shutdown
-  size_t max_pipelined = 64;                  // requests in flight on one connection before reading pauses
-  size_t write_high_water = 256 * 1024;       // unread response bytes before reading pauses
+  int listen_backlog = 4096;             // thousands of agents may (re)connect at once; the kernel caps it at somaxconn
+  uint64_t idle_timeout_ms = 60'000;     // keep-alive connection with nothing to do
+  uint64_t request_timeout_ms = 10'000;  // first byte of a request to its last: else 408
+  uint64_t shutdown_grace_ms = 5'000;    // in-flight requests get this long on shutdown
+  size_t max_pipelined = 64;             // requests in flight on one connection before reading pauses
+  size_t write_high_water = 256 * 1024;  // unread response bytes before reading pauses
   size_t stream_max_buffered = 8 * 1024 * 1024;  // an event stream lagging this far is cut
   // Response bytes waiting for their readers, all connections together: past
   // it, the connection holding the most is closed, so readers that do not
@@ -65,11 +65,11 @@ struct Exchange {
   std::string_view method;
   std::string_view label;  // route label for metrics; must outlive the server
   uint64_t start_ns = 0;
-  std::string out;  // serialized bytes not yet handed to the socket
-  std::function<void()> on_close;  // streams: the peer went away or the server stops
+  std::string out;                   // serialized bytes not yet handed to the socket
+  std::function<void()> on_close;    // streams: the peer went away or the server stops
   std::function<void()> on_drained;  // streams: once, when the reader has caught up (ResponseStream::when_drained)
   bool alone = false;  // no later request on the connection is read until this one is answered and written
-  size_t held = 0;  // streams: bytes still to be made into output (ResponseStream::hold)
+  size_t held = 0;     // streams: bytes still to be made into output (ResponseStream::hold)
 };
 
 // The handlers' hold on an exchange, shared by every copy of its Responder and
@@ -113,7 +113,9 @@ class Responder {
   bool answered() const { return !ref_ || ref_->ex->state != detail::Exchange::State::kPending; }
   // A handle that does not keep the exchange alive; with it the connection
   // can be closed later (a revoked token's open stream).
-  std::weak_ptr<detail::Exchange> watch() const { return ref_ ? std::weak_ptr<detail::Exchange>(ref_->ex) : std::weak_ptr<detail::Exchange>(); }
+  std::weak_ptr<detail::Exchange> watch() const {
+    return ref_ ? std::weak_ptr<detail::Exchange>(ref_->ex) : std::weak_ptr<detail::Exchange>();
+  }
   // Closes the connection of a watched exchange if it is still open; false if it was gone.
   static bool close_connection(const std::weak_ptr<detail::Exchange>& watched);
 

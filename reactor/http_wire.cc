@@ -43,7 +43,8 @@ size_t headers_size(const HttpHeaders& headers) {
 }  // namespace
 
 void append_response(std::string& out, const HttpResponse& r, bool keep_alive, bool head) {
-  out.reserve(out.size() + kResponseFraming + r.content_type.size() + headers_size(r.headers) + (head ? 0 : r.body.size()));
+  out.reserve(out.size() + kResponseFraming + r.content_type.size() + headers_size(r.headers) +
+              (head ? 0 : r.body.size()));
   append_status_line(out, r.status);
   if (!r.content_type.empty()) {
     out += "Content-Type: ";

@@ -16,8 +16,7 @@ class UvTimer final : public Timer {
   ~UvTimer() override {
     uv_timer_stop(handle_);
     handle_->data = nullptr;
-    uv_close(reinterpret_cast<uv_handle_t*>(handle_),
-             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    uv_close(reinterpret_cast<uv_handle_t*>(handle_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
   }
   void start(uint64_t delay_ms, std::function<void()> cb) override {
     cb_ = std::move(cb);

@@ -27,11 +27,11 @@ Loaded load() {
     return out;
   }
   auto api = std::make_unique<OpenSsl>();
-#define UVSCHED_OPENSSL_RESOLVE(name)                                               \
-  api->name = reinterpret_cast<decltype(api->name)>(dlsym(handle, #name));          \
-  if (!api->name) {                                                                 \
-    out.error = std::string(kLibssl) + " has no " #name;                           \
-    return out;                                                                     \
+#define UVSCHED_OPENSSL_RESOLVE(name)                                      \
+  api->name = reinterpret_cast<decltype(api->name)>(dlsym(handle, #name)); \
+  if (!api->name) {                                                        \
+    out.error = std::string(kLibssl) + " has no " #name;                   \
+    return out;                                                            \
   }
   UVSCHED_OPENSSL_FUNCTIONS(UVSCHED_OPENSSL_RESOLVE)
 #undef UVSCHED_OPENSSL_RESOLVE

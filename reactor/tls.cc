@@ -195,7 +195,8 @@ bool TlsSession::step_handshake(std::string* out) {
 
 bool TlsSession::receive(std::string_view cipher, std::string* plain, std::string* out) {
   if (failed_) return false;
-  if (!cipher.empty() && api_.BIO_write(in_, cipher.data(), static_cast<int>(cipher.size())) != static_cast<int>(cipher.size()))
+  if (!cipher.empty() &&
+      api_.BIO_write(in_, cipher.data(), static_cast<int>(cipher.size())) != static_cast<int>(cipher.size()))
     return fail("TLS input buffer");
   if (!handshake_done_ && (!step_handshake(out) || !handshake_done_)) return !failed_;
   char buf[16 * 1024];

@@ -81,7 +81,11 @@ StoreStatus disk_failure(const std::string& why) { return StoreStatus::unavailab
 }  // namespace
 
 EmbeddedStore::EmbeddedStore(uv_loop_t* loop, Clock& clock, std::string dir, Options options)
-    : loop_(loop), clock_(clock), dir_(std::move(dir)), options_(options), state_(options.history_limit, options.history_byte_limit, options.value_dictionary) {}
+    : loop_(loop),
+      clock_(clock),
+      dir_(std::move(dir)),
+      options_(options),
+      state_(options.history_limit, options.history_byte_limit, options.value_dictionary) {}
 
 std::unique_ptr<EmbeddedStore> EmbeddedStore::open(uv_loop_t* loop, Clock& clock, const std::string& dir,
                                                    std::string* error) {
@@ -144,7 +148,9 @@ bool EmbeddedStore::recover(std::string* error) {
   read_file(log_path, &log);
   LogScan decoded = scan_log(log, [this](const LogRecord& rec) { state_.replay(rec); });
   if (decoded.valid_bytes < log.size()) {
-    log_warn("store_torn_tail_dropped").kv("file", log_path).kv("bytes", static_cast<uint64_t>(log.size() - decoded.valid_bytes));
+    log_warn("store_torn_tail_dropped")
+        .kv("file", log_path)
+        .kv("bytes", static_cast<uint64_t>(log.size() - decoded.valid_bytes));
     if (::truncate(log_path.c_str(), static_cast<off_t>(decoded.valid_bytes)) != 0) {
       *error = "cannot truncate " + log_path + ": " + strerror(errno);
       return false;
@@ -163,8 +169,11 @@ bool EmbeddedStore::recover(std::string* error) {
     if (name.rfind("wal-", 0) == 0 && entry.path().string() != log_path) fs::remove(entry.path(), ec);
   }
   fs::remove(dir_ + "/snapshot.tmp", ec);
-  log_info("store_recovered").kv("dir", dir_).kv("revision", state_.revision())
-      .kv("keys", static_cast<uint64_t>(state_.key_count())).kv("records", static_cast<uint64_t>(decoded.records));
+  log_info("store_recovered")
+      .kv("dir", dir_)
+      .kv("revision", state_.revision())
+      .kv("keys", static_cast<uint64_t>(state_.key_count()))
+      .kv("records", static_cast<uint64_t>(decoded.records));
   return true;
 }
 
@@ -303,10 +312,13 @@ void EmbeddedStore::commit_done(uv_work_t* req, int) {
   if (int err = self->inflight_->error; err != 0 && !self->closing_) {
     // Kept in flight, its acks waiting, and tried again in a second.
     if (self->stalled_.empty()) {
-      log_error("store_write_failed").kv("dir", self->dir_).kv("error", strerror(err))
+      log_error("store_write_failed")
+          .kv("dir", self->dir_)
+          .kv("error", strerror(err))
           .kv("then", "writes are refused and this one retried every second until it lands; reads go on");
     }
-    self->stalled_ = std::string("disk write failed (") + strerror(err) + "); writes are refused until it can be written";
+    self->stalled_ =
+        std::string("disk write failed (") + strerror(err) + "); writes are refused until it can be written";
     self->retry_timer_->start(1000, [self] { self->retry_stalled(); });
     return;
   }
@@ -443,7 +455,8 @@ void EmbeddedStore::close(std::function<void()> done) {
   close_done_ = std::move(done);
   lease_timers_.clear();
   watchers_.clear();
-  if (inflight_ && !stalled_.empty() && !retrying_) return give_up_stalled();  // (a retry under way ends in commit_done)
+  if (inflight_ && !stalled_.empty() && !retrying_)
+    return give_up_stalled();  // (a retry under way ends in commit_done)
   start_commit();
 }
 
@@ -459,7 +472,8 @@ void EmbeddedStore::log_and_publish(Applied&& applied, std::function<void()> ack
 void EmbeddedStore::get(std::string key, RangeOptions options, RangeCallback cb) {
   auto result = std::make_shared<RangeResult>(state_.range(key, options));
   // Stalled on a write the disk refused, reads go on.
-  if (!broken_.empty() || closing_) result->status = StoreStatus::unavailable(!broken_.empty() ? broken_ : "store is closing");
+  if (!broken_.empty() || closing_)
+    result->status = StoreStatus::unavailable(!broken_.empty() ? broken_ : "store is closing");
   enqueue(nullptr, [result, cb = std::move(cb)] { cb(std::move(*result)); });
 }
 

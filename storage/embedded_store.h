@@ -36,17 +36,16 @@ class EmbeddedStore final : public Store {
  public:
   struct Options {
     size_t compact_bytes = 64 * 1024 * 1024;
-    size_t history_limit = 10'000;  // events kept for watches that resume from the past
+    size_t history_limit = 10'000;        // events kept for watches that resume from the past
     size_t history_byte_limit = 2 << 20;  // ... and at most this many bytes of them (~2.5k pod events)
-    std::string value_dictionary;  // values are packed in memory against it (ValueCodec)
+    std::string value_dictionary;         // values are packed in memory against it (ValueCodec)
   };
 
   // Recovers DIR (creating it), dropping a torn or corrupt log tail. Reads
   // files synchronously: call it at start-up, before the loop serves anyone.
-  static std::unique_ptr<EmbeddedStore> open(uv_loop_t* loop, Clock& clock, const std::string& dir,
-                                             std::string* error);
-  static std::unique_ptr<EmbeddedStore> open(uv_loop_t* loop, Clock& clock, const std::string& dir,
-                                             std::string* error, Options options);
+  static std::unique_ptr<EmbeddedStore> open(uv_loop_t* loop, Clock& clock, const std::string& dir, std::string* error);
+  static std::unique_ptr<EmbeddedStore> open(uv_loop_t* loop, Clock& clock, const std::string& dir, std::string* error,
+                                             Options options);
   ~EmbeddedStore() override;
 
   void get(std::string key, RangeOptions options, RangeCallback cb) override;
@@ -76,11 +75,11 @@ class EmbeddedStore final : public Store {
     WatchCallback cb;
   };
   struct Batch {
-    std::vector<LogRecord> records;             // commit_work encodes them, off the loop
-    std::string bytes;                          // the records encoded: appended to the log
-    std::vector<std::function<void()>> acks;    // run once the bytes are durable
-    std::unique_ptr<SnapshotView> snapshot;     // a compaction job: commit_work encodes, frames and writes it
-    int log_fd = -1;                            // the fd to write (the new one after a snapshot)
+    std::vector<LogRecord> records;           // commit_work encodes them, off the loop
+    std::string bytes;                        // the records encoded: appended to the log
+    std::vector<std::function<void()>> acks;  // run once the bytes are durable
+    std::unique_ptr<SnapshotView> snapshot;   // a compaction job: commit_work encodes, frames and writes it
+    int log_fd = -1;                          // the fd to write (the new one after a snapshot)
     std::string dir;
     int64_t epoch = 0;
     int error = 0;

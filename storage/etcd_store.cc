@@ -26,7 +26,7 @@ constexpr size_t kBigWatchLine = 1 << 20;
 struct EtcdStore::Watch {
   WatchId id = 0;
   std::string prefix;
-  int64_t next_revision = 0;  // 0: from whenever the watch is created
+  int64_t next_revision = 0;   // 0: from whenever the watch is created
   bool deleted_values = true;  // ask etcd for prev_kv
   WatchCallback cb;
   HttpClient::RequestId request = 0;
@@ -143,7 +143,8 @@ void EtcdStore::schedule_probe() {
 }
 
 void EtcdStore::probe() {
-  call("/v3/maintenance/status", "{}", [this](const StoreStatus&, element) { schedule_probe(); }, endpoints_.size());
+  call(
+      "/v3/maintenance/status", "{}", [this](const StoreStatus&, element) { schedule_probe(); }, endpoints_.size());
 }
 
 // ---- kv ---------------------------------------------------------------------------
@@ -155,12 +156,15 @@ void EtcdStore::get(std::string key, RangeOptions options, RangeCallback cb) {
   if (options.limit > 0) w.key("limit").value(std::to_string(options.limit));
   if (options.keys_only) w.key("keys_only").value(true);
   w.end_object();
-  call("/v3/kv/range", w.take(), [this, cb = std::move(cb)](const StoreStatus& st, element doc) {
-    RangeResult r = st.ok() ? decode_range(doc) : RangeResult{};
-    for (auto& kv : r.kvs) decode_value(kv);
-    r.status = st;
-    cb(std::move(r));
-  }, endpoints_.size());
+  call(
+      "/v3/kv/range", w.take(),
+      [this, cb = std::move(cb)](const StoreStatus& st, element doc) {
+        RangeResult r = st.ok() ? decode_range(doc) : RangeResult{};
+        for (auto& kv : r.kvs) decode_value(kv);
+        r.status = st;
+        cb(std::move(r));
+      },
+      endpoints_.size());
 }
 
 void EtcdStore::put(std::string key, std::string value, int64_t lease, WriteCallback cb) {
@@ -241,44 +245,49 @@ void EtcdStore::send_write_batch(std::vector<PendingWrite> batch) {
   for (const auto& w : batch) t.success.push_back(w.op);
   const bool fenced = add_fence(t);
   auto shared = std::make_shared<std::vector<PendingWrite>>(std::move(batch));
-  send_txn(txn_body(t, /*with_prev=*/true), [this, shared, fenced](const StoreStatus& status, TxnResult&& tr, element doc) {
-    auto& ws = *shared;
-    StoreStatus st = status;
-    if (st.ok() && fenced && !tr.succeeded) {
-      log_warn("store_write_fenced").kv("writes", static_cast<uint64_t>(ws.size()));
-      st = fenced_status();
-      for (auto& w : ws) w.cb(WriteResult{st, 0, {}});
-      return;
-    }
-    if (!st.ok() && st.code != StoreCode::kUnavailable && ws.size() > 1) {
-      // One bad op (an unknown lease, say) fails the whole txn: retry each alone
-      // so the others are not failed with it.
-      for (auto& w : ws) send_write_batch({std::move(w)});
-      return;
-    }
-    std::vector<WriteResult> results = st.ok() ? decode_txn_writes(doc, ws.size()) : std::vector<WriteResult>(ws.size());
-    for (size_t i = 0; i < ws.size(); ++i) {
-      WriteResult r = std::move(results[i]);
-      for (auto& kv : r.prev_kvs) decode_value(kv);
-      r.status = st;
-      r.revision = tr.revision;
-      ws[i].cb(std::move(r));
-    }
-  });
+  send_txn(txn_body(t, /*with_prev=*/true),
+           [this, shared, fenced](const StoreStatus& status, TxnResult&& tr, element doc) {
+             auto& ws = *shared;
+             StoreStatus st = status;
+             if (st.ok() && fenced && !tr.succeeded) {
+               log_warn("store_write_fenced").kv("writes", static_cast<uint64_t>(ws.size()));
+               st = fenced_status();
+               for (auto& w : ws) w.cb(WriteResult{st, 0, {}});
+               return;
+             }
+             if (!st.ok() && st.code != StoreCode::kUnavailable && ws.size() > 1) {
+               // One bad op (an unknown lease, say) fails the whole txn: retry each alone
+               // so the others are not failed with it.
+               for (auto& w : ws) send_write_batch({std::move(w)});
+               return;
+             }
+             std::vector<WriteResult> results =
+                 st.ok() ? decode_txn_writes(doc, ws.size()) : std::vector<WriteResult>(ws.size());
+             for (size_t i = 0; i < ws.size(); ++i) {
+               WriteResult r = std::move(results[i]);
+               for (auto& kv : r.prev_kvs) decode_value(kv);
+               r.status = st;
+               r.revision = tr.revision;
+               ws[i].cb(std::move(r));
+             }
+           });
 }
 
 void EtcdStore::send_txn(std::string body, std::function<void(const StoreStatus&, TxnResult&&, element)> cb) {
   ++txns_in_flight_;
-  call("/v3/kv/txn", std::move(body), [this, cb = std::move(cb)](const StoreStatus& st, element doc) {
-    --txns_in_flight_;
-    TxnResult r = st.ok() ? decode_txn(doc) : TxnResult{};
-    for (auto& range : r.ranges) {
-      for (auto& kv : range.kvs) decode_value(kv);
-    }
-    r.status = st;
-    cb(st, std::move(r), doc);
-    arm_flush();  // what waited for a free slot goes now, as one txn
-  }, endpoints_.size());
+  call(
+      "/v3/kv/txn", std::move(body),
+      [this, cb = std::move(cb)](const StoreStatus& st, element doc) {
+        --txns_in_flight_;
+        TxnResult r = st.ok() ? decode_txn(doc) : TxnResult{};
+        for (auto& range : r.ranges) {
+          for (auto& kv : range.kvs) decode_value(kv);
+        }
+        r.status = st;
+        cb(st, std::move(r), doc);
+        arm_flush();  // what waited for a free slot goes now, as one txn
+      },
+      endpoints_.size());
 }
 
 namespace {
@@ -463,7 +472,7 @@ void EtcdStore::start_watch(Watch* w) {
       std::string_view line(lines.data() + at, nl - at);
       at = nl + 1;
       on_watch_line(w, line);
-      if (watches_.find(id) == watches_.end()) return;  // the callback cancelled it
+      if (watches_.find(id) == watches_.end()) return;                       // the callback cancelled it
       if (line.size() > kBigWatchLine) w->parser = simdjson::dom::parser();  // do not keep its capacity
     }
     w->buffer.assign(lines, at, std::string::npos);
@@ -507,7 +516,9 @@ void EtcdStore::on_watch_line(Watch* w, std::string_view line) {
 void EtcdStore::decode_value(KeyValue& kv) {
   if (values_.decode(&kv.value) || told_unreadable_) return;
   told_unreadable_ = true;
-  log_warn("etcd_value_unreadable").kv("key", kv.key).kv("why", "packed against another dictionary, or damaged; passed on as stored");
+  log_warn("etcd_value_unreadable")
+      .kv("key", kv.key)
+      .kv("why", "packed against another dictionary, or damaged; passed on as stored");
 }
 
 void EtcdStore::restart_watch(Watch* w) {
@@ -531,17 +542,21 @@ void EtcdStore::cancel_watch(WatchId id) {
 
 void EtcdStore::lease_grant(int64_t ttl_seconds, LeaseCallback cb) {
   std::string body = "{\"TTL\":\"" + std::to_string(ttl_seconds) + "\"}";
-  call("/v3/lease/grant", std::move(body), [cb = std::move(cb)](const StoreStatus& st, element doc) {
-    LeaseResult r;
-    r.status = st;
-    if (st.ok()) {
-      r.id = i64_field(doc, "ID");
-      r.ttl_seconds = i64_field(doc, "TTL");
-      std::string_view err;
-      if (doc["error"].get(err) == simdjson::SUCCESS && !err.empty()) r.status = {StoreCode::kInvalid, std::string(err)};
-    }
-    cb(std::move(r));
-  }, endpoints_.size());
+  call(
+      "/v3/lease/grant", std::move(body),
+      [cb = std::move(cb)](const StoreStatus& st, element doc) {
+        LeaseResult r;
+        r.status = st;
+        if (st.ok()) {
+          r.id = i64_field(doc, "ID");
+          r.ttl_seconds = i64_field(doc, "TTL");
+          std::string_view err;
+          if (doc["error"].get(err) == simdjson::SUCCESS && !err.empty())
+            r.status = {StoreCode::kInvalid, std::string(err)};
+        }
+        cb(std::move(r));
+      },
+      endpoints_.size());
 }
 
 void EtcdStore::lease_keepalive(int64_t id, LeaseCallback cb) {
@@ -599,9 +614,12 @@ void EtcdStore::lease_keepalive(int64_t id, LeaseCallback cb) {
 
 void EtcdStore::lease_revoke(int64_t id, LeaseCallback cb) {
   std::string body = "{\"ID\":\"" + std::to_string(id) + "\"}";
-  call("/v3/lease/revoke", std::move(body), [id, cb = std::move(cb)](const StoreStatus& st, element) {
-    cb(LeaseResult{st, id, 0});
-  }, endpoints_.size());
+  call(
+      "/v3/lease/revoke", std::move(body),
+      [id, cb = std::move(cb)](const StoreStatus& st, element) {
+        cb(LeaseResult{st, id, 0});
+      },
+      endpoints_.size());
 }
 
 // ---- shutdown -------------------------------------------------------------------------
@@ -619,9 +637,7 @@ void EtcdStore::close(std::function<void()> done) {
   };
   client_.close(step);
   stream_client_.close(step);
-  uv_close(reinterpret_cast<uv_handle_t*>(&idle_), [](uv_handle_t* h) {
-    (void)h;
-  });
+  uv_close(reinterpret_cast<uv_handle_t*>(&idle_), [](uv_handle_t* h) { (void)h; });
   step();
 }
 

@@ -31,15 +31,16 @@ class EtcdStore final : public Store {
     uint64_t request_timeout_ms = 2'000;
     uint64_t reconnect_min_ms = 100;
     uint64_t reconnect_max_ms = 5'000;
-    uint64_t health_interval_ms = 1'000;  // readiness follows etcd even when nothing else talks to it
-    std::shared_ptr<const TlsContext> tls;  // https endpoints: verify etcd with it (null: the system's CAs)
-    std::string value_dictionary;  // typical values, to pack against (see EtcdValues)
+    uint64_t health_interval_ms = 1'000;                // readiness follows etcd even when nothing else talks to it
+    std::shared_ptr<const TlsContext> tls;              // https endpoints: verify etcd with it (null: the system's CAs)
+    std::string value_dictionary;                       // typical values, to pack against (see EtcdValues)
     std::vector<std::string> older_value_dictionaries;  // values packed against these are read too
-    bool pack_values = true;       // false: write values plainly (both forms are always read)
+    bool pack_values = true;                            // false: write values plainly (both forms are always read)
   };
 
   EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, Options options);
-  EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints) : EtcdStore(loop, clock, std::move(endpoints), Options{}) {}
+  EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints)
+      : EtcdStore(loop, clock, std::move(endpoints), Options{}) {}
   ~EtcdStore() override;
 
   void get(std::string key, RangeOptions options, RangeCallback cb) override;

@@ -19,20 +19,28 @@ std::string b64_field(element obj, const char* name) {
 
 std::string_view target_name(Compare::Target t) {
   switch (t) {
-    case Compare::Target::kCreateRevision: return "CREATE";
-    case Compare::Target::kModRevision: return "MOD";
-    case Compare::Target::kVersion: return "VERSION";
-    case Compare::Target::kValue: return "VALUE";
+    case Compare::Target::kCreateRevision:
+      return "CREATE";
+    case Compare::Target::kModRevision:
+      return "MOD";
+    case Compare::Target::kVersion:
+      return "VERSION";
+    case Compare::Target::kValue:
+      return "VALUE";
   }
   return "MOD";
 }
 
 std::string_view op_name(Compare::Op op) {
   switch (op) {
-    case Compare::Op::kEqual: return "EQUAL";
-    case Compare::Op::kNotEqual: return "NOT_EQUAL";
-    case Compare::Op::kGreater: return "GREATER";
-    case Compare::Op::kLess: return "LESS";
+    case Compare::Op::kEqual:
+      return "EQUAL";
+    case Compare::Op::kNotEqual:
+      return "NOT_EQUAL";
+    case Compare::Op::kGreater:
+      return "GREATER";
+    case Compare::Op::kLess:
+      return "LESS";
   }
   return "EQUAL";
 }
@@ -133,10 +141,18 @@ std::string txn_body(const TxnRequest& t, bool with_prev) {
     w.begin_object().key("key").value(base64_encode(c.key));
     w.key("target").value(target_name(c.target)).key("result").value(op_name(c.op));
     switch (c.target) {
-      case Compare::Target::kCreateRevision: w.key("create_revision").value(std::to_string(c.number)); break;
-      case Compare::Target::kModRevision: w.key("mod_revision").value(std::to_string(c.number)); break;
-      case Compare::Target::kVersion: w.key("version").value(std::to_string(c.number)); break;
-      case Compare::Target::kValue: w.key("value").value(base64_encode(c.value)); break;
+      case Compare::Target::kCreateRevision:
+        w.key("create_revision").value(std::to_string(c.number));
+        break;
+      case Compare::Target::kModRevision:
+        w.key("mod_revision").value(std::to_string(c.number));
+        break;
+      case Compare::Target::kVersion:
+        w.key("version").value(std::to_string(c.number));
+        break;
+      case Compare::Target::kValue:
+        w.key("value").value(base64_encode(c.value));
+        break;
     }
     w.end_object();
   }

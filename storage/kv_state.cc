@@ -216,10 +216,14 @@ bool KvState::compare(const Compare& c) const {
     if (kv == nullptr) return false;  // etcd: a value compare on a missing key fails
     int cmp = materialize(*e).value.compare(c.value);
     switch (c.op) {
-      case Compare::Op::kEqual: return cmp == 0;
-      case Compare::Op::kNotEqual: return cmp != 0;
-      case Compare::Op::kGreater: return cmp > 0;
-      case Compare::Op::kLess: return cmp < 0;
+      case Compare::Op::kEqual:
+        return cmp == 0;
+      case Compare::Op::kNotEqual:
+        return cmp != 0;
+      case Compare::Op::kGreater:
+        return cmp > 0;
+      case Compare::Op::kLess:
+        return cmp < 0;
     }
     return false;
   }
@@ -230,10 +234,14 @@ bool KvState::compare(const Compare& c) const {
                                                         : kv->version;
   }
   switch (c.op) {
-    case Compare::Op::kEqual: return have == c.number;
-    case Compare::Op::kNotEqual: return have != c.number;
-    case Compare::Op::kGreater: return have > c.number;
-    case Compare::Op::kLess: return have < c.number;
+    case Compare::Op::kEqual:
+      return have == c.number;
+    case Compare::Op::kNotEqual:
+      return have != c.number;
+    case Compare::Op::kGreater:
+      return have > c.number;
+    case Compare::Op::kLess:
+      return have < c.number;
   }
   return false;
 }
@@ -348,13 +356,19 @@ std::optional<std::vector<WatchEvent>> KvState::history(const std::string& prefi
 void KvState::replay(const LogRecord& record) {
   for (const auto& m : record.mutations) {
     switch (m.kind) {
-      case Mutation::Kind::kPut: apply_put(m.key, m.value, m.lease, record.revision, nullptr, false); break;
-      case Mutation::Kind::kDelete: apply_delete(m.key, record.revision, nullptr); break;
+      case Mutation::Kind::kPut:
+        apply_put(m.key, m.value, m.lease, record.revision, nullptr, false);
+        break;
+      case Mutation::Kind::kDelete:
+        apply_delete(m.key, record.revision, nullptr);
+        break;
       case Mutation::Kind::kLeaseGrant:
         leases_[m.lease].ttl = m.ttl;
         next_lease_id_ = std::max(next_lease_id_, m.lease + 1);
         break;
-      case Mutation::Kind::kLeaseRevoke: leases_.erase(m.lease); break;
+      case Mutation::Kind::kLeaseRevoke:
+        leases_.erase(m.lease);
+        break;
     }
   }
   revision_ = std::max(revision_, record.revision);
@@ -467,8 +481,8 @@ bool KvState::load_snapshot(std::string_view payload) {
   for (uint32_t i = 0; i < nkeys; ++i) {
     KvTable::Meta m;
     int64_t lease = 0;
-    if (!r.str(&key) || !r.str(&value) || !r.i64(&m.create_revision) || !r.i64(&m.mod_revision) ||
-        !r.i64(&m.version) || !r.i64(&lease))
+    if (!r.str(&key) || !r.str(&value) || !r.i64(&m.create_revision) || !r.i64(&m.mod_revision) || !r.i64(&m.version) ||
+        !r.i64(&lease))
       return false;
     if (!packed) {
       kvs.put(key, codec_->pack(value), m);

@@ -156,8 +156,8 @@ class KvState {
   size_t history_limit_;
   size_t history_byte_limit_;
   size_t history_bytes_ = 0;
-  int64_t history_floor_ = 1;  // events at or after this revision are all in history_
-  std::unique_ptr<ValueCodec> codec_;  // behind a pointer: reads unpack through it and stay const
+  int64_t history_floor_ = 1;                            // events at or after this revision are all in history_
+  std::unique_ptr<ValueCodec> codec_;                    // behind a pointer: reads unpack through it and stay const
   std::deque<std::pair<std::string, int64_t>> to_pack_;  // (key, revision) written raw, oldest first
   bool defer_packing_ = false;
 };

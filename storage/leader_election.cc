@@ -118,7 +118,9 @@ void LeaderElection::take_key(uint64_t granted_at) {
   });
 }
 
-void LeaderElection::retry() { timer_->start(retry_ms(), [this] { campaign(); }); }
+void LeaderElection::retry() {
+  timer_->start(retry_ms(), [this] { campaign(); });
+}
 
 void LeaderElection::keep_alive(bool claiming) {
   const uint64_t sent = clock_.now_ms();
@@ -126,7 +128,8 @@ void LeaderElection::keep_alive(bool claiming) {
   store_.lease_keepalive(lease_, [this, sent, generation, claiming](LeaseResult&& r) {
     if (stopped_ || generation != generation_) return;
     if (r.status.ok()) {
-      hold_until(sent + static_cast<uint64_t>(std::max<int64_t>(r.ttl_seconds, 0)) * 1000 - std::min(margin_ms(), sent));
+      hold_until(sent + static_cast<uint64_t>(std::max<int64_t>(r.ttl_seconds, 0)) * 1000 -
+                 std::min(margin_ms(), sent));
       if (claiming) set_leader(true);
       timer_->start(static_cast<uint64_t>(ttl_seconds_) * 1000 / 3, [this] { keep_alive(false); });
       return;

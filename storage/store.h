@@ -67,9 +67,9 @@ struct TxnOp {
   enum class Type { kPut, kDelete, kRange };
   Type type = Type::kPut;
   std::string key;
-  std::string value;   // kPut
-  int64_t lease = 0;   // kPut
-  bool prefix = false; // kDelete, kRange: every key starting with `key`
+  std::string value;    // kPut
+  int64_t lease = 0;    // kPut
+  bool prefix = false;  // kDelete, kRange: every key starting with `key`
 };
 
 struct TxnRequest {

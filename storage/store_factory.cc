@@ -1,8 +1,8 @@
 #include "storage/store_factory.h"
 
+#include "reactor/tls.h"
 #include "storage/embedded_store.h"
 #include "storage/etcd_store.h"
-#include "reactor/tls.h"
 
 namespace uvsched {
 

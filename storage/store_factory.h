@@ -15,11 +15,12 @@ namespace uvsched {
 struct StoreOptions {
   std::string etcd_ca;           // verifies https:// etcd endpoints (empty: the system's CAs)
   std::string value_dictionary;  // typical values: both stores pack values against it
-  std::vector<std::string> older_value_dictionaries;  // earlier releases': values in etcd packed against them stay readable
+  std::vector<std::string>
+      older_value_dictionaries;  // earlier releases': values in etcd packed against them stay readable
   bool pack_etcd_values = true;  // false: values go into etcd plainly (readable with etcdctl)
 };
 
-std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec,
-                                  const StoreOptions& options, std::string* error);
+std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec, const StoreOptions& options,
+                                  std::string* error);
 
 }  // namespace uvsched

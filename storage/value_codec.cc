@@ -21,8 +21,7 @@ struct ValueCodec::Zstd {
   }
 };
 
-ValueCodec::ValueCodec(std::string dictionary)
-    : dictionary_(std::move(dictionary)), zstd_(std::make_unique<Zstd>()) {
+ValueCodec::ValueCodec(std::string dictionary) : dictionary_(std::move(dictionary)), zstd_(std::make_unique<Zstd>()) {
   zstd_->cctx = ZSTD_createCCtx();
   zstd_->dctx = ZSTD_createDCtx();
   if (!dictionary_.empty()) {

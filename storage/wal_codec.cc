@@ -67,7 +67,6 @@ std::string frame_header(size_t size, uint32_t crc) {
   return head.take();
 }
 
-
 void append_frame(std::string& out, std::string_view payload) {
   out += frame_header(payload.size(), crc_of(payload));
   out.append(payload);

@@ -100,8 +100,10 @@ double number_after(std::string_view text, std::string_view key, size_t from) {
 TaskResources task_resources(std::string_view line) {
   std::string_view head = line.substr(0, line.find(R"(,"pod":)"));
   TaskResources r;
-  if (size_t at = head.find(R"("name":"cpus")"); at != std::string_view::npos) r.cpus = number_after(head, R"("value":)", at);
-  if (size_t at = head.find(R"("name":"mem")"); at != std::string_view::npos) r.mem = number_after(head, R"("value":)", at);
+  if (size_t at = head.find(R"("name":"cpus")"); at != std::string_view::npos)
+    r.cpus = number_after(head, R"("value":)", at);
+  if (size_t at = head.find(R"("name":"mem")"); at != std::string_view::npos)
+    r.mem = number_after(head, R"("value":)", at);
   size_t at = head.find(R"("name":"ports")");
   while (at != std::string_view::npos && (at = head.find(R"("begin":)", at)) != std::string_view::npos) {
     auto begin = static_cast<uint32_t>(number_after(head, R"("begin":)", at));
@@ -126,7 +128,14 @@ std::string running_pod_status(simdjson::dom::parser& parser, std::string_view l
   uvsched::JsonWriter w;
   w.begin_object().key("conditions").begin_array();
   for (const char* type : {"Initialized", "Ready", "ContainersReady", "PodScheduled"}) {
-    w.begin_object().key("type").value(type).key("status").value("True").key("lastTransitionTime").value(now).end_object();
+    w.begin_object()
+        .key("type")
+        .value(type)
+        .key("status")
+        .value("True")
+        .key("lastTransitionTime")
+        .value(now)
+        .end_object();
   }
   w.end_array().key("containerStatuses").begin_array();
   for (simdjson::dom::element c : containers) {
@@ -211,8 +220,10 @@ constexpr uint64_t kResubscribeMs = 200;
 class Sim {
  public:
   Sim(uv_loop_t* loop, Options o)
-      : clock_(loop), o_(std::move(o)),
-        client_(loop, clock_, uvsched::ClientOptions{.max_connections_per_origin = static_cast<size_t>(o_.agents) + 256}),
+      : clock_(loop),
+        o_(std::move(o)),
+        client_(loop, clock_,
+                uvsched::ClientOptions{.max_connections_per_origin = static_cast<size_t>(o_.agents) + 256}),
         mux_turn_(loop, [this] { send_muxed(); }) {
     for (size_t from = 0; from <= o_.server.size();) {
       size_t comma = std::min(o_.server.find(',', from), o_.server.size());
@@ -296,7 +307,8 @@ class Sim {
     } else if (type == "SHUTDOWN_FRAMEWORK") {
       // Its tasks were another framework's, one that failed over too late:
       // they are stopped, and what they held is free to offer.
-      if (events_) fprintf(events_, "SHUTDOWN_FRAMEWORK %s %s\n", a.host.c_str(), std::string(field_after(line, "value")).c_str());
+      if (events_)
+        fprintf(events_, "SHUTDOWN_FRAMEWORK %s %s\n", a.host.c_str(), std::string(field_after(line, "value")).c_str());
       a.free_cpus = o_.cpus;
       a.free_mem = o_.mem_mib;
       a.free_ports = o_.ports;
@@ -318,7 +330,8 @@ class Sim {
       if (o_.finish_after_s > 0) {
         auto t = std::shared_ptr<uvsched::Timer>(clock_.new_timer());
         Agent* ap = &a;
-        t->start(static_cast<uint64_t>(o_.finish_after_s * 1000), [this, ap, id, t] { finish(*ap, id, "TASK_FINISHED"); });
+        t->start(static_cast<uint64_t>(o_.finish_after_s * 1000),
+                 [this, ap, id, t] { finish(*ap, id, "TASK_FINISHED"); });
       }
       // The task's statuses and an offer of what is left, back to back on one
       // connection (HTTP/1.1 pipelining), as an agent that has both ready would.
@@ -376,7 +389,8 @@ class Sim {
     std::vector<std::string> asked;
     simdjson::dom::element doc;
     simdjson::dom::array tasks;
-    if (parser_.parse(line.data(), line.size()).get(doc) == simdjson::SUCCESS && doc["tasks"].get(tasks) == simdjson::SUCCESS) {
+    if (parser_.parse(line.data(), line.size()).get(doc) == simdjson::SUCCESS &&
+        doc["tasks"].get(tasks) == simdjson::SUCCESS) {
       for (auto t : tasks) {
         std::string_view id;
         if (t["task_id"]["value"].get(id) == simdjson::SUCCESS) asked.emplace_back(id);
@@ -425,8 +439,8 @@ class Sim {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = a.base + "/v1/agents/" + a.host + "/offers";
-    req.body = R"({"offers":[{"resources":)" + resources(std::max(a.free_cpus, 0.0), std::max(a.free_mem, 0.0), a.free_ports) +
-               "}]}";
+    req.body = R"({"offers":[{"resources":)" +
+               resources(std::max(a.free_cpus, 0.0), std::max(a.free_mem, 0.0), a.free_ports) + "}]}";
     uvsched::ClientCallback done = [this, ap](uvsched::ClientResponse&& r) {
       ap->offering = false;
       if (r.ok()) {
@@ -450,7 +464,7 @@ class Sim {
 
   // Several updates of one task in one post, as the API allows.
   std::pair<uvsched::ClientRequest, uvsched::ClientCallback> status_request(Agent& a, const std::string& id,
-                                                                             std::initializer_list<const char*> states) {
+                                                                            std::initializer_list<const char*> states) {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = a.base + "/v1/agents/" + a.host + "/status";
@@ -518,7 +532,8 @@ class Sim {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = servers_[0] + "/api/v1/namespaces/default/pods";
-    req.body = R"({"metadata":{"name":")" + name + R"("},"spec":{"containers":[{"name":"c","image":"i",)"
+    req.body = R"({"metadata":{"name":")" + name +
+               R"("},"spec":{"containers":[{"name":"c","image":"i",)"
                R"("resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}]}})";
     created_at_["default/" + name] = uv_hrtime();
     return req;
@@ -538,7 +553,9 @@ class Sim {
   static uint64_t cpu_us() {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
-    auto us = [](const timeval& t) { return static_cast<uint64_t>(t.tv_sec) * 1000000 + static_cast<uint64_t>(t.tv_usec); };
+    auto us = [](const timeval& t) {
+      return static_cast<uint64_t>(t.tv_sec) * 1000000 + static_cast<uint64_t>(t.tv_usec);
+    };
     return us(ru.ru_utime) + us(ru.ru_stime);
   }
 
@@ -546,10 +563,11 @@ class Sim {
     double secs = static_cast<double>(now - start_ns_) / 1e9;
     std::sort(latencies_ms_.begin(), latencies_ms_.end());
     auto pct = [&](double p) { return latencies_ms_[static_cast<size_t>(p * (latencies_ms_.size() - 1))]; };
-    printf("placed=%d agents=%d seconds=%.3f pods_per_second=%.0f p50_ms=%.1f p99_ms=%.1f create_errors=%d "
-           "sim_cpu_us_per_pod=%.0f\n",
-           o_.pods, o_.agents, secs, o_.pods / secs, pct(0.5), pct(0.99), create_errors_,
-           static_cast<double>(cpu_us() - start_cpu_us_) / o_.pods);
+    printf(
+        "placed=%d agents=%d seconds=%.3f pods_per_second=%.0f p50_ms=%.1f p99_ms=%.1f create_errors=%d "
+        "sim_cpu_us_per_pod=%.0f\n",
+        o_.pods, o_.agents, secs, o_.pods / secs, pct(0.5), pct(0.99), create_errors_,
+        static_cast<double>(cpu_us() - start_cpu_us_) / o_.pods);
     fflush(stdout);
     reporting_ = false;
     if (!held_.empty()) {
@@ -581,7 +599,6 @@ class Sim {
       if (held_exit_) exit(0);
     });
   }
-
 
  private:
   uvsched::LoopClock clock_;
@@ -694,35 +711,41 @@ int main(int argc, char** argv) {
         ok = uvsched::parse_url(v.substr(from, comma - from)).has_value();
         from = comma + 1;
       }
-    }
-    else if (k == "--prefix") {
+    } else if (k == "--prefix") {
       o.prefix = v;  // a hostname in the agents' URLs
       ok = !v.empty() && v.find_first_of("/?# ") == std::string::npos;
-    }
-    else if (k == "--labels") ok = parse_labels(v, &o.labels_json);
+    } else if (k == "--labels")
+      ok = parse_labels(v, &o.labels_json);
     else if (k == "--events-log") {
       o.events_log = v;
       ok = !v.empty();
-    }
-    else if (k == "--ports") ok = parse_ports(v, &o.ports);
-    else if (k == "--agents") ok = parse_number(v, 1, &o.agents);
-    else if (k == "--cpus") ok = parse_number(v, 0.0, &o.cpus);
-    else if (k == "--mem") ok = parse_number(v, 0.0, &o.mem_mib);
-    else if (k == "--finish-after") ok = parse_number(v, 0.0, &o.finish_after_s);
-    else if (k == "--pods") ok = parse_number(v, 0, &o.pods);
-    else if (k == "--concurrency") ok = parse_number(v, 1, &o.concurrency);
-    else if (k == "--pipeline") ok = parse_number(v, 1, &o.pipeline);
-    else if (k == "--agent-mux") ok = parse_number(v, 1, &o.agent_mux);
-    else if (k == "--reoffer") ok = parse_number(v, 0.001, &o.reoffer_s);
+    } else if (k == "--ports")
+      ok = parse_ports(v, &o.ports);
+    else if (k == "--agents")
+      ok = parse_number(v, 1, &o.agents);
+    else if (k == "--cpus")
+      ok = parse_number(v, 0.0, &o.cpus);
+    else if (k == "--mem")
+      ok = parse_number(v, 0.0, &o.mem_mib);
+    else if (k == "--finish-after")
+      ok = parse_number(v, 0.0, &o.finish_after_s);
+    else if (k == "--pods")
+      ok = parse_number(v, 0, &o.pods);
+    else if (k == "--concurrency")
+      ok = parse_number(v, 1, &o.concurrency);
+    else if (k == "--pipeline")
+      ok = parse_number(v, 1, &o.pipeline);
+    else if (k == "--agent-mux")
+      ok = parse_number(v, 1, &o.agent_mux);
+    else if (k == "--reoffer")
+      ok = parse_number(v, 0.001, &o.reoffer_s);
     else if (k == "--pod-status") {
       o.pod_status = v == "1" || v == "true";
       ok = o.pod_status || v == "0" || v == "false";
-    }
-    else if (k == "--hold-statuses") {
+    } else if (k == "--hold-statuses") {
       o.hold_statuses = v == "1" || v == "true";
       ok = o.hold_statuses || v == "0" || v == "false";
-    }
-    else {
+    } else {
       fprintf(stderr, "agent_sim: unknown flag %s (see agent_sim --help)\n", k.c_str());
       return 2;
     }

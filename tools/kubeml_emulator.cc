@@ -99,15 +99,15 @@ struct Options {
 
 struct Stats {
   uint64_t starts = 0;
-  uint64_t duplicate_starts = 0;       // violation
+  uint64_t duplicate_starts = 0;  // violation
   uint64_t updates = 0;
-  uint64_t unsolicited_updates = 0;    // violation
-  uint64_t updates_unknown_job = 0;    // 400: the PS does not hold the job
-  uint64_t updates_before_running = 0; // violation: the job's pod is not there yet
-  uint64_t late_waits = 0;             // violation
+  uint64_t unsolicited_updates = 0;     // violation
+  uint64_t updates_unknown_job = 0;     // 400: the PS does not hold the job
+  uint64_t updates_before_running = 0;  // violation: the job's pod is not there yet
+  uint64_t late_waits = 0;              // violation
   uint64_t job_posts = 0;
-  uint64_t job_post_errors = 0;        // transport errors: the job went on without an update
-  uint64_t job_post_non_2xx = 0;       // ignored by the job, as KubeML's client does
+  uint64_t job_post_errors = 0;   // transport errors: the job went on without an update
+  uint64_t job_post_non_2xx = 0;  // ignored by the job, as KubeML's client does
   uint64_t epochs = 0;
   uint64_t train_submitted = 0;
   uint64_t finished = 0;
@@ -137,8 +137,8 @@ struct TrainJob {
   bool stop_requested = false;
   enum class Phase { kTraining, kPosting, kWaiting, kDone } phase = Phase::kTraining;
   uint64_t posted_at_ms = 0;
-  uint64_t asked = 0;  // /job posts
-  uint64_t taken = 0;  // updates read from the channel
+  uint64_t asked = 0;          // /job posts
+  uint64_t taken = 0;          // updates read from the channel
   std::deque<Update> channel;  // senders blocked on the unbuffered channel
   std::unique_ptr<uvsched::Timer> epoch_timer;
   std::unique_ptr<uvsched::Timer> wait_timer;
@@ -242,13 +242,14 @@ class Emulator final : public uvsched::RequestHandler {
   // the same method and body (a standby uvsched hands requests to its leader so).
   void go_request(ClientRequest req, uvsched::ClientCallback cb, int hops = 0) {
     ClientRequest again = req;
-    client_.request(std::move(req), [this, again = std::move(again), cb = std::move(cb), hops](ClientResponse&& r) mutable {
-      const std::string* location = r.header("Location");
-      bool redirect = r.error == 0 && (r.status == 307 || r.status == 308) && location && !location->empty();
-      if (!redirect || hops >= 10) return cb(std::move(r));
-      again.url = location->rfind("http", 0) == 0 ? *location : o_.scheduler + *location;
-      go_request(std::move(again), std::move(cb), hops + 1);
-    });
+    client_.request(
+        std::move(req), [this, again = std::move(again), cb = std::move(cb), hops](ClientResponse&& r) mutable {
+          const std::string* location = r.header("Location");
+          bool redirect = r.error == 0 && (r.status == 307 || r.status == 308) && location && !location->empty();
+          if (!redirect || hops >= 10) return cb(std::move(r));
+          again.url = location->rfind("http", 0) == 0 ? *location : o_.scheduler + *location;
+          go_request(std::move(again), std::move(cb), hops + 1);
+        });
   }
 
   // ---- the controller's half: TrainRequests to the scheduler ----
@@ -521,7 +522,9 @@ class Emulator final : public uvsched::RequestHandler {
   std::string stats_json() const {
     std::vector<double> ms = stats_.answer_ms;
     std::sort(ms.begin(), ms.end());
-    auto pct = [&](double q) { return ms.empty() ? 0.0 : ms[std::min(ms.size() - 1, static_cast<size_t>(q * ms.size()))]; };
+    auto pct = [&](double q) {
+      return ms.empty() ? 0.0 : ms[std::min(ms.size() - 1, static_cast<size_t>(q * ms.size()))];
+    };
     double span_s = stats_.last_update_ms > stats_.first_post_ms
                         ? static_cast<double>(stats_.last_update_ms - stats_.first_post_ms) / 1000.0
                         : 0.0;
@@ -615,17 +618,26 @@ int main(int argc, char** argv) {
     } else if (k == "--scheduler") {
       ok = uvsched::parse_url(v).has_value();
       o.scheduler = v;
-    }
-    else if (k == "--start-delay") ok = parse_double(v, 0, &o.start_delay_s);
-    else if (k == "--jobs") ok = parse_int(v, 0, &o.jobs);
-    else if (k == "--epochs") ok = parse_int(v, 1, &o.epochs);
-    else if (k == "--parallelism") ok = parse_int(v, 1, &o.parallelism);
-    else if (k == "--static") ok = parse_flag(v, &o.is_static);
-    else if (k == "--epoch-ms") ok = parse_double(v, 0, &o.epoch_ms);
-    else if (k == "--serial-fraction") ok = parse_double(v, 0, &o.serial_fraction) && o.serial_fraction <= 1;
-    else if (k == "--wait-limit") ok = parse_double(v, 0.001, &o.wait_limit_s);
-    else if (k == "--exit-when-done") ok = parse_flag(v, &o.exit_when_done);
-    else if (k == "--quiet") ok = parse_flag(v, &o.quiet);
+    } else if (k == "--start-delay")
+      ok = parse_double(v, 0, &o.start_delay_s);
+    else if (k == "--jobs")
+      ok = parse_int(v, 0, &o.jobs);
+    else if (k == "--epochs")
+      ok = parse_int(v, 1, &o.epochs);
+    else if (k == "--parallelism")
+      ok = parse_int(v, 1, &o.parallelism);
+    else if (k == "--static")
+      ok = parse_flag(v, &o.is_static);
+    else if (k == "--epoch-ms")
+      ok = parse_double(v, 0, &o.epoch_ms);
+    else if (k == "--serial-fraction")
+      ok = parse_double(v, 0, &o.serial_fraction) && o.serial_fraction <= 1;
+    else if (k == "--wait-limit")
+      ok = parse_double(v, 0.001, &o.wait_limit_s);
+    else if (k == "--exit-when-done")
+      ok = parse_flag(v, &o.exit_when_done);
+    else if (k == "--quiet")
+      ok = parse_flag(v, &o.quiet);
     else {
       fprintf(stderr, "kubeml_emulator: unknown flag %s (see kubeml_emulator --help)\n", k.c_str());
       return 2;

@@ -32,7 +32,8 @@ std::vector<std::string> sample_pods() {
     std::snprintf(uid, sizeof uid, "%08x-%04x-4%03x-8%03x-%012x", i * 2654435761u, i * 40503 & 0xffff, i * 7 & 0xfff,
                   i * 13 & 0xfff, i * 97531);
     char ts[32];
-    std::snprintf(ts, sizeof ts, "2026-%02d-%02dT%02d:%02d:%02dZ", 1 + i % 12, 1 + i % 28, i % 24, i * 7 % 60, i * 11 % 60);
+    std::snprintf(ts, sizeof ts, "2026-%02d-%02dT%02d:%02d:%02dZ", 1 + i % 12, 1 + i % 28, i % 24, i * 7 % 60,
+                  i * 11 % 60);
     std::string meta = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + n + R"(","namespace":")" + ns +
                        R"(","uid":")" + uid + R"(","creationTimestamp":")" + ts + "\"";
     if (i % 2) meta += R"(,"labels":{"app":")" + std::string(kNames[i % 8]) + "\"}";
@@ -40,12 +41,13 @@ std::vector<std::string> sample_pods() {
     if (bound) {
       meta += R"(,"annotations":{"uvsched.io/bindingHost":")" + host + R"(","uvsched.io/taskId":"pod.)" + ns + "." + n +
               "." + std::to_string(100000000000 + i) + R"(","uvsched.io/agentId":")" + host + "-" +
-              std::to_string(1764000000000 + i * 977) + R"(","uvsched.io/offerId":")" + host + "-o" + std::to_string(i) +
-              "\"}";
+              std::to_string(1764000000000 + i * 977) + R"(","uvsched.io/offerId":")" + host + "-o" +
+              std::to_string(i) + "\"}";
     }
     std::string spec = R"(},"spec":{"containers":[{"name":"c)" + std::to_string(i % 3) + R"(","image":")" +
                        (i % 2 ? "nginx:1.25" : "i") + "\"";
-    if (i % 5 == 1) spec += R"(,"ports":[{"containerPort":80,"hostPort":)" + std::to_string(8000 + i) + R"(,"protocol":"TCP"}])";
+    if (i % 5 == 1)
+      spec += R"(,"ports":[{"containerPort":80,"hostPort":)" + std::to_string(8000 + i) + R"(,"protocol":"TCP"}])";
     spec += R"(,"resources":{"requests":{"cpu":")" + std::to_string(100 * (1 + i % 5)) + R"(m","memory":")" +
             std::to_string(64 << (i % 3)) + "Mi\"}";
     if (i % 3 == 2) spec += R"(,"limits":{"cpu":"1","memory":"256Mi"})";
@@ -64,8 +66,8 @@ std::vector<std::string> sample_pods() {
       }
       status.back() = ']';
       status += R"(,"containerStatuses":[{"name":")" + container + R"(","image":")" + (i % 2 ? "nginx:1.25" : "i") +
-                R"(","imageID":"","ready":true,"started":true,"restartCount":0,"state":{"running":{"startedAt":")" + ts +
-                "\"}}}]}}";
+                R"(","imageID":"","ready":true,"started":true,"restartCount":0,"state":{"running":{"startedAt":")" +
+                ts + "\"}}}]}}";
       out.push_back(meta + spec + status);
       continue;
     }

@@ -34,12 +34,18 @@ bool parse(int argc, char** argv, Options* o) {
       continue;
     }
     if ((v = next()) == nullptr) return false;
-    if (a == "--store") o->store = v;
-    else if (a == "--count") o->count = std::atol(v);
-    else if (a == "--inflight") o->inflight = std::atol(v);
-    else if (a == "--value-bytes") o->value_bytes = std::atol(v);
-    else if (a == "--prefix") o->prefix = v;
-    else return false;
+    if (a == "--store")
+      o->store = v;
+    else if (a == "--count")
+      o->count = std::atol(v);
+    else if (a == "--inflight")
+      o->inflight = std::atol(v);
+    else if (a == "--value-bytes")
+      o->value_bytes = std::atol(v);
+    else if (a == "--prefix")
+      o->prefix = v;
+    else
+      return false;
   }
   return o->count > 0 && o->inflight > 0;
 }

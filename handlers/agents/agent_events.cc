@@ -8,8 +8,8 @@ namespace uvsched {
 
 // Written by hand, not with JsonWriter: the shape is fixed, and a head is
 // made for every pod placed, where the writer's per-token bookkeeping showed.
-std::string launch_event_head(std::string_view task_id, std::string_view pod, std::string_view agent_id,
-                              double cpus, double mem_mib, std::span<const uint32_t> host_ports) {
+std::string launch_event_head(std::string_view task_id, std::string_view pod, std::string_view agent_id, double cpus,
+                              double mem_mib, std::span<const uint32_t> host_ports) {
   std::string h;
   h.reserve(320);  // the head alone: launch_event adds the pod
   h += R"({"type":"LAUNCH","task":{"task_id":{"value":)";

@@ -18,8 +18,8 @@ namespace uvsched {
 // task's resources are its cpus and memory and, as a Mesos TaskInfo carries
 // them, the host ports it takes (one single-port range each), so the agent
 // knows what to offer again.
-std::string launch_event_head(std::string_view task_id, std::string_view pod, std::string_view agent_id,
-                              double cpus, double mem_mib, std::span<const uint32_t> host_ports = {});
+std::string launch_event_head(std::string_view task_id, std::string_view pod, std::string_view agent_id, double cpus,
+                              double mem_mib, std::span<const uint32_t> host_ports = {});
 
 // The head, then the pod's JSON text, then the closing braces.
 std::string launch_event(std::string_view head, std::string_view pod_json);

@@ -20,9 +20,12 @@ HttpResponse bad(std::string_view message, std::string_view field = {}) { return
 
 std::string state_name(OfferRegistry::State s) {
   switch (s) {
-    case OfferRegistry::State::kLive: return "live";
-    case OfferRegistry::State::kClaimed: return "claimed";
-    case OfferRegistry::State::kExpired: return "expired";
+    case OfferRegistry::State::kLive:
+      return "live";
+    case OfferRegistry::State::kClaimed:
+      return "claimed";
+    case OfferRegistry::State::kExpired:
+      return "expired";
   }
   return "?";
 }
@@ -37,7 +40,12 @@ void write_resources(JsonWriter& w, const Resources& r) {
     w.begin_object().key("name").value("ports").key("type").value("RANGES").key("ranges").begin_object();
     w.key("range").begin_array();
     for (const auto& p : r.ports) {
-      w.begin_object().key("begin").value(static_cast<uint64_t>(p.begin)).key("end").value(static_cast<uint64_t>(p.end)).end_object();
+      w.begin_object()
+          .key("begin")
+          .value(static_cast<uint64_t>(p.begin))
+          .key("end")
+          .value(static_cast<uint64_t>(p.end))
+          .end_object();
     }
     w.end_array().end_object().end_object();
   }
@@ -131,7 +139,8 @@ void AgentHub::subscribe(RequestContext& ctx) {
   Labels agent_labels;
   Resources total;
   std::string their_framework;
-  if (auto e = read_subscription(body, &agent_labels, &total, &their_framework)) return ctx.reply(bad(e->message, e->field));
+  if (auto e = read_subscription(body, &agent_labels, &total, &their_framework))
+    return ctx.reply(bad(e->message, e->field));
   subscribe_on(host, std::move(agent_labels), total, their_framework,
                stream_channel(ctx.responder.start_stream(200, "application/x-ndjson")));
 }
@@ -145,7 +154,8 @@ void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resour
     slot = std::make_unique<Agent>();
     slot->hostname = host;
   }
-  if (slot->agent_id.empty()) slot->agent_id = host + "-" + std::to_string(clock_.unix_ms());  // (an expected one has none yet)
+  if (slot->agent_id.empty())
+    slot->agent_id = host + "-" + std::to_string(clock_.unix_ms());  // (an expected one has none yet)
   Agent& a = *slot;
   if (a.connected) a.channel->end();  // a second subscribe replaces the first stream
   a.lost_timer.reset();
@@ -156,7 +166,14 @@ void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resour
   a.connected = true;
   a.channel->on_close([this, host] { disconnected(host); });
   JsonWriter w;
-  w.begin_object().key("type").value("SUBSCRIBED").key("agent_id").begin_object().key("value").value(a.agent_id).end_object();
+  w.begin_object()
+      .key("type")
+      .value("SUBSCRIBED")
+      .key("agent_id")
+      .begin_object()
+      .key("value")
+      .value(a.agent_id)
+      .end_object();
   if (std::string fid = events_ ? events_->framework_id() : ""; !fid.empty()) {
     w.key("framework_id").begin_object().key("value").value(fid).end_object();
   }
@@ -165,8 +182,8 @@ void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resour
   // Tasks launched for a framework that failed over past its timeout are
   // that framework's no more: the agent is told to shut them down, as a
   // Mesos agent does a removed framework's executors.
-  if (std::string ours = events_ ? events_->framework_id() : ""; !their_framework.empty() && !ours.empty() &&
-                                                                  their_framework != ours) {
+  if (std::string ours = events_ ? events_->framework_id() : "";
+      !their_framework.empty() && !ours.empty() && their_framework != ours) {
     JsonWriter s;
     s.begin_object().key("type").value("SHUTDOWN_FRAMEWORK");
     s.key("framework_id").begin_object().key("value").value(their_framework).end_object().end_object();
@@ -228,7 +245,8 @@ void AgentHub::post_offers(RequestContext& ctx) {
       return ctx.reply(json_error(400, "an offer id from agent " + host + " must start with '" + host + "-'", field));
     }
     if (offers_.state(o.id) || !batch.insert(o.id).second) {
-      return ctx.reply(json_error(409, "offer id " + o.id + " is already known; no offer of this batch was taken", field));
+      return ctx.reply(
+          json_error(409, "offer id " + o.id + " is already known; no offer of this batch was taken", field));
     }
   }
   std::vector<std::string> ids;
@@ -278,7 +296,9 @@ void AgentHub::post_status(RequestContext& ctx) {
   for (size_t i = 0; events_ && i < statuses.size(); ++i) {
     if (auto why = events_->refuse_status(host, statuses[i])) {
       refusals_.add(labels({{"what", "status"}}));
-      log_warn("agent_refused").kv("agent", host).kv("what", "status of another agent's task")
+      log_warn("agent_refused")
+          .kv("agent", host)
+          .kv("what", "status of another agent's task")
           .kv("task", statuses[i].task_id);
       return ctx.reply(json_error(403, *why, "statuses[" + std::to_string(i) + "].task_id.value"));
     }
@@ -306,7 +326,9 @@ void AgentHub::post_message(RequestContext& ctx) {
   Agent* agent = subscribed_or_404(ctx);
   if (agent == nullptr) return;
   agent_events_.add(labels({{"event", "framework_message"}}));
-  log_info("framework_message").kv("agent", ctx.param("host")).kv("executor", m.executor_id)
+  log_info("framework_message")
+      .kv("agent", ctx.param("host"))
+      .kv("executor", m.executor_id)
       .kv("bytes", static_cast<uint64_t>(m.data.size()));
   constexpr size_t kKept = 8, kKeptBytes = 1024;
   auto& kept = agent->messages;
@@ -358,7 +380,13 @@ void AgentHub::get_agent(RequestContext& ctx) {
   if (found == nullptr) return;
   const Agent& a = *found;
   JsonWriter w;
-  w.begin_object().key("hostname").value(a.hostname).key("agent_id").value(a.agent_id).key("connected").value(a.connected);
+  w.begin_object()
+      .key("hostname")
+      .value(a.hostname)
+      .key("agent_id")
+      .value(a.agent_id)
+      .key("connected")
+      .value(a.connected);
   w.key("labels").begin_object();
   for (const auto& [k, v] : a.labels) w.key(k).value(v);
   w.end_object().key("resources");
@@ -390,7 +418,13 @@ void AgentHub::list_agents(RequestContext& ctx) {
   JsonWriter w;
   w.begin_object().key("agents").begin_array();
   for (const Agent* a : sorted_agents()) {
-    w.begin_object().key("hostname").value(a->hostname).key("agent_id").value(a->agent_id).key("connected").value(a->connected);
+    w.begin_object()
+        .key("hostname")
+        .value(a->hostname)
+        .key("agent_id")
+        .value(a->agent_id)
+        .key("connected")
+        .value(a->connected);
     w.key("labels").begin_object();
     for (const auto& [k, v] : a->labels) w.key(k).value(v);
     w.end_object().key("resources");
@@ -455,7 +489,10 @@ std::vector<JsonValue> AgentHub::nodes() const {
       w.key("memory").value(std::to_string(static_cast<int64_t>(a->total.mem_mib)) + "Mi").end_object();
     }
     w.key("conditions").begin_array().begin_object().key("type").value("Ready");
-    w.key("status").value(a->connected ? "True" : "Unknown").key("reason").value(a->connected ? "AgentConnected" : "AgentDisconnected");
+    w.key("status")
+        .value(a->connected ? "True" : "Unknown")
+        .key("reason")
+        .value(a->connected ? "AgentConnected" : "AgentDisconnected");
     w.end_object().end_array().end_object().end_object();
     std::string error;
     if (auto v = JsonValue::parse(w.str(), &error)) out.push_back(std::move(*v));

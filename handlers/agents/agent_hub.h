@@ -7,8 +7,8 @@
 // offers registry; what tasks mean is the scheduler's business (AgentEvents).
 #pragma once
 
-#include <functional>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>

@@ -76,7 +76,8 @@ std::optional<JsonError> read_subscription(object body, Labels* labels, Resource
   }
   object l;
   bool present = false;
-  if (read_object(body, "labels", "labels", &l, &present)) return problem("labels must be an object of strings", "labels");
+  if (read_object(body, "labels", "labels", &l, &present))
+    return problem("labels must be an object of strings", "labels");
   if (present) {
     for (auto [k, v] : l) {
       std::string_view s;
@@ -85,7 +86,8 @@ std::optional<JsonError> read_subscription(object body, Labels* labels, Resource
     }
   }
   element r;
-  if (body.at_key("resources").get(r) == simdjson::SUCCESS && !r.is_null()) return read_resources(r, "resources", total);
+  if (body.at_key("resources").get(r) == simdjson::SUCCESS && !r.is_null())
+    return read_resources(r, "resources", total);
   return std::nullopt;
 }
 

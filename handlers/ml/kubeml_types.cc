@@ -20,7 +20,7 @@ std::optional<JsonError> non_empty(std::string_view path, const std::string& v) 
 }  // namespace
 
 std::optional<JsonError> parse_train_request(simdjson::dom::object obj, std::string_view path, TrainRequest* out,
-                                            bool strict) {
+                                             bool strict) {
   auto required_text = [&](const char* key, std::string* field) -> std::optional<JsonError> {
     std::string p = join(path, key);
     if (auto e = read_string(obj, key, p, field, strict)) return e;

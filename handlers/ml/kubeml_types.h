@@ -56,7 +56,7 @@ struct InferRequest {
 // A TrainRequest. strict (a /train body): model_type, dataset, function_name,
 // batch_size > 0 and epochs > 0 are required. Options may always be absent.
 std::optional<JsonError> parse_train_request(simdjson::dom::object obj, std::string_view path, TrainRequest* out,
-                                            bool strict = true);
+                                             bool strict = true);
 // A /job body: job.id is required; job.state fields default to 0 like Go's.
 std::optional<JsonError> parse_train_task(simdjson::dom::object obj, TrainTask* out);
 // An /infer body: model_id and a data array are required.

@@ -20,7 +20,7 @@ constexpr size_t kHistoryStored = 5;
 
 // The gauges of the PS's /metrics kept per job (SPEC §3).
 constexpr const char* kJobGauges[] = {
-    "kubeml_job_validation_loss", "kubeml_job_validation_accuracy", "kubeml_job_train_loss",
+    "kubeml_job_validation_loss", "kubeml_job_validation_accuracy",    "kubeml_job_train_loss",
     "kubeml_job_parallelism",     "kubeml_job_epoch_duration_seconds",
 };
 
@@ -37,21 +37,23 @@ HttpResponse bad_request(const JsonError& e) {
   w.begin_object().key("error").value(e.message);
   if (!e.field.empty()) w.key("field").value(e.field);
   w.key("errors").begin_array();
-  for (const auto& [field, message] : e.all) w.begin_object().key("field").value(field).key("message").value(message).end_object();
+  for (const auto& [field, message] : e.all)
+    w.begin_object().key("field").value(field).key("message").value(message).end_object();
   w.end_array().end_object();
   return json_response(400, w.take());
 }
 
 }  // namespace
 
-MlScheduler::MlScheduler(Clock& clock, Store& store, HttpRequester& client, MetricsRegistry& metrics,
-                         Settings settings, std::function<bool()> is_leader)
+MlScheduler::MlScheduler(Clock& clock, Store& store, HttpRequester& client, MetricsRegistry& metrics, Settings settings,
+                         std::function<bool()> is_leader)
     : clock_(clock),
       store_(store),
       client_(client),
       settings_(std::move(settings)),
       is_leader_(std::move(is_leader)),
-      ps_(client, clock, metrics, settings_.ps_url, PsDelivery::Options{.start_timeout_ms = settings_.ps_start_timeout_ms}),
+      ps_(client, clock, metrics, settings_.ps_url,
+          PsDelivery::Options{.start_timeout_ms = settings_.ps_start_timeout_ms}),
       drain_turn_(clock, [this] { drain(); }),
       recompute_timer_(clock.new_timer()),
       poll_timer_(clock.new_timer()),
@@ -59,8 +61,9 @@ MlScheduler::MlScheduler(Clock& clock, Store& store, HttpRequester& client, Metr
       flush_timer_(clock.new_timer()),
       decisions_(metrics.counter("uvsched_ml_decisions_total", "Parallelism decisions by reason.")),
       polls_(metrics.counter("uvsched_ps_metrics_polls_total", "Polls of the PS's /metrics by result.")),
-      held_(metrics.counter("uvsched_ml_answers_held_total",
-                            "Answers to /job that kept the job's parallelism because the decision was not stored, by cause.")),
+      held_(metrics.counter(
+          "uvsched_ml_answers_held_total",
+          "Answers to /job that kept the job's parallelism because the decision was not stored, by cause.")),
       lost_(metrics.counter("uvsched_ml_jobs_lost_total", "Jobs the parameter server no longer holds, by phase.")) {
   ps_.on_lost([this](const std::string& id, const std::string& why) {
     auto it = jobs_.find(id);
@@ -243,7 +246,8 @@ void MlScheduler::delete_records(const std::string& id) {
     if (!flush_timer_->active()) flush_timer_->start(1000, [this] { flush_dirty(); });
     return;
   }
-  store_.del(kRequestPrefix + id, false, unwaited<WriteResult>("ml_request_delete", kRequestPrefix + id));  // same commit as the one below
+  store_.del(kRequestPrefix + id, false,
+             unwaited<WriteResult>("ml_request_delete", kRequestPrefix + id));  // same commit as the one below
   store_.del(kJobPrefix + id, false, [this, id](WriteResult&& r) {
     if (r.status.ok()) return;
     log_warn("ml_job_delete_failed").kv("job", id).kv("error", r.status.message);
@@ -386,22 +390,25 @@ void MlScheduler::apply(Job& job, const Decision& d, double elapsed) {
 void MlScheduler::record_create(Job& job, const Decision& d, Responder responder) {
   apply(job, d, 0);
   std::string id = job.id;
-  persist(job, [this, id, responder](const StoreStatus& st) mutable {
-    auto it = jobs_.find(id);
-    if (!st.ok()) {
-      log_warn("ml_job_not_created").kv("job", id).kv("error", st.message);
-      if (it != jobs_.end()) {
-        jobs_.erase(it);
-        jobs_changed();
-      }
-      return responder.send(unavailable("store unavailable: " + st.message));
-    }
-    if (it != jobs_.end()) {
-      it->second.request_stored = true;
-      send_start(it->second, /*ask_first=*/false);
-    }
-    responder.send(text_response(200, id));
-  }, /*with_request=*/true);
+  persist(
+      job,
+      [this, id, responder](const StoreStatus& st) mutable {
+        auto it = jobs_.find(id);
+        if (!st.ok()) {
+          log_warn("ml_job_not_created").kv("job", id).kv("error", st.message);
+          if (it != jobs_.end()) {
+            jobs_.erase(it);
+            jobs_changed();
+          }
+          return responder.send(unavailable("store unavailable: " + st.message));
+        }
+        if (it != jobs_.end()) {
+          it->second.request_stored = true;
+          send_start(it->second, /*ask_first=*/false);
+        }
+        responder.send(text_response(200, id));
+      },
+      /*with_request=*/true);
 }
 
 // An epoch's decision is stored, then answered and sent to the PS. A train job
@@ -421,14 +428,17 @@ void MlScheduler::record_update(Job& job, const Decision& d, double elapsed, Res
   p->deadline_ms = clock_.now_ms() + settings_.decision_store_deadline_ms;
   answers_.push_back(p);
   arm_answer_deadline();
-  persist(job, [this, p](const StoreStatus& st) {
-    auto it = jobs_.find(p->job_id);
-    if (st.ok() && it != jobs_.end()) it->second.request_stored = true;
-    if (!p->answered) return st.ok() ? answer(*p) : answer(*p, "store-failed-or-slow", st.message);
-    // Answered at the deadline: memory went back to the kept parallelism, which
-    // is not what this wrote (or the write failed). Store what memory holds.
-    if (it != jobs_.end()) mark_dirty(p->job_id);
-  }, created);
+  persist(
+      job,
+      [this, p](const StoreStatus& st) {
+        auto it = jobs_.find(p->job_id);
+        if (st.ok() && it != jobs_.end()) it->second.request_stored = true;
+        if (!p->answered) return st.ok() ? answer(*p) : answer(*p, "store-failed-or-slow", st.message);
+        // Answered at the deadline: memory went back to the kept parallelism, which
+        // is not what this wrote (or the write failed). Store what memory holds.
+        if (it != jobs_.end()) mark_dirty(p->job_id);
+      },
+      created);
 }
 
 void MlScheduler::answer(PendingAnswer& p, const char* held_cause, const std::string& why) {
@@ -495,15 +505,18 @@ void MlScheduler::flush_dirty() {
   for (const auto& id : ids) {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
-    persist(it->second, [this, id](const StoreStatus& st) {
-      if (st.ok()) {
-        auto it = jobs_.find(id);
-        if (it != jobs_.end()) it->second.request_stored = true;
-        return;
-      }
-      log_warn("ml_job_store_failed").kv("job", id).kv("error", st.message);
-      if (jobs_.count(id)) mark_dirty(id);
-    }, !it->second.request_stored);
+    persist(
+        it->second,
+        [this, id](const StoreStatus& st) {
+          if (st.ok()) {
+            auto it = jobs_.find(id);
+            if (it != jobs_.end()) it->second.request_stored = true;
+            return;
+          }
+          log_warn("ml_job_store_failed").kv("job", id).kv("error", st.message);
+          if (jobs_.count(id)) mark_dirty(id);
+        },
+        !it->second.request_stored);
   }
 }
 
@@ -611,11 +624,12 @@ void MlScheduler::write_job(JsonWriter& w, const Job& job, bool full) const {
   w.key("lost").value(job.ps_lost);
   if (const auto* st = ps_.status(job.id)) {
     using Phase = PsDelivery::Phase;
-    const char* state = st->phase != Phase::kStarted && st->phase != Phase::kStarting ? PsDelivery::phase_name(st->phase)
-                        : st->in_flight                                            ? "sending"
-                        : st->failures > 0                                         ? "retrying"
-                        : st->update_pending || st->phase == Phase::kStarting     ? "queued"
-                                                                                   : "delivered";
+    const char* state = st->phase != Phase::kStarted && st->phase != Phase::kStarting
+                            ? PsDelivery::phase_name(st->phase)
+                        : st->in_flight                                       ? "sending"
+                        : st->failures > 0                                    ? "retrying"
+                        : st->update_pending || st->phase == Phase::kStarting ? "queued"
+                                                                              : "delivered";
     w.key("state").value(state);
     w.key("delivered").value(st->delivered).key("failures").value(st->failures);
     w.key("unconfirmed").value(st->unconfirmed);

@@ -54,8 +54,8 @@ class MlScheduler {
   static constexpr const char* kJobPrefix = "/uvsched/ml/jobs/";
   static constexpr const char* kRequestPrefix = "/uvsched/ml/requests/";
 
-  MlScheduler(Clock& clock, Store& store, HttpRequester& client, MetricsRegistry& metrics,
-              Settings settings, std::function<bool()> is_leader);
+  MlScheduler(Clock& clock, Store& store, HttpRequester& client, MetricsRegistry& metrics, Settings settings,
+              std::function<bool()> is_leader);
   ~MlScheduler();
 
   void set_capacity(CapacityFn capacity) { capacity_ = std::move(capacity); }
@@ -92,7 +92,7 @@ class MlScheduler {
     std::deque<HistoryEntry> history;
     bool start_delivered = false;
     bool request_stored = false;  // the request record is in the store
-    bool ps_lost = false;  // the PS no longer holds it (400 to /update)
+    bool ps_lost = false;         // the PS no longer holds it (400 to /update)
     std::string ps_lost_reason;
     uint64_t version = 0;  // bumped by every decision; guards rollbacks
     std::map<std::string, double> ps_metrics;
@@ -170,8 +170,8 @@ class MlScheduler {
   std::unique_ptr<Timer> answer_timer_;
   std::unique_ptr<Timer> flush_timer_;
   std::deque<std::shared_ptr<PendingAnswer>> answers_;  // by deadline
-  std::set<std::string> dirty_;  // jobs whose state in memory is not yet stored
-  std::set<std::string> deletes_pending_;  // finished jobs whose records are not yet deleted
+  std::set<std::string> dirty_;                         // jobs whose state in memory is not yet stored
+  std::set<std::string> deletes_pending_;               // finished jobs whose records are not yet deleted
   simdjson::dom::parser parser_;
   CounterFamily& decisions_;
   CounterFamily& polls_;

@@ -35,10 +35,14 @@ PsDelivery::PsDelivery(HttpRequester& client, Clock& clock, MetricsRegistry& met
 
 const char* PsDelivery::phase_name(Phase p) {
   switch (p) {
-    case Phase::kStarting: return "starting";
-    case Phase::kStarted: return "started";
-    case Phase::kStartRefused: return "start-refused";
-    case Phase::kLost: return "lost";
+    case Phase::kStarting:
+      return "starting";
+    case Phase::kStarted:
+      return "started";
+    case Phase::kStartRefused:
+      return "start-refused";
+    case Phase::kLost:
+      return "lost";
   }
   return "?";
 }
@@ -137,8 +141,9 @@ void PsDelivery::ask_tasks(const std::string& job_id, Job& job) {
     std::optional<bool> holds = r.ok() ? tasks_list_holds(r.body, job_id) : std::nullopt;
     if (!holds) {
       return retry_later(job_id, "tasks",
-                         r.error != 0 ? r.error_text
-                                      : (r.ok() ? "PS's /tasks is not a task list" : "PS answered " + std::to_string(r.status)));
+                         r.error != 0
+                             ? r.error_text
+                             : (r.ok() ? "PS's /tasks is not a task list" : "PS answered " + std::to_string(r.status)));
     }
     succeeded("tasks", job);
     if (*holds) {

@@ -85,7 +85,8 @@ class PsDelivery {
 
   void pump(const std::string& job_id);
   // Sends `req` as the job's one call in flight; `answered` runs unless the job was forgotten meanwhile.
-  void call(const std::string& job_id, Job& job, ClientRequest req, std::function<void(Job&, ClientResponse&&)> answered);
+  void call(const std::string& job_id, Job& job, ClientRequest req,
+            std::function<void(Job&, ClientResponse&&)> answered);
   void send_start(const std::string& job_id, Job& job);
   void ask_tasks(const std::string& job_id, Job& job);
   void send_update(const std::string& job_id, Job& job);

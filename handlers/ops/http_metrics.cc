@@ -6,10 +6,9 @@ namespace uvsched {
 
 HttpMetrics::HttpMetrics(MetricsRegistry& registry)
     : requests_(registry.counter("uvsched_http_requests_total", "HTTP responses by route, method and code.")),
-      latency_(registry.histogram("uvsched_http_request_duration_seconds",
-                                  "Time from a request's last byte to its response, by route.",
-                                  {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-                                   1, 2.5, 5, 10})) {}
+      latency_(registry.histogram(
+          "uvsched_http_request_duration_seconds", "Time from a request's last byte to its response, by route.",
+          {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10})) {}
 
 void HttpMetrics::record(const ResponseRecord& r) {
   Key key{r.label.data(), r.label.size(), r.method.data(), r.status};

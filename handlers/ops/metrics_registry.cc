@@ -1,8 +1,8 @@
 #include "handlers/ops/metrics_registry.h"
 
 #include <algorithm>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 
 namespace uvsched {
 namespace {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace uvsched {
 
 std::optional<uint64_t> RateLimiter::admit(const std::string& client, std::string_view path) {

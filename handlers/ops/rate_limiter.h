@@ -9,9 +9,9 @@
 #include <string>
 #include <unordered_map>
 
+#include <string_view>
 #include "policy/token_bucket.h"
 #include "reactor/clock.h"
-#include <string_view>
 
 namespace uvsched {
 

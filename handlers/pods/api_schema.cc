@@ -9,7 +9,9 @@ constexpr std::string_view kMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectM
 
 std::vector<SchemaType> describe() {
   return {
-      {"io.k8s.api.core.v1.Pod", "Pod", "A group of containers run together on one node (here: one agent's task).",
+      {"io.k8s.api.core.v1.Pod",
+       "Pod",
+       "A group of containers run together on one node (here: one agent's task).",
        {{"apiVersion", K::kString, {}, K::kString, "The schema version of this object: v1."},
         {"kind", K::kString, {}, K::kString, "The kind of this object: Pod."},
         {"metadata", K::kObject, kMeta, K::kString, "Standard object metadata."},
@@ -17,7 +19,9 @@ std::vector<SchemaType> describe() {
         {"status", K::kObject, "io.k8s.api.core.v1.PodStatus", K::kString,
          "What the pod is doing, as the scheduler and its agent report it."}},
        "Pod"},
-      {"io.k8s.api.core.v1.PodSpec", "PodSpec", "The desired state of a pod.",
+      {"io.k8s.api.core.v1.PodSpec",
+       "PodSpec",
+       "The desired state of a pod.",
        {{"activeDeadlineSeconds", K::kInteger, {}, K::kString, "Seconds the pod may run before it is failed."},
         {"affinity", K::kFreeObject, {}, K::kString, "Node, pod and anti-pod affinity rules."},
         {"automountServiceAccountToken", K::kBoolean, {}, K::kString, "Whether a service account token is mounted."},
@@ -36,7 +40,10 @@ std::vector<SchemaType> describe() {
         {"imagePullSecrets", K::kArray, {}, K::kFreeObject, "Secrets for pulling the images.", "name"},
         {"initContainers", K::kArray, "io.k8s.api.core.v1.Container", K::kObject,
          "Containers run one after another before the others start.", "name"},
-        {"nodeName", K::kString, {}, K::kString,
+        {"nodeName",
+         K::kString,
+         {},
+         K::kString,
          "The node (agent) the pod is bound to; set by the scheduler, or by the user to skip it."},
         {"nodeSelector", K::kStringMap, {}, K::kString, "Labels a node must have for the pod to go there."},
         {"os", K::kFreeObject, {}, K::kString, "The operating system the pod needs."},
@@ -62,7 +69,9 @@ std::vector<SchemaType> describe() {
         {"tolerations", K::kArray, "io.k8s.api.core.v1.Toleration", K::kObject, "Taints the pod tolerates."},
         {"topologySpreadConstraints", K::kArray, {}, K::kFreeObject, "How pods spread over topology domains."},
         {"volumes", K::kArray, {}, K::kFreeObject, "Volumes the containers may mount.", "name"}}},
-      {"io.k8s.api.core.v1.Container", "Container", "One container of a pod.",
+      {"io.k8s.api.core.v1.Container",
+       "Container",
+       "One container of a pod.",
        {{"args", K::kArray, {}, K::kString, "Arguments to the entrypoint."},
         {"command", K::kArray, {}, K::kString, "The entrypoint, instead of the image's."},
         {"env", K::kArray, "io.k8s.api.core.v1.EnvVar", K::kObject, "Environment variables.", "name"},
@@ -89,27 +98,37 @@ std::vector<SchemaType> describe() {
         {"volumeDevices", K::kArray, {}, K::kFreeObject, "Block devices the container uses.", "devicePath"},
         {"volumeMounts", K::kArray, {}, K::kFreeObject, "Volumes mounted into the container.", "mountPath"},
         {"workingDir", K::kString, {}, K::kString, "The working directory."}}},
-      {"io.k8s.api.core.v1.ContainerPort", "ContainerPort", "A port a container exposes.",
+      {"io.k8s.api.core.v1.ContainerPort",
+       "ContainerPort",
+       "A port a container exposes.",
        {{"containerPort", K::kInteger, {}, K::kString, "The port in the container, 1-65535."},
         {"hostIP", K::kString, {}, K::kString, "The host address to bind."},
         {"hostPort", K::kInteger, {}, K::kString, "The port on the host (the agent must offer it)."},
         {"name", K::kString, {}, K::kString, "A name for the port."},
         {"protocol", K::kString, {}, K::kString, "TCP, UDP or SCTP."}}},
-      {"io.k8s.api.core.v1.EnvVar", "EnvVar", "An environment variable.",
+      {"io.k8s.api.core.v1.EnvVar",
+       "EnvVar",
+       "An environment variable.",
        {{"name", K::kString, {}, K::kString, "The variable's name."},
         {"value", K::kString, {}, K::kString, "Its value."},
         {"valueFrom", K::kFreeObject, {}, K::kString, "Where its value comes from instead."}}},
-      {"io.k8s.api.core.v1.ResourceRequirements", "ResourceRequirements", "Compute resources.",
+      {"io.k8s.api.core.v1.ResourceRequirements",
+       "ResourceRequirements",
+       "Compute resources.",
        {{"claims", K::kArray, {}, K::kFreeObject, "Dynamic resources used.", "name"},
         {"limits", K::kQuantityMap, {}, K::kString, "The most that may be used."},
         {"requests", K::kQuantityMap, {}, K::kString, "What the scheduler reserves: cpu, memory."}}},
-      {"io.k8s.api.core.v1.Toleration", "Toleration", "A taint the pod tolerates.",
+      {"io.k8s.api.core.v1.Toleration",
+       "Toleration",
+       "A taint the pod tolerates.",
        {{"effect", K::kString, {}, K::kString, "The taint effect matched."},
         {"key", K::kString, {}, K::kString, "The taint key matched."},
         {"operator", K::kString, {}, K::kString, "Exists or Equal."},
         {"tolerationSeconds", K::kInteger, {}, K::kString, "How long a NoExecute taint is tolerated."},
         {"value", K::kString, {}, K::kString, "The taint value matched."}}},
-      {"io.k8s.api.core.v1.PodStatus", "PodStatus", "The observed state of a pod.",
+      {"io.k8s.api.core.v1.PodStatus",
+       "PodStatus",
+       "The observed state of a pod.",
        {{"conditions", K::kArray, "io.k8s.api.core.v1.PodCondition", K::kObject, "The pod's conditions.", "type"},
         {"containerStatuses", K::kArray, {}, K::kFreeObject, "What each container is doing."},
         {"ephemeralContainerStatuses", K::kArray, {}, K::kFreeObject, "What each ephemeral container is doing."},
@@ -126,32 +145,44 @@ std::vector<SchemaType> describe() {
         {"resize", K::kString, {}, K::kString, "The state of a resize."},
         {"resourceClaimStatuses", K::kArray, {}, K::kFreeObject, "The resource claims' state.", "name"},
         {"startTime", K::kTime, {}, K::kString, "When the agent took the pod."}}},
-      {"io.k8s.api.core.v1.PodCondition", "PodCondition", "One condition of a pod.",
+      {"io.k8s.api.core.v1.PodCondition",
+       "PodCondition",
+       "One condition of a pod.",
        {{"lastProbeTime", K::kTime, {}, K::kString, "When it was last probed."},
         {"lastTransitionTime", K::kTime, {}, K::kString, "When its status last changed."},
         {"message", K::kString, {}, K::kString, "The details, for people."},
         {"reason", K::kString, {}, K::kString, "Why, as a word (Unschedulable, ...)."},
         {"status", K::kString, {}, K::kString, "True, False or Unknown."},
         {"type", K::kString, {}, K::kString, "PodScheduled, Ready, DisruptionTarget, ..."}}},
-      {"io.k8s.api.core.v1.Namespace", "Namespace", "A scope for names.",
+      {"io.k8s.api.core.v1.Namespace",
+       "Namespace",
+       "A scope for names.",
        {{"apiVersion", K::kString, {}, K::kString, "The schema version of this object: v1."},
         {"kind", K::kString, {}, K::kString, "The kind of this object: Namespace."},
         {"metadata", K::kObject, kMeta, K::kString, "Standard object metadata."},
         {"spec", K::kObject, "io.k8s.api.core.v1.NamespaceSpec", K::kString, "The namespace's desired state."},
         {"status", K::kObject, "io.k8s.api.core.v1.NamespaceStatus", K::kString, "The namespace's state."}},
        "Namespace"},
-      {"io.k8s.api.core.v1.NamespaceSpec", "NamespaceSpec", "The desired state of a namespace.",
+      {"io.k8s.api.core.v1.NamespaceSpec",
+       "NamespaceSpec",
+       "The desired state of a namespace.",
        {{"finalizers", K::kArray, {}, K::kString, "What must happen before the namespace is removed."}}},
-      {"io.k8s.api.core.v1.NamespaceStatus", "NamespaceStatus", "The state of a namespace.",
+      {"io.k8s.api.core.v1.NamespaceStatus",
+       "NamespaceStatus",
+       "The state of a namespace.",
        {{"conditions", K::kArray, {}, K::kFreeObject, "The namespace's conditions.", "type"},
         {"phase", K::kString, {}, K::kString, "Active or Terminating."}}},
-      {"io.k8s.api.core.v1.Binding", "Binding", "Binds a pod to a node.",
+      {"io.k8s.api.core.v1.Binding",
+       "Binding",
+       "Binds a pod to a node.",
        {{"apiVersion", K::kString, {}, K::kString, "The schema version of this object: v1."},
         {"kind", K::kString, {}, K::kString, "The kind of this object: Binding."},
         {"metadata", K::kObject, kMeta, K::kString, "Standard object metadata."},
         {"target", K::kObject, "io.k8s.api.core.v1.ObjectReference", K::kString, "The node to bind to."}},
        "Binding"},
-      {"io.k8s.api.core.v1.ObjectReference", "ObjectReference", "A reference to an object.",
+      {"io.k8s.api.core.v1.ObjectReference",
+       "ObjectReference",
+       "A reference to an object.",
        {{"apiVersion", K::kString, {}, K::kString, "The referent's API version."},
         {"fieldPath", K::kString, {}, K::kString, "A field within the referent."},
         {"kind", K::kString, {}, K::kString, "The referent's kind."},
@@ -159,7 +190,9 @@ std::vector<SchemaType> describe() {
         {"namespace", K::kString, {}, K::kString, "The referent's namespace."},
         {"resourceVersion", K::kString, {}, K::kString, "The referent's resource version."},
         {"uid", K::kString, {}, K::kString, "The referent's uid."}}},
-      {kMeta, "ObjectMeta", "Metadata every stored object has.",
+      {kMeta,
+       "ObjectMeta",
+       "Metadata every stored object has.",
        {{"annotations", K::kStringMap, {}, K::kString, "Unstructured key-value data."},
         {"creationTimestamp", K::kTime, {}, K::kString, "When the object was created; set by the server."},
         {"deletionGracePeriodSeconds", K::kInteger, {}, K::kString, "The grace period of a deletion under way."},
@@ -195,19 +228,28 @@ const SchemaType* schema_type(std::string_view name) {
 std::string_view go_type_name(const SchemaField& f) {
   switch (f.kind) {
     case K::kString:
-    case K::kTime: return "string";
-    case K::kInteger: return "int64";
-    case K::kBoolean: return "bool";
-    case K::kQuantity: return "resource.Quantity";
-    case K::kIntOrString: return "intstr.IntOrString";
+    case K::kTime:
+      return "string";
+    case K::kInteger:
+      return "int64";
+    case K::kBoolean:
+      return "bool";
+    case K::kQuantity:
+      return "resource.Quantity";
+    case K::kIntOrString:
+      return "intstr.IntOrString";
     case K::kObject: {
       std::string_view r = f.ref;
       return r.substr(r.rfind('.') + 1);
     }
-    case K::kFreeObject: return "object";
-    case K::kStringMap: return "map[string]string";
-    case K::kQuantityMap: return "v1.ResourceList";
-    case K::kArray: return "array";
+    case K::kFreeObject:
+      return "object";
+    case K::kStringMap:
+      return "map[string]string";
+    case K::kQuantityMap:
+      return "v1.ResourceList";
+    case K::kArray:
+      return "array";
   }
   return "value";
 }

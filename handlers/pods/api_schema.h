@@ -14,25 +14,25 @@ namespace uvsched {
 
 enum class SchemaKind {
   kString,
-  kInteger,     // int32/int64
+  kInteger,  // int32/int64
   kBoolean,
-  kQuantity,    // resource.Quantity: a string, or a number
-  kIntOrString, // intstr.IntOrString
-  kTime,        // RFC 3339 string
-  kObject,      // of the described type `ref`
-  kFreeObject,  // any JSON object
-  kStringMap,   // map[string]string
-  kQuantityMap, // map[string]Quantity
-  kArray,       // of `item`, with `ref` when item is kObject
+  kQuantity,     // resource.Quantity: a string, or a number
+  kIntOrString,  // intstr.IntOrString
+  kTime,         // RFC 3339 string
+  kObject,       // of the described type `ref`
+  kFreeObject,   // any JSON object
+  kStringMap,    // map[string]string
+  kQuantityMap,  // map[string]Quantity
+  kArray,        // of `item`, with `ref` when item is kObject
 };
 
 struct SchemaField {
   std::string_view name;
   SchemaKind kind;
-  std::string_view ref = {};             // kObject, or kArray of kObject: the type's name
-  SchemaKind item = SchemaKind::kString; // kArray: its elements
+  std::string_view ref = {};              // kObject, or kArray of kObject: the type's name
+  SchemaKind item = SchemaKind::kString;  // kArray: its elements
   std::string_view description = {};
-  std::string_view merge_key = {};       // kArray: x-kubernetes-patch-merge-key
+  std::string_view merge_key = {};  // kArray: x-kubernetes-patch-merge-key
 };
 
 struct SchemaType {

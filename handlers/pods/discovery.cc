@@ -156,7 +156,14 @@ std::string openapi_v3_core() {
     w.begin_object().key("name").value("fieldValidation").key("in").value("query");
     w.key("schema").begin_object().key("type").value("string").end_object().end_object();
     w.end_array();
-    w.key("responses").begin_object().key("200").begin_object().key("description").value("OK").end_object().end_object();
+    w.key("responses")
+        .begin_object()
+        .key("200")
+        .begin_object()
+        .key("description")
+        .value("OK")
+        .end_object()
+        .end_object();
     w.end_object().end_object();
   }
   w.end_object();

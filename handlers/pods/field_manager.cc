@@ -8,9 +8,15 @@
 namespace uvsched {
 namespace {
 
-constexpr std::string_view kServerMetadata[] = {"name",        "namespace",          "uid",
-                                                "resourceVersion", "creationTimestamp", "generation",
-                                                "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields",
+constexpr std::string_view kServerMetadata[] = {"name",
+                                                "namespace",
+                                                "uid",
+                                                "resourceVersion",
+                                                "creationTimestamp",
+                                                "generation",
+                                                "deletionTimestamp",
+                                                "deletionGracePeriodSeconds",
+                                                "managedFields",
                                                 "selfLink"};
 
 bool server_metadata(std::string_view key) {
@@ -328,8 +334,8 @@ void set_managed_entries(JsonValue& pod, const std::vector<ManagedEntry>& entrie
   }
 }
 
-std::vector<ApplyConflict> apply_config(JsonValue& live, const JsonValue& config, const std::string& manager, bool force,
-                                        const std::string& now) {
+std::vector<ApplyConflict> apply_config(JsonValue& live, const JsonValue& config, const std::string& manager,
+                                        bool force, const std::string& now) {
   JsonValue applied = applied_part(config);
   FieldSet mine = FieldSet::of_pod(applied);
   auto entries = managed_entries(live);

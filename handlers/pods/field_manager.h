@@ -27,7 +27,7 @@ namespace uvsched {
 // path names is owned itself.
 class FieldSet {
  public:
-  using Path = std::string;          // its elements joined by kSep
+  using Path = std::string;             // its elements joined by kSep
   static constexpr char kSep = '\x1f';  // JSON text never holds it unescaped
 
   // The fields a pod object sets: its leaves, each keyed list element (with
@@ -79,8 +79,8 @@ struct ApplyConflict {
 // Apply entry becomes what it set now. A field another manager set to
 // another value is a conflict: then nothing changes and the conflicts are
 // returned, unless `force` (--force-conflicts) takes those fields over.
-std::vector<ApplyConflict> apply_config(JsonValue& live, const JsonValue& config, const std::string& manager, bool force,
-                                        const std::string& now);
+std::vector<ApplyConflict> apply_config(JsonValue& live, const JsonValue& config, const std::string& manager,
+                                        bool force, const std::string& now);
 
 // A create (`old` null) or update not by apply: `manager`, when named, takes
 // the fields whose values it changed from every other manager; every

@@ -39,8 +39,11 @@ void FrameworkRegistration::read() {
       int64_t alive_ms = bar == std::string::npos ? 0 : std::strtoll(stored.c_str() + bar + 1, nullptr, 10);
       int64_t gone_ms = alive_ms > 0 ? clock_.unix_ms() - alive_ms : 0;
       if (gone_ms > static_cast<int64_t>(failover_timeout_ms_)) {
-        log_warn("framework_failed_over").kv("framework_id", stored.substr(0, bar)).kv("gone_ms", gone_ms)
-            .kv("why", "gone longer than --failover-timeout: a new framework; agents still running its tasks shut them down");
+        log_warn("framework_failed_over")
+            .kv("framework_id", stored.substr(0, bar))
+            .kv("gone_ms", gone_ms)
+            .kv("why",
+                "gone longer than --failover-timeout: a new framework; agents still running its tasks shut them down");
         known = false;
         id_ = "uvsched-" + std::to_string(clock_.unix_ms());
       } else {

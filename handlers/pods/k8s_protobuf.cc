@@ -90,13 +90,24 @@ bool read_meta(std::string_view bytes, JsonValue* meta) {
   return ProtoReader(bytes).each_bytes([&](uint64_t f, std::string_view v) {
     if (v.empty()) return true;  // an optional string sent empty is absent
     switch (f) {
-      case 1: meta->set("name", text(v)); return true;
-      case 2: meta->set("generateName", text(v)); return true;
-      case 3: meta->set("namespace", text(v)); return true;
-      case 11: return read_entry(v, &meta->at("labels"));
-      case 12: return read_entry(v, &meta->at("annotations"));
-      case 14: append(meta->at("finalizers"), v); return true;
-      default: return true;
+      case 1:
+        meta->set("name", text(v));
+        return true;
+      case 2:
+        meta->set("generateName", text(v));
+        return true;
+      case 3:
+        meta->set("namespace", text(v));
+        return true;
+      case 11:
+        return read_entry(v, &meta->at("labels"));
+      case 12:
+        return read_entry(v, &meta->at("annotations"));
+      case 14:
+        append(meta->at("finalizers"), v);
+        return true;
+      default:
+        return true;
     }
   });
 }

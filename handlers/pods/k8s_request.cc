@@ -41,7 +41,8 @@ std::variant<FieldValidation, HttpResponse> field_validation_of(const HttpReques
 }
 
 // The 400 for a body the typed decoder refused, every cause named.
-HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std::string_view kind, std::string_view name) {
+HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std::string_view kind,
+                           std::string_view name) {
   return k8s_bad_request(decoded.message(kind, mode), decoded.causes(mode), kind, name);
 }
 
@@ -67,7 +68,6 @@ HttpResponse with_warnings(HttpResponse r, const std::vector<std::string>& warni
   return r;
 }
 
-
 std::optional<PatchType> patch_type(const std::string* content_type) {
   std::string type = content_type ? content_type->substr(0, content_type->find(';')) : "";
   if (type == "application/json-patch+json") return PatchType::kJson;
@@ -83,11 +83,13 @@ std::optional<PatchType> patch_type(const std::string* content_type) {
 std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply) {
   auto manager = query_param(query, "fieldManager");
   auto invalid = [](std::string_view field, std::string_view what) {
-    std::string message = std::string("PatchOptions.meta.k8s.io \"\" is invalid: ") + std::string(field) + ": " + std::string(what);
-    return k8s_error_with_causes(422, "Invalid", message, {{std::string(field), "FieldValueInvalid", std::string(what)}},
-                                 "PatchOptions", "");
+    std::string message =
+        std::string("PatchOptions.meta.k8s.io \"\" is invalid: ") + std::string(field) + ": " + std::string(what);
+    return k8s_error_with_causes(422, "Invalid", message,
+                                 {{std::string(field), "FieldValueInvalid", std::string(what)}}, "PatchOptions", "");
   };
-  if (apply && (!manager || manager->empty())) return invalid("fieldManager", "Required value: is required for apply patch");
+  if (apply && (!manager || manager->empty()))
+    return invalid("fieldManager", "Required value: is required for apply patch");
   if (manager && manager->size() > 128) return invalid("fieldManager", "Too long: may not be longer than 128");
   bool force = query_flag(query, "force");
   if (force && !apply) return invalid("force", "Forbidden: may not be specified for non-apply patch");
@@ -95,22 +97,24 @@ std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, b
 }
 
 std::variant<ApplyRequest, HttpResponse> read_apply_request(const HttpRequest& request, std::string_view type,
-                                                           std::string_view kind, const std::string& name) {
+                                                            std::string_view kind, const std::string& name) {
   auto options = write_options(request.query(), /*apply=*/true);
   if (auto* refused = std::get_if<HttpResponse>(&options)) return std::move(*refused);
   std::string error;
   auto config = JsonValue::parse(request.body, &error);
   if (!config) {
-    return k8s_error(400, "BadRequest", "uvsched reads an apply configuration written as JSON "
-                                        "(as kubectl and client-go send it), not block YAML: " + error);
+    return k8s_error(400, "BadRequest",
+                     "uvsched reads an apply configuration written as JSON "
+                     "(as kubectl and client-go send it), not block YAML: " +
+                         error);
   }
   if (!config->is_object()) return k8s_error(400, "BadRequest", "an apply configuration must be an object");
   ApplyRequest out{std::get<WriteOptions>(std::move(options)), std::move(*config), {}};
   if (auto refused = decode_body(request, out.config, type, kind, &out.warnings)) return std::move(*refused);
   if (out.config.str("apiVersion") != "v1" || out.config.str("kind") != kind) {
-    return k8s_error(400, "BadRequest", "an apply configuration here needs apiVersion \"v1\" and kind \"" + std::string(kind) +
-                                            "\", not \"" + out.config.str("apiVersion") + "\" and \"" +
-                                            out.config.str("kind") + "\"");
+    return k8s_error(400, "BadRequest",
+                     "an apply configuration here needs apiVersion \"v1\" and kind \"" + std::string(kind) +
+                         "\", not \"" + out.config.str("apiVersion") + "\" and \"" + out.config.str("kind") + "\"");
   }
   if (std::string given = out.config.ensure({"metadata"}).str("name"); given != name) {
     return k8s_error(400, "BadRequest",

@@ -31,7 +31,8 @@ std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool p
 // The request's fieldValidation, or the 400 for a value it may not have.
 std::variant<FieldValidation, HttpResponse> field_validation_of(const HttpRequest& request);
 // The 400 for a body the typed decoder refused, every cause named.
-HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std::string_view kind, std::string_view name);
+HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std::string_view kind,
+                           std::string_view name);
 // The typed decoding of a body as `type` (typed_decode.h), under the
 // request's fieldValidation: the refusal, or nullopt with the Warning values.
 std::optional<HttpResponse> decode_body(const HttpRequest& request, JsonValue& body, std::string_view type,
@@ -61,7 +62,7 @@ struct ApplyRequest {
   std::vector<std::string> warnings;
 };
 std::variant<ApplyRequest, HttpResponse> read_apply_request(const HttpRequest& request, std::string_view type,
-                                                           std::string_view kind, const std::string& name);
+                                                            std::string_view kind, const std::string& name);
 // 409 naming each field another manager set, and who, as the API server does.
 HttpResponse apply_conflicts(const std::vector<ApplyConflict>& conflicts, const std::string& name);
 

@@ -37,7 +37,8 @@ HttpResponse k8s_bad_request(std::string_view message, const std::vector<FieldIs
 }
 
 HttpResponse k8s_error_with_causes(int code, std::string_view reason, std::string_view message,
-                                   const std::vector<FieldIssue>& causes, std::string_view kind, std::string_view name) {
+                                   const std::vector<FieldIssue>& causes, std::string_view kind,
+                                   std::string_view name) {
   JsonWriter w;
   w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");
   w.key("metadata").begin_object().end_object().key("status").value("Failure");
@@ -47,7 +48,14 @@ HttpResponse k8s_error_with_causes(int code, std::string_view reason, std::strin
   if (!kind.empty()) w.key("kind").value(kind);
   w.key("causes").begin_array();
   for (const auto& c : causes) {
-    w.begin_object().key("reason").value(c.reason).key("message").value(c.message).key("field").value(c.field).end_object();
+    w.begin_object()
+        .key("reason")
+        .value(c.reason)
+        .key("message")
+        .value(c.message)
+        .key("field")
+        .value(c.field)
+        .end_object();
   }
   w.end_array().end_object().key("code").value(code).end_object();
   return k8s_object(code, w.take());

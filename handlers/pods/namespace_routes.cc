@@ -46,15 +46,18 @@ void PodRegistry::create_namespace(RequestContext& ctx) {
     if (auto refused = refuse_media_type(ctx.request, /*protobuf_too=*/true)) return ctx.reply(std::move(*refused));
   }
   auto ns = protobuf ? namespace_from_protobuf(ctx.request.body, &error) : JsonValue::parse(ctx.request.body, &error);
-  if (!ns || !ns->is_object()) return ctx.reply(k8s_error(400, "BadRequest", ns ? "the body must be a Namespace" : error));
+  if (!ns || !ns->is_object())
+    return ctx.reply(k8s_error(400, "BadRequest", ns ? "the body must be a Namespace" : error));
   std::vector<std::string> warnings;
   if (auto refused = decode_body(ctx.request, *ns, "io.k8s.api.core.v1.Namespace", "Namespace", &warnings)) {
     return ctx.reply(std::move(*refused));
   }
   std::string name = ns->find({"metadata", "name"}) ? ns->find({"metadata", "name"})->text() : "";
   if (!is_dns1123_label(name)) {
-    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
-                                                         {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
+    return ctx.reply(
+        k8s_object(422, invalid_status_json("Namespace", name,
+                                            {{"metadata.name", "FieldValueInvalid",
+                                              "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
   }
   JsonValue obj = JsonValue::object();
   obj.set("kind", JsonValue::string("Namespace"));
@@ -73,7 +76,9 @@ void PodRegistry::create_namespace(RequestContext& ctx) {
   Responder res = ctx.responder;
   store_.txn(std::move(t), [res, json, name, warnings = std::move(warnings)](TxnResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (!r.succeeded) return res.send(k8s_error(409, "AlreadyExists", "namespaces \"" + name + "\" already exists", "namespaces", name));
+    if (!r.succeeded)
+      return res.send(
+          k8s_error(409, "AlreadyExists", "namespaces \"" + name + "\" already exists", "namespaces", name));
     res.send(with_warnings(k8s_object(201, with_rv(json, r.revision)), warnings));
   });
 }
@@ -98,44 +103,54 @@ void PodRegistry::apply_namespace(RequestContext& ctx) {
   const bool force = apply.options.force;
   std::vector<std::string> warnings = std::move(apply.warnings);
   if (!is_dns1123_label(name)) {
-    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name,
-                                                         {{"metadata.name", "FieldValueInvalid", "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
+    return ctx.reply(
+        k8s_object(422, invalid_status_json("Namespace", name,
+                                            {{"metadata.name", "FieldValueInvalid",
+                                              "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
   }
   std::string key = std::string(kNamespacePrefix) + name, now = rfc3339(clock_.unix_ms()), uid = new_uid();
   Responder res = ctx.responder;
-  store_.get(key, {}, [this, res, key, name, now, uid, config = std::move(apply.config), manager, force,
-                       warnings = std::move(warnings)](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    int64_t expect = r.kvs.empty() ? 0 : r.kvs[0].mod_revision;
-    std::string why;
-    std::optional<JsonValue> obj = r.kvs.empty() ? std::optional<JsonValue>(JsonValue::object()) : JsonValue::parse(r.kvs[0].value, &why);
-    if (!obj) return res.send(k8s_error(500, "InternalError", "stored namespace is unreadable"));
-    if (r.kvs.empty()) {
-      obj->set("kind", JsonValue::string("Namespace"));
-      obj->set("apiVersion", JsonValue::string("v1"));
-      JsonValue& meta = obj->ensure({"metadata"});
-      meta.set("name", JsonValue::string(name));
-      meta.set("uid", JsonValue::string(uid));
-      meta.set("creationTimestamp", JsonValue::string(now));
-      obj->ensure({"status"}).set("phase", JsonValue::string("Active"));
-    }
-    auto conflicts = apply_config(*obj, config, manager, force, now);
-    if (!conflicts.empty()) return res.send(apply_conflicts(conflicts, name));
-    std::string json = obj->dump();
-    TxnRequest t;
-    t.compares.push_back({key, expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
-                          Compare::Op::kEqual, expect, {}});
-    t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
-    store_.txn(std::move(t), [res, json, name, created = expect == 0, warnings = std::move(warnings)](TxnResult&& tr) mutable {
-      if (!tr.status.ok()) return res.send(store_down(tr.status));
-      if (!tr.succeeded) {
-        return res.send(k8s_error(409, "Conflict", "Operation cannot be fulfilled on namespaces \"" + name +
-                                                       "\": the object has been modified; please apply your changes to the "
-                                                       "latest version and try again", "namespaces", name));
-      }
-      res.send(with_warnings(k8s_object(created ? 201 : 200, with_rv(json, tr.revision)), warnings));
-    });
-  });
+  store_.get(key, {},
+             [this, res, key, name, now, uid, config = std::move(apply.config), manager, force,
+              warnings = std::move(warnings)](RangeResult&& r) mutable {
+               if (!r.status.ok()) return res.send(store_down(r.status));
+               int64_t expect = r.kvs.empty() ? 0 : r.kvs[0].mod_revision;
+               std::string why;
+               std::optional<JsonValue> obj = r.kvs.empty() ? std::optional<JsonValue>(JsonValue::object())
+                                                            : JsonValue::parse(r.kvs[0].value, &why);
+               if (!obj) return res.send(k8s_error(500, "InternalError", "stored namespace is unreadable"));
+               if (r.kvs.empty()) {
+                 obj->set("kind", JsonValue::string("Namespace"));
+                 obj->set("apiVersion", JsonValue::string("v1"));
+                 JsonValue& meta = obj->ensure({"metadata"});
+                 meta.set("name", JsonValue::string(name));
+                 meta.set("uid", JsonValue::string(uid));
+                 meta.set("creationTimestamp", JsonValue::string(now));
+                 obj->ensure({"status"}).set("phase", JsonValue::string("Active"));
+               }
+               auto conflicts = apply_config(*obj, config, manager, force, now);
+               if (!conflicts.empty()) return res.send(apply_conflicts(conflicts, name));
+               std::string json = obj->dump();
+               TxnRequest t;
+               t.compares.push_back({key,
+                                     expect == 0 ? Compare::Target::kCreateRevision : Compare::Target::kModRevision,
+                                     Compare::Op::kEqual,
+                                     expect,
+                                     {}});
+               t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+               store_.txn(std::move(t), [res, json, name, created = expect == 0,
+                                         warnings = std::move(warnings)](TxnResult&& tr) mutable {
+                 if (!tr.status.ok()) return res.send(store_down(tr.status));
+                 if (!tr.succeeded) {
+                   return res.send(k8s_error(409, "Conflict",
+                                             "Operation cannot be fulfilled on namespaces \"" + name +
+                                                 "\": the object has been modified; please apply your changes to the "
+                                                 "latest version and try again",
+                                             "namespaces", name));
+                 }
+                 res.send(with_warnings(k8s_object(created ? 201 : 200, with_rv(json, tr.revision)), warnings));
+               });
+             });
 }
 
 void PodRegistry::get_namespace(RequestContext& ctx) {
@@ -145,7 +160,8 @@ void PodRegistry::get_namespace(RequestContext& ctx) {
   int64_t now = clock_.unix_ms();
   store_.get(kNamespacePrefix + name, {}, [res, name, table, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
+    if (r.kvs.empty())
+      return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
     auto ns = table ? parse_stored(r.kvs[0]) : std::nullopt;
     if (ns) return res.send(k8s_object(200, namespace_table({*ns}, std::to_string(r.kvs[0].mod_revision), now)));
     res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
@@ -157,10 +173,12 @@ void PodRegistry::delete_namespace(RequestContext& ctx) {
   std::string name = ctx.param("ns");
   Responder res = ctx.responder;
   // Its pods go first (one revision), then the namespace itself.
-  store_.del(std::string(kPodPrefix) + name + "/", true, unwaited<WriteResult>("namespace_pods_delete", std::string(kPodPrefix) + name + "/"));
+  store_.del(std::string(kPodPrefix) + name + "/", true,
+             unwaited<WriteResult>("namespace_pods_delete", std::string(kPodPrefix) + name + "/"));
   store_.del(kNamespacePrefix + name, false, [res, name](WriteResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.prev_kvs.empty()) return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
+    if (r.prev_kvs.empty())
+      return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
     res.send(k8s_object(200, with_rv(r.prev_kvs[0].value, r.revision)));
   });
 }
@@ -168,7 +186,8 @@ void PodRegistry::delete_namespace(RequestContext& ctx) {
 void PodRegistry::list_nodes(RequestContext& ctx) {
   std::vector<JsonValue> nodes = nodes_ ? nodes_() : std::vector<JsonValue>{};
   std::string rv = std::to_string(store_.revision());
-  if (wants_table(ctx.request.header("Accept"))) return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms())));
+  if (wants_table(ctx.request.header("Accept")))
+    return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms())));
   ListWriter items("NodeList");
   for (const auto& n : nodes) items.add(n.dump(), store_.revision());
   items.finish(store_.revision(), "");

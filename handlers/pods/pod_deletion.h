@@ -19,11 +19,11 @@ bool has_finalizers(const JsonValue& pod);
 bool ready_to_go(const JsonValue& pod);
 
 struct PodDeletion {
-  StoreStatus status;     // not ok: the store failed (or the pod kept changing)
+  StoreStatus status;  // not ok: the store failed (or the pod kept changing)
   bool found = false;
-  bool removed = false;   // found but not removed: kept, marked, for its finalizers
-  std::string object;     // the pod as removed, or as marked
-  int64_t revision = 0;   // the store's revision after it
+  bool removed = false;  // found but not removed: kept, marked, for its finalizers
+  std::string object;    // the pod as removed, or as marked
+  int64_t revision = 0;  // the store's revision after it
 };
 
 // Deletes the pod stored at `key`, or marks it (deletionTimestamp = `now`)

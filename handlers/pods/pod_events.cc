@@ -55,9 +55,9 @@ std::vector<JsonValue> pod_events(const JsonValue& pod) {
     std::string when = scheduled && scheduled->str("status") == "True" && !scheduled->str("lastTransitionTime").empty()
                            ? scheduled->str("lastTransitionTime")
                            : created;
-    out.push_back(event(pod, "Normal", "Scheduled",
-                        "Successfully assigned " + meta_str(pod, "namespace") + "/" + meta_str(pod, "name") + " to " + node,
-                        when));
+    out.push_back(event(
+        pod, "Normal", "Scheduled",
+        "Successfully assigned " + meta_str(pod, "namespace") + "/" + meta_str(pod, "name") + " to " + node, when));
   } else if (scheduled && scheduled->str("status") == "False") {
     std::string when = scheduled->str("lastTransitionTime").empty() ? created : scheduled->str("lastTransitionTime");
     std::string message = scheduled->str("message").empty() ? scheduled->str("reason") : scheduled->str("message");

@@ -84,8 +84,6 @@ std::optional<HttpResponse> apply_patch(JsonValue& pod, const JsonValue& patch, 
 
 }  // namespace
 
-
-
 PodRegistry::PodRegistry(Store& store, Clock& clock, PodWriter& writer, std::function<bool()> is_leader)
     : store_(store), clock_(clock), writer_(writer), is_leader_(std::move(is_leader)) {}
 
@@ -116,8 +114,10 @@ void PodRegistry::add_routes(Router& router) {
   router.add("PATCH", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { patch_pod(ctx, false); });
   router.add("DELETE", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { delete_pod(ctx); });
   router.add("GET", "/api/v1/namespaces/{ns}/pods/{name}/status", [this](RequestContext& ctx) { get_pod(ctx); });
-  router.add("PUT", "/api/v1/namespaces/{ns}/pods/{name}/status", [this](RequestContext& ctx) { replace_pod(ctx, true); });
-  router.add("PATCH", "/api/v1/namespaces/{ns}/pods/{name}/status", [this](RequestContext& ctx) { patch_pod(ctx, true); });
+  router.add("PUT", "/api/v1/namespaces/{ns}/pods/{name}/status",
+             [this](RequestContext& ctx) { replace_pod(ctx, true); });
+  router.add("PATCH", "/api/v1/namespaces/{ns}/pods/{name}/status",
+             [this](RequestContext& ctx) { patch_pod(ctx, true); });
   router.add("POST", "/api/v1/namespaces/{ns}/pods/{name}/binding", [this](RequestContext& ctx) { bind_pod(ctx); });
   router.add("POST", "/api/v1/namespaces/{ns}/bindings", [this](RequestContext& ctx) { bind_pod(ctx); });
   // What a kubelet would serve: said plainly rather than a bare 404, so
@@ -128,8 +128,9 @@ void PodRegistry::add_routes(Router& router) {
     };
   };
   const std::string no_kubelet = " is not served: uvsched runs no kubelet; the task's ";
-  router.add("GET", "/api/v1/namespaces/{ns}/pods/{name}/log",
-             unserved("pods/log" + no_kubelet + "output stays on the agent that runs it (kubectl get pod -o wide names it)"));
+  router.add(
+      "GET", "/api/v1/namespaces/{ns}/pods/{name}/log",
+      unserved("pods/log" + no_kubelet + "output stays on the agent that runs it (kubectl get pod -o wide names it)"));
   for (const char* sub : {"exec", "attach", "portforward", "proxy"}) {
     for (const char* method : {"GET", "POST"}) {
       router.add(method, std::string("/api/v1/namespaces/{ns}/pods/{name}/") + sub,
@@ -137,8 +138,9 @@ void PodRegistry::add_routes(Router& router) {
                           "processes are reached on the agent that runs it (kubectl get pod -o wide names it)"));
     }
   }
-  router.add("POST", "/api/v1/namespaces/{ns}/pods/{name}/eviction",
-             unserved("pods/eviction is not served: there are no disruption budgets to honour; delete the pod instead"));
+  router.add(
+      "POST", "/api/v1/namespaces/{ns}/pods/{name}/eviction",
+      unserved("pods/eviction is not served: there are no disruption budgets to honour; delete the pod instead"));
   router.add("GET", "/api/v1/namespaces", [this](RequestContext& ctx) { list_namespaces(ctx); });
   router.add("POST", "/api/v1/namespaces", [this](RequestContext& ctx) { create_namespace(ctx); });
   router.add("GET", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { get_namespace(ctx); });
@@ -147,7 +149,8 @@ void PodRegistry::add_routes(Router& router) {
   router.add("GET", "/api/v1/nodes", [this](RequestContext& ctx) { list_nodes(ctx); });
   router.add("GET", "/api/v1/nodes/{name}", [this](RequestContext& ctx) { get_node(ctx); });
   router.add("GET", "/api/v1/events", [this](RequestContext& ctx) { list_events(ctx, ""); });
-  router.add("GET", "/api/v1/namespaces/{ns}/events", [this](RequestContext& ctx) { list_events(ctx, ctx.param("ns")); });
+  router.add("GET", "/api/v1/namespaces/{ns}/events",
+             [this](RequestContext& ctx) { list_events(ctx, ctx.param("ns")); });
 }
 
 bool PodRegistry::refuse_unless_leader(RequestContext& ctx) {
@@ -177,8 +180,8 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   }
   JsonValue& meta = pod->ensure({"metadata"});
   if (std::string given = meta.str("namespace"); !given.empty() && given != ns) {
-    return ctx.reply(k8s_error(400, "BadRequest",
-                               "the namespace of the provided object does not match the namespace sent on the request"));
+    return ctx.reply(k8s_error(
+        400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request"));
   }
   if (meta.str("name").empty() && !meta.str("generateName").empty()) {
     meta.set("name", JsonValue::string(meta.str("generateName") + random_suffix()));
@@ -189,7 +192,8 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   create_checked(ctx.responder, ns, std::move(*pod), std::move(warnings));
 }
 
-void PodRegistry::create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings) {
+void PodRegistry::create_checked(Responder res, const std::string& ns, JsonValue pod,
+                                 std::vector<std::string> warnings) {
   std::string name = pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "";
   if (auto issues = validate_pod(pod); !issues.empty()) {
     return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
@@ -290,21 +294,23 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
   auto options = write_options(ctx.request.query(), /*apply=*/false);
   if (auto* refused = std::get_if<HttpResponse>(&options)) return ctx.reply(std::move(*refused));
   auto body = JsonValue::parse(ctx.request.body, &error);
-  if (!body || !body->is_object()) return ctx.reply(k8s_error(400, "BadRequest", body ? "the body must be a Pod" : error));
+  if (!body || !body->is_object())
+    return ctx.reply(k8s_error(400, "BadRequest", body ? "the body must be a Pod" : error));
   std::vector<std::string> warnings;
   if (auto refused = decode_body(ctx.request, *body, "io.k8s.api.core.v1.Pod", "Pod", &warnings)) {
     return ctx.reply(std::move(*refused));
   }
   if (std::string given = body->find({"metadata", "name"}) ? body->find({"metadata", "name"})->text() : "";
       !given.empty() && given != name) {
-    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object (" + given +
-                                                      ") does not match the name on the URL (" + name + ")"));
+    return ctx.reply(k8s_error(
+        400, "BadRequest", "the name of the object (" + given + ") does not match the name on the URL (" + name + ")"));
   }
   int64_t want_rv = 0;
   if (const JsonValue* rv = body->find({"metadata", "resourceVersion"}); rv && rv->is_string() && !rv->text().empty()) {
     want_rv = std::strtoll(rv->text().c_str(), nullptr, 10);
   }
-  PodChange change = [ns, name, want_rv, status_only, body = std::move(*body), manager = std::get<WriteOptions>(options).manager,
+  PodChange change = [ns, name, want_rv, status_only, body = std::move(*body),
+                      manager = std::get<WriteOptions>(options).manager,
                       now = rfc3339(clock_.unix_ms())](JsonValue& old, int64_t current) -> std::optional<HttpResponse> {
     if (want_rv != 0 && want_rv != current) return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
     JsonValue next;
@@ -315,7 +321,8 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
       next = body;
       keep_server_fields(next, old, ns, name);
       if (!next.get("status") && old.get("status")) next.set("status", *old.get("status"));
-      if (auto issues = validate_pod(next); !issues.empty()) return k8s_object(422, invalid_status_json("Pod", name, issues));
+      if (auto issues = validate_pod(next); !issues.empty())
+        return k8s_object(422, invalid_status_json("Pod", name, issues));
       const JsonValue* meta = next.get("metadata");
       default_pod(next, ns, meta->str("uid"), meta->str("creationTimestamp"));
       if (auto issues = validate_pod_update(old, next); !issues.empty()) {
@@ -353,17 +360,18 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   if (*type == PatchType::kJson && !patch->is_array()) {
     return ctx.reply(k8s_error(400, "BadRequest", "a JSON patch must be a list of operations"));
   }
-  if (*type != PatchType::kJson && !patch->is_object()) return ctx.reply(k8s_error(400, "BadRequest", "a patch must be an object"));
+  if (*type != PatchType::kJson && !patch->is_object())
+    return ctx.reply(k8s_error(400, "BadRequest", "a patch must be an object"));
   auto validation = field_validation_of(ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&validation)) return ctx.reply(std::move(*refused));
   auto warnings = std::make_shared<std::vector<std::string>>();
   PodChange change = [ns, name, status_only, type = *type, patch = std::move(*patch),
                       mode = std::get<FieldValidation>(validation), manager = std::get<WriteOptions>(options).manager,
-                      now = rfc3339(clock_.unix_ms()), warnings](
-                         JsonValue& pod, int64_t current) -> std::optional<HttpResponse> {
+                      now = rfc3339(clock_.unix_ms()),
+                      warnings](JsonValue& pod, int64_t current) -> std::optional<HttpResponse> {
     const JsonValue stored = pod;
-    if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"}); rv && rv->is_string() &&
-                                                                           rv->text() != std::to_string(current)) {
+    if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"});
+        rv && rv->is_string() && rv->text() != std::to_string(current)) {
       return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
     }
     if (auto refused = apply_patch(pod, patch, type, status_only)) return refused;
@@ -394,8 +402,8 @@ void PodRegistry::apply_pod(RequestContext& ctx) {
   const bool force = apply.options.force;
   const std::vector<std::string> warnings = apply.warnings;
   if (std::string given = apply.config.ensure({"metadata"}).str("namespace"); !given.empty() && given != ns) {
-    return ctx.reply(k8s_error(400, "BadRequest",
-                               "the namespace of the provided object does not match the namespace sent on the request"));
+    return ctx.reply(k8s_error(
+        400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request"));
   }
   std::string now = rfc3339(clock_.unix_ms());
   PodWrite how;
@@ -408,7 +416,8 @@ void PodRegistry::apply_pod(RequestContext& ctx) {
     apply_config(pod, config, manager, /*force=*/false, now);  // nobody else's fields: no conflict
     create_checked(res, ns, std::move(pod), std::move(warnings));
   };
-  PodChange change = [ns, name, config = std::move(apply.config), manager, force, now](JsonValue& pod, int64_t) -> std::optional<HttpResponse> {
+  PodChange change = [ns, name, config = std::move(apply.config), manager, force, now](
+                         JsonValue& pod, int64_t) -> std::optional<HttpResponse> {
     const JsonValue stored = pod;
     auto conflicts = apply_config(pod, config, manager, force, now);
     if (!conflicts.empty()) return apply_conflicts(conflicts, name);
@@ -425,23 +434,28 @@ void PodRegistry::delete_pod(RequestContext& ctx) {
   std::string ns = ctx.param("ns"), name = ctx.param("name");
   if (delete_hook_ && delete_hook_(ns, name, ctx.responder)) return;
   Responder res = ctx.responder;
-  delete_pod_object(store_, pod_key(ns, name), rfc3339(clock_.unix_ms()), /*hold=*/false, [res, name](PodDeletion&& d) mutable {
-    if (!d.status.ok()) return res.send(store_down(d.status));
-    if (!d.found) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-    res.send(k8s_object(200, with_rv(d.object, d.revision)));
-  });
+  delete_pod_object(store_, pod_key(ns, name), rfc3339(clock_.unix_ms()), /*hold=*/false,
+                    [res, name](PodDeletion&& d) mutable {
+                      if (!d.status.ok()) return res.send(store_down(d.status));
+                      if (!d.found)
+                        return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+                      res.send(k8s_object(200, with_rv(d.object, d.revision)));
+                    });
 }
 
 void PodRegistry::bind_pod(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   std::string ns = ctx.param("ns"), error;
   auto binding = JsonValue::parse(ctx.request.body, &error);
-  if (!binding || !binding->is_object()) return ctx.reply(k8s_error(400, "BadRequest", binding ? "the body must be a Binding" : error));
-  std::string name = ctx.param("name").empty() ? (binding->find({"metadata", "name"}) ? binding->find({"metadata", "name"})->text() : "")
-                                               : ctx.param("name");
+  if (!binding || !binding->is_object())
+    return ctx.reply(k8s_error(400, "BadRequest", binding ? "the body must be a Binding" : error));
+  std::string name = ctx.param("name").empty()
+                         ? (binding->find({"metadata", "name"}) ? binding->find({"metadata", "name"})->text() : "")
+                         : ctx.param("name");
   std::string node = binding->find({"target", "name"}) ? binding->find({"target", "name"})->text() : "";
   if (node.empty()) {
-    return ctx.reply(k8s_object(422, invalid_status_json("Binding", name, {{"target.name", "FieldValueRequired", "Required value"}})));
+    return ctx.reply(k8s_object(
+        422, invalid_status_json("Binding", name, {{"target.name", "FieldValueRequired", "Required value"}})));
   }
   PodChange change = [name, node](JsonValue& pod, int64_t) -> std::optional<HttpResponse> {
     std::string bound = pod.find({"spec", "nodeName"}) ? pod.find({"spec", "nodeName"})->text() : "";
@@ -481,7 +495,8 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
     q->labels = std::move(*sel);
   }
   if (auto fs = query_param(query, "fieldSelector")) {
-    auto f = parse_field_selector(*fs, {"metadata.name", "metadata.namespace", "spec.nodeName", "status.phase"}, &error);
+    auto f =
+        parse_field_selector(*fs, {"metadata.name", "metadata.namespace", "spec.nodeName", "status.phase"}, &error);
     if (!f) return ctx.reply(k8s_error(400, "BadRequest", error));
     q->fields = std::move(*f);
   }
@@ -505,78 +520,80 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   Responder res = ctx.responder;
   int64_t now = clock_.unix_ms();
   bool all_namespaces = ns.empty();
-  read_snapshot(prefix, [res] { return res.connected(); }, [this, res, q, now, all_namespaces](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    // The range read is the list's snapshot: its items are written from it
-    // a slice at a time, each slice parsing a bounded number of pods.
-    struct Body {
-      RangeResult range;
-      size_t next = 0;
-      ListWriter items{"PodList"};
-      std::optional<PodTableWriter> table;
-      size_t rows = 0;
-      std::string last_key;
-      size_t unread_bytes = 0;  // of the stored values not yet made into items
-    };
-    auto body = std::make_shared<Body>();
-    body->range = std::move(r);
-    if (q->table) body->table.emplace(std::to_string(body->range.revision), now);
-    for (const auto& kv : body->range.kvs) body->unread_bytes += kv.value.size();
-    size_t stored_bytes = body->unread_bytes;
-    snapshot_bytes_ = all_namespaces ? stored_bytes : std::max(snapshot_bytes_, stored_bytes);
-    // A slice of about `budget` bytes; SIZE_MAX: the whole list at once.
-    auto slice = [body, q](std::string& out, size_t budget) {
-      constexpr size_t kParsedPerSlice = 256;  // ~10 us each: a slice stays near a few milliseconds
-      Body& b = *body;
-      size_t parsed = 0;
-      bool cut = false;
-      bool whole = budget == SIZE_MAX;
-      while (b.next < b.range.kvs.size()) {
-        if (!whole && (out.size() >= budget || parsed >= kParsedPerSlice)) {
-          out += b.table ? b.table->take_written() : b.items.take();
-          return true;
+  read_snapshot(
+      prefix, [res] { return res.connected(); },
+      [this, res, q, now, all_namespaces](RangeResult&& r) mutable {
+        if (!r.status.ok()) return res.send(store_down(r.status));
+        // The range read is the list's snapshot: its items are written from it
+        // a slice at a time, each slice parsing a bounded number of pods.
+        struct Body {
+          RangeResult range;
+          size_t next = 0;
+          ListWriter items{"PodList"};
+          std::optional<PodTableWriter> table;
+          size_t rows = 0;
+          std::string last_key;
+          size_t unread_bytes = 0;  // of the stored values not yet made into items
+        };
+        auto body = std::make_shared<Body>();
+        body->range = std::move(r);
+        if (q->table) body->table.emplace(std::to_string(body->range.revision), now);
+        for (const auto& kv : body->range.kvs) body->unread_bytes += kv.value.size();
+        size_t stored_bytes = body->unread_bytes;
+        snapshot_bytes_ = all_namespaces ? stored_bytes : std::max(snapshot_bytes_, stored_bytes);
+        // A slice of about `budget` bytes; SIZE_MAX: the whole list at once.
+        auto slice = [body, q](std::string& out, size_t budget) {
+          constexpr size_t kParsedPerSlice = 256;  // ~10 us each: a slice stays near a few milliseconds
+          Body& b = *body;
+          size_t parsed = 0;
+          bool cut = false;
+          bool whole = budget == SIZE_MAX;
+          while (b.next < b.range.kvs.size()) {
+            if (!whole && (out.size() >= budget || parsed >= kParsedPerSlice)) {
+              out += b.table ? b.table->take_written() : b.items.take();
+              return true;
+            }
+            const KeyValue& kv = b.range.kvs[b.next++];
+            b.unread_bytes -= kv.value.size();
+            if (!q->continue_after.empty() && kv.key <= q->continue_after) continue;
+            std::optional<JsonValue> pod;
+            if (q->filters() || q->table) {
+              ++parsed;
+              pod = parse_stored(kv);
+              if (!pod || !q->selects(*pod)) continue;
+            }
+            if (q->limit > 0 && static_cast<int64_t>(b.items.size() + b.rows) >= q->limit) {
+              cut = true;  // another match exists: hand out a continue token
+              break;
+            }
+            if (b.table) {
+              b.table->add(*pod);
+              ++b.rows;
+              out += b.table->take_written();
+            } else {
+              b.items.add(kv.value, kv.mod_revision);
+              out += b.items.take();
+            }
+            b.last_key = kv.key;
+          }
+          std::string token = cut ? base64_encode(b.last_key) : "";
+          if (b.table) {
+            out += b.table->finish();
+          } else {
+            b.items.finish(b.range.revision, token);
+            out += b.items.take();
+          }
+          b.next = b.range.kvs.size();
+          return false;
+        };
+        constexpr size_t kSlicedFrom = 256 * 1024;
+        if (stored_bytes <= kSlicedFrom) {
+          std::string out;
+          slice(out, SIZE_MAX);
+          return res.send(k8s_object(200, std::move(out)));
         }
-        const KeyValue& kv = b.range.kvs[b.next++];
-        b.unread_bytes -= kv.value.size();
-        if (!q->continue_after.empty() && kv.key <= q->continue_after) continue;
-        std::optional<JsonValue> pod;
-        if (q->filters() || q->table) {
-          ++parsed;
-          pod = parse_stored(kv);
-          if (!pod || !q->selects(*pod)) continue;
-        }
-        if (q->limit > 0 && static_cast<int64_t>(b.items.size() + b.rows) >= q->limit) {
-          cut = true;  // another match exists: hand out a continue token
-          break;
-        }
-        if (b.table) {
-          b.table->add(*pod);
-          ++b.rows;
-          out += b.table->take_written();
-        } else {
-          b.items.add(kv.value, kv.mod_revision);
-          out += b.items.take();
-        }
-        b.last_key = kv.key;
-      }
-      std::string token = cut ? base64_encode(b.last_key) : "";
-      if (b.table) {
-        out += b.table->finish();
-      } else {
-        b.items.finish(b.range.revision, token);
-        out += b.items.take();
-      }
-      b.next = b.range.kvs.size();
-      return false;
-    };
-    constexpr size_t kSlicedFrom = 256 * 1024;
-    if (stored_bytes <= kSlicedFrom) {
-      std::string out;
-      slice(out, SIZE_MAX);
-      return res.send(k8s_object(200, std::move(out)));
-    }
-    send_sliced(res, 200, "application/json", slice, [body] { return body->unread_bytes; });
-  });
+        send_sliced(res, 200, "application/json", slice, [body] { return body->unread_bytes; });
+      });
 }
 
 // Whole-range reads copy every pod out of the store at once (the embedded
@@ -631,24 +648,24 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
   Responder res = ctx.responder;
   store_.get(std::string(kPodPrefix) + (ns.empty() ? "" : ns + "/"), all,
              [res, fields = std::move(fields), table, now](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    std::vector<JsonValue> events;
-    for (const auto& kv : r.kvs) {
-      auto pod = parse_stored(kv);
-      if (!pod) continue;
-      for (auto& e : pod_events(*pod)) {
-        bool selected = std::all_of(fields.begin(), fields.end(), [&](const FieldRequirement& f) {
-          return (event_field(e, f.key) == f.value) != f.negate;
-        });
-        if (selected) events.push_back(std::move(e));
-      }
-    }
-    if (table) return res.send(k8s_object(200, event_table(events, std::to_string(r.revision), now)));
-    ListWriter items("EventList");
-    for (const auto& e : events) items.add(e.dump(), r.revision);
-    items.finish(r.revision, "");
-    res.send(k8s_object(200, items.take()));
-  });
+               if (!r.status.ok()) return res.send(store_down(r.status));
+               std::vector<JsonValue> events;
+               for (const auto& kv : r.kvs) {
+                 auto pod = parse_stored(kv);
+                 if (!pod) continue;
+                 for (auto& e : pod_events(*pod)) {
+                   bool selected = std::all_of(fields.begin(), fields.end(), [&](const FieldRequirement& f) {
+                     return (event_field(e, f.key) == f.value) != f.negate;
+                   });
+                   if (selected) events.push_back(std::move(e));
+                 }
+               }
+               if (table) return res.send(k8s_object(200, event_table(events, std::to_string(r.revision), now)));
+               ListWriter items("EventList");
+               for (const auto& e : events) items.add(e.dump(), r.revision);
+               items.finish(r.revision, "");
+               res.send(k8s_object(200, items.take()));
+             });
 }
 
 }  // namespace uvsched

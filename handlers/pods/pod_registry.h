@@ -77,11 +77,12 @@ class PodRegistry {
   // How a write of a pod is answered and whom it tells.
   struct PodWrite {
     int ok_status = 200;
-    bool answer_status = false;  // a Binding is answered with a Status, not the pod
-    CreateOutcome created;       // hears whether a create was written
+    bool answer_status = false;         // a Binding is answered with a Status, not the pod
+    CreateOutcome created;              // hears whether a create was written
     std::vector<std::string> warnings;  // Warning headers for the answer (fields the decoder dropped)
     std::function<void()> on_missing;   // update_pod found no pod: do this instead of 404 (an apply creates)
-    std::shared_ptr<const std::vector<std::string>> change_warnings;  // more, filled by the change (a patch's dropped fields)
+    std::shared_ptr<const std::vector<std::string>>
+        change_warnings;  // more, filled by the change (a patch's dropped fields)
   };
   // Validates, defaults and creates a new pod (a POST, or an apply of a pod not there yet).
   void create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings);

@@ -180,7 +180,8 @@ void PodScheduler::load() {
       on_pod(kv, false);
     }
     if (reload) forget_unlisted(listed);
-    log_info("scheduler_started").kv("tasks_recovered", static_cast<uint64_t>(recovered))
+    log_info("scheduler_started")
+        .kv("tasks_recovered", static_cast<uint64_t>(recovered))
         .kv("pending", static_cast<uint64_t>(pending_.size()));
     // Agents that re-subscribed while the pods were loading asked before their
     // tasks were known: ask them now (later ones ask when they subscribe).
@@ -194,20 +195,21 @@ void PodScheduler::load() {
       if (!host.empty()) hub_.expect(host);
     }
     if (!to_reconcile_.empty()) reconcile_pass_.schedule();
-    watch_ = store_.watch(PodRegistry::kPodPrefix, r.revision + 1,
-                          [this](const StoreStatus& st, const std::vector<WatchEvent>& events) {
-                            if (!st.ok()) {
-                              log_warn("scheduler_watch_ended").kv("error", st.message).kv("then", "reload");
-                              watching_ = false;
-                              load_timer_->start(0, [this] { load(); });
-                              return;
-                            }
-                            for (const auto& e : events) {
-                              on_pod(e.type == WatchEvent::Type::kDelete && e.prev_kv ? *e.prev_kv : e.kv,
-                                     e.type == WatchEvent::Type::kDelete);
-                            }
-                          },
-                          /*deleted_values=*/false);  // a deleted pod's key is all it needs
+    watch_ = store_.watch(
+        PodRegistry::kPodPrefix, r.revision + 1,
+        [this](const StoreStatus& st, const std::vector<WatchEvent>& events) {
+          if (!st.ok()) {
+            log_warn("scheduler_watch_ended").kv("error", st.message).kv("then", "reload");
+            watching_ = false;
+            load_timer_->start(0, [this] { load(); });
+            return;
+          }
+          for (const auto& e : events) {
+            on_pod(e.type == WatchEvent::Type::kDelete && e.prev_kv ? *e.prev_kv : e.kv,
+                   e.type == WatchEvent::Type::kDelete);
+          }
+        },
+        /*deleted_values=*/false);  // a deleted pod's key is all it needs
     watching_ = true;
   });
 }
@@ -298,7 +300,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   Pending& entry = pending_[key];
   entry.needs = pod_needs(*pod);
   if (entry.last_reason.empty()) entry.last_reason = unschedulable_message(*pod);  // (after a restart)
-  queue_.add(key, clock_.now_ms());  // an update keeps its place
+  queue_.add(key, clock_.now_ms());                                                // an update keeps its place
   pass_.schedule();
 }
 
@@ -358,11 +360,14 @@ void PodScheduler::try_place(const std::string& key) {
     return;
   }
   std::string stamp = rfc3339(clock_.unix_ms());
-  update_pod(cache_key, [reason, stamp](JsonValue& p) {
-    if (phase_of(p) != "Pending") return false;
-    set_condition(p, "PodScheduled", "False", "Unschedulable", reason, stamp);
-    return true;
-  }, [this, cache_key](const PodWriter::Result&) { writer_.forget(cache_key); });
+  update_pod(
+      cache_key,
+      [reason, stamp](JsonValue& p) {
+        if (phase_of(p) != "Pending") return false;
+        set_condition(p, "PodScheduled", "False", "Unschedulable", reason, stamp);
+        return true;
+      },
+      [this, cache_key](const PodWriter::Result&) { writer_.forget(cache_key); });
 }
 
 bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
@@ -516,7 +521,8 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
   if (!written) {
     // Not bound (the store is down, or the pod changed under us): unscheduled again.
     tasks_.erase_pod(key);
-    if (pending_.count(key) != 0) queue_.add(key, now + backoff_.next_delay(key, now), DelayQueue::Mode::kReplaceExisting);
+    if (pending_.count(key) != 0)
+      queue_.add(key, now + backoff_.next_delay(key, now), DelayQueue::Mode::kReplaceExisting);
     arm_queue_timer();
     return;
   }
@@ -538,23 +544,29 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
 // pod's events stay ours) and the pod, pending again, takes its turn anew.
 void PodScheduler::roll_back(const std::string& key, uint64_t serial, const std::string& offer_id) {
   placements_.add(labels({{"result", "rolled_back"}}));
-  log_info("launch_rolled_back").kv("pod", key).kv("offer", offer_id)
+  log_info("launch_rolled_back")
+      .kv("pod", key)
+      .kv("offer", offer_id)
       .kv("why", "the offer was rescinded or ran out while the binding was written");
   std::string stamp = rfc3339(clock_.unix_ms());
-  update_pod(PodRegistry::kPodPrefix + key, [stamp](JsonValue& p) {
-    unbind(p);
-    set_condition(p, "PodScheduled", "False", "OfferGone", "its offer was rescinded or ran out before the launch", stamp);
-    return true;
-  }, [this, key, serial](const PodWriter::Result& r) {
-    PodTask* task = tasks_.by_pod(key);
-    if (!task || task->serial != serial) return;
-    if (!r.written()) {  // still bound in the store: lost, like a task whose agent left
-      apply(key, *task, apply_status(*task, "TASK_LOST"), nullptr);
-      return;
-    }
-    tasks_.erase_pod(key);
-    resync(key);  // pending again: it is read and queued as any unbound pod
-  });
+  update_pod(
+      PodRegistry::kPodPrefix + key,
+      [stamp](JsonValue& p) {
+        unbind(p);
+        set_condition(p, "PodScheduled", "False", "OfferGone", "its offer was rescinded or ran out before the launch",
+                      stamp);
+        return true;
+      },
+      [this, key, serial](const PodWriter::Result& r) {
+        PodTask* task = tasks_.by_pod(key);
+        if (!task || task->serial != serial) return;
+        if (!r.written()) {  // still bound in the store: lost, like a task whose agent left
+          apply(key, *task, apply_status(*task, "TASK_LOST"), nullptr);
+          return;
+        }
+        tasks_.erase_pod(key);
+        resync(key);  // pending again: it is read and queued as any unbound pod
+      });
 }
 
 void PodScheduler::kill(const std::string& key, const PodTask& task) {
@@ -573,12 +585,16 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
   // so the client asks again (and the task, still reporting, is killed then).
   delete_pod_object(store_, PodRegistry::kPodPrefix + key, rfc3339(clock_.unix_ms()), /*hold=*/true,
                     [this, res, name, key](PodDeletion&& d) mutable {
-    if (d.status.code == StoreCode::kInvalid) return res.send(k8s_error(500, "InternalError", d.status.message));
-    if (!d.status.ok()) return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
-    if (PodTask* t = tasks_.by_pod(key); t && t->deleted && t->state != TaskState::kGone) kill(key, *t);
-    if (!d.found) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-    res.send(k8s_object(200, std::move(d.object)));
-  });
+                      if (d.status.code == StoreCode::kInvalid)
+                        return res.send(k8s_error(500, "InternalError", d.status.message));
+                      if (!d.status.ok())
+                        return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
+                      if (PodTask* t = tasks_.by_pod(key); t && t->deleted && t->state != TaskState::kGone)
+                        kill(key, *t);
+                      if (!d.found)
+                        return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+                      res.send(k8s_object(200, std::move(d.object)));
+                    });
   return true;
 }
 
@@ -641,7 +657,10 @@ void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& sta
     }
     if (tasks_.agent_of(*t) != agent) {
       // Another agent's task (its pod says where it runs): neither adopted nor killed from here.
-      log_warn("agent_refused").kv("agent", agent).kv("what", "status of another agent's task").kv("task", status.task_id);
+      log_warn("agent_refused")
+          .kv("agent", agent)
+          .kv("what", "status of another agent's task")
+          .kv("task", status.task_id);
       return;
     }
     if (t->deleted) return kill_unknown(status.task_id, "its pod is being deleted");
@@ -689,8 +708,9 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
         return merge ? JsonValue::with_object_at(s, {"status"}, running)
                      : JsonValue::with_string_at(s, {"status", "phase"}, "Running");
       };
-      update_pod(key, std::move(edit), [running](JsonValue& p) { return running(p.ensure({"status"})); },
-                 [this, key](const PodWriter::Result&) { writer_.forget(key); });
+      update_pod(
+          key, std::move(edit), [running](JsonValue& p) { return running(p.ensure({"status"})); },
+          [this, key](const PodWriter::Result&) { writer_.forget(key); });
       return;
     }
     case TaskAction::kMarkSucceeded:
@@ -804,8 +824,7 @@ void PodScheduler::agent_lost(const std::string& agent) {
   }
 }
 
-void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate,
-                              PodWriter::Done done) {
+void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, PodWriter::Done done) {
   update_pod(key, nullptr, std::move(mutate), std::move(done));
 }
 
@@ -827,7 +846,9 @@ void PodScheduler::update_pod(const std::string& key, PodWriter::TextEdit edit, 
     if (r.outcome == Outcome::kMissing) {
       log_debug("pod_update_skipped").kv("pod", key).kv("why", "the pod is gone");
     } else if (!r.written() && r.outcome != Outcome::kDeclined) {
-      log_warn("pod_update_failed").kv("pod", key).kv("outcome", PodWriter::outcome_name(r.outcome))
+      log_warn("pod_update_failed")
+          .kv("pod", key)
+          .kv("outcome", PodWriter::outcome_name(r.outcome))
           .kv("error", r.status.message);
     }
     if (done) done(std::move(r));

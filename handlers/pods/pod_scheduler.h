@@ -151,8 +151,8 @@ class PodScheduler final : public AgentEvents {
   Clock& clock_;
   AgentHub& hub_;
   std::function<bool()> is_leader_;
-  std::map<std::string, Pending> pending_;       // ns/name -> unscheduled pod
-  PodTaskRegistry tasks_;  // the task of each pod we launched (or recovered)
+  std::map<std::string, Pending> pending_;  // ns/name -> unscheduled pod
+  PodTaskRegistry tasks_;                   // the task of each pod we launched (or recovered)
   DelayQueue queue_;
   PodBackoff backoff_;
   std::unique_ptr<Timer> queue_timer_;

@@ -63,15 +63,22 @@ std::string human_age(int64_t s) {
   if (s < 3 * 3600) return std::to_string(s / 60) + "m";
   if (s < 8 * 3600) return std::to_string(s / 3600) + "h" + (s % 3600 / 60 ? std::to_string(s % 3600 / 60) + "m" : "");
   if (s < 48 * 3600) return std::to_string(s / 3600) + "h";
-  if (s < 8 * 86400) return std::to_string(s / 86400) + "d" + (s % 86400 / 3600 ? std::to_string(s % 86400 / 3600) + "h" : "");
+  if (s < 8 * 86400)
+    return std::to_string(s / 86400) + "d" + (s % 86400 / 3600 ? std::to_string(s % 86400 / 3600) + "h" : "");
   return std::to_string(s / 86400) + "d";
 }
 
 PodTableWriter::PodTableWriter(const std::string& rv, int64_t now_ms) : now_ms_(now_ms) {
-  write_table(w_, {{"Name", "string", "name", 0}, {"Ready", "string", "", 0}, {"Status", "string", "", 0},
-                   {"Restarts", "string", "", 0}, {"Age", "string", "", 0}, {"IP", "string", "", 1},
-                   {"Node", "string", "", 1}, {"Nominated Node", "string", "", 1},
-                   {"Readiness Gates", "string", "", 1}},
+  write_table(w_,
+              {{"Name", "string", "name", 0},
+               {"Ready", "string", "", 0},
+               {"Status", "string", "", 0},
+               {"Restarts", "string", "", 0},
+               {"Age", "string", "", 0},
+               {"IP", "string", "", 1},
+               {"Node", "string", "", 1},
+               {"Nominated Node", "string", "", 1},
+               {"Readiness Gates", "string", "", 1}},
               rv);
 }
 
@@ -117,8 +124,12 @@ std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv,
 
 std::string node_table(const std::vector<JsonValue>& nodes, const std::string& rv, int64_t now_ms) {
   JsonWriter w;
-  write_table(w, {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Roles", "string", "", 0},
-                  {"Age", "string", "", 0}, {"Version", "string", "", 0}},
+  write_table(w,
+              {{"Name", "string", "name", 0},
+               {"Status", "string", "", 0},
+               {"Roles", "string", "", 0},
+               {"Age", "string", "", 0},
+               {"Version", "string", "", 0}},
               rv);
   for (const auto& node : nodes) {
     std::string ready = "Unknown";
@@ -155,8 +166,12 @@ std::string namespace_table(const std::vector<JsonValue>& namespaces, const std:
 
 std::string event_table(const std::vector<JsonValue>& events, const std::string& rv, int64_t now_ms) {
   JsonWriter w;
-  write_table(w, {{"Last Seen", "string", "", 0}, {"Type", "string", "", 0}, {"Reason", "string", "", 0},
-                  {"Object", "string", "", 0}, {"Message", "string", "", 0}},
+  write_table(w,
+              {{"Last Seen", "string", "", 0},
+               {"Type", "string", "", 0},
+               {"Reason", "string", "", 0},
+               {"Object", "string", "", 0},
+               {"Message", "string", "", 0}},
               rv);
   for (const auto& e : events) {
     int64_t last = parse_rfc3339_ms(e.str("lastTimestamp"));

@@ -10,7 +10,9 @@
 namespace uvsched {
 namespace {
 
-bool alnum_lower(char c) { return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)); }
+bool alnum_lower(char c) {
+  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
+}
 
 void check_quantities(const JsonValue* map, const std::string& field, std::vector<FieldIssue>* out) {
   if (map == nullptr || map->is_null()) return;
@@ -22,7 +24,8 @@ void check_quantities(const JsonValue* map, const std::string& field, std::vecto
     std::string f = field + "[" + name + "]";
     std::string text = q.is_string() ? q.text() : (q.type() == JsonValue::Type::kNumber ? q.text() : "");
     if (text.empty() || !parse_quantity_milli(text)) {
-      out->push_back({f, "FieldValueInvalid", "Invalid value: \"" + text + "\": must be a quantity such as 500m, 2 or 128Mi"});
+      out->push_back(
+          {f, "FieldValueInvalid", "Invalid value: \"" + text + "\": must be a quantity such as 500m, 2 or 128Mi"});
     }
   }
 }
@@ -42,7 +45,8 @@ bool is_dns1123_subdomain(std::string_view s) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t dot = s.find('.', start);
-    if (!is_dns1123_label(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start))) return false;
+    if (!is_dns1123_label(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start)))
+      return false;
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -111,7 +115,8 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
             if (v == nullptr || v->is_null()) continue;
             auto n = v->as_integer();
             if (!n || *n < 1 || *n > 65535) {
-              out.push_back({pf + "." + key, "FieldValueInvalid", "Invalid value: must be between 1 and 65535, inclusive"});
+              out.push_back(
+                  {pf + "." + key, "FieldValueInvalid", "Invalid value: must be between 1 and 65535, inclusive"});
             }
           }
         }
@@ -167,7 +172,8 @@ std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const Json
     JsonValue* now = spec.get(kind);
     if (!was || !now || !was->is_array() || !now->is_array() || was->items().size() != now->items().size()) continue;
     for (size_t i = 0; i < now->items().size(); ++i) {
-      if (now->items()[i].is_object() && was->items()[i].is_object()) keep_old(now->items()[i], was->items()[i], "image");
+      if (now->items()[i].is_object() && was->items()[i].is_object())
+        keep_old(now->items()[i], was->items()[i], "image");
     }
   }
   keep_old(spec, old, "activeDeadlineSeconds");
@@ -184,10 +190,11 @@ std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const Json
     }
   }
   if (spec.same_as(old)) return issues;
-  issues.push_back({"spec", "FieldValueForbidden",
-           "Forbidden: pod updates may not change fields other than `spec.containers[*].image`, "
-           "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to "
-           "existing tolerations) and `spec.schedulingGates` (only removals, before the pod is scheduled)"});
+  issues.push_back(
+      {"spec", "FieldValueForbidden",
+       "Forbidden: pod updates may not change fields other than `spec.containers[*].image`, "
+       "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to "
+       "existing tolerations) and `spec.schedulingGates` (only removals, before the pod is scheduled)"});
   return issues;
 }
 
@@ -227,7 +234,14 @@ std::string invalid_status_json(std::string_view kind, std::string_view name, co
   w.key("message").value(message).key("reason").value("Invalid");
   w.key("details").begin_object().key("name").value(name).key("kind").value("pods").key("causes").begin_array();
   for (const auto& i : issues) {
-    w.begin_object().key("reason").value(i.reason).key("message").value(i.message).key("field").value(i.field).end_object();
+    w.begin_object()
+        .key("reason")
+        .value(i.reason)
+        .key("message")
+        .value(i.message)
+        .key("field")
+        .value(i.field)
+        .end_object();
   }
   w.end_array().end_object().key("code").value(422).end_object();
   return w.take();
@@ -253,8 +267,8 @@ std::string rfc3339(int64_t unix_ms) {
 std::string new_uid() {
   static std::mt19937_64 rng{std::random_device{}()};
   uint64_t a = rng(), b = rng();
-  a = (a & ~0xf000ULL) | 0x4000ULL;                                  // version 4
-  b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;          // variant 10
+  a = (a & ~0xf000ULL) | 0x4000ULL;                          // version 4
+  b = (b & ~0xc000000000000000ULL) | 0x8000000000000000ULL;  // variant 10
   static constexpr char kHex[] = "0123456789abcdef";
   struct Group {
     uint64_t bits;  // the group is the low 4 * digits of them

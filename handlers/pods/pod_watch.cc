@@ -51,13 +51,15 @@ void PodRegistry::end_watch(Watch& w) {
 void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q) {
   std::string_view query = ctx.request.query();
   int64_t from = 0;
-  if (auto rv = query_param(query, "resourceVersion"); rv && !rv->empty()) from = std::strtoll(rv->c_str(), nullptr, 10);
+  if (auto rv = query_param(query, "resourceVersion"); rv && !rv->empty())
+    from = std::strtoll(rv->c_str(), nullptr, 10);
   auto w = std::make_shared<Watch>();
   w->query = q;
   w->stream = ctx.responder.start_stream(200, "application/json");
   if (auto t = query_param(query, "timeoutSeconds"); t && std::strtoll(t->c_str(), nullptr, 10) > 0) {
     w->timeout = clock_.new_timer();
-    w->timeout->start(static_cast<uint64_t>(std::strtoll(t->c_str(), nullptr, 10)) * 1000, [this, w] { end_watch(*w); });
+    w->timeout->start(static_cast<uint64_t>(std::strtoll(t->c_str(), nullptr, 10)) * 1000,
+                      [this, w] { end_watch(*w); });
   }
   // kubectl -w asks for Tables: each event then carries a one-row Table.
   auto send = [this, w](std::string_view type, const std::string& object) {
@@ -97,16 +99,18 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
   }
   w->stream.hold(snapshot_bytes_);  // as a list's, before it is read
   if (!w->stream.open()) return;
-  read_snapshot(prefix, [w] { return !w->ended && w->stream.open(); }, [this, w, prefix, send, on_events](RangeResult&& r) {
-    if (w->ended) return;
-    if (!r.status.ok()) return on_events(r.status, {});
-    auto snap = std::make_shared<WatchSnapshot>();
-    snap->range = std::move(r);
-    for (const auto& kv : snap->range.kvs) snap->unread_bytes += kv.value.size();
-    bool all_namespaces = prefix == kPodPrefix;
-    snapshot_bytes_ = all_namespaces ? snap->unread_bytes : std::max(snapshot_bytes_, snap->unread_bytes);
-    send_snapshot(w, snap, prefix, send, on_events);
-  });
+  read_snapshot(
+      prefix, [w] { return !w->ended && w->stream.open(); },
+      [this, w, prefix, send, on_events](RangeResult&& r) {
+        if (w->ended) return;
+        if (!r.status.ok()) return on_events(r.status, {});
+        auto snap = std::make_shared<WatchSnapshot>();
+        snap->range = std::move(r);
+        for (const auto& kv : snap->range.kvs) snap->unread_bytes += kv.value.size();
+        bool all_namespaces = prefix == kPodPrefix;
+        snapshot_bytes_ = all_namespaces ? snap->unread_bytes : std::max(snapshot_bytes_, snap->unread_bytes);
+        send_snapshot(w, snap, prefix, send, on_events);
+      });
 }
 // One slice of a new watch's ADDED events, then the next once the watcher
 // has read it; after the last, the store's watch from the snapshot's
@@ -134,7 +138,8 @@ void PodRegistry::send_snapshot(const std::shared_ptr<Watch>& w, const std::shar
   }
   if (snap->next < kvs.size()) {
     w->stream.hold(snap->unread_bytes);  // may cut this watcher, if it holds the most
-    w->stream.when_drained([this, w, snap, prefix, send, on_events] { send_snapshot(w, snap, prefix, send, on_events); });
+    w->stream.when_drained(
+        [this, w, snap, prefix, send, on_events] { send_snapshot(w, snap, prefix, send, on_events); });
     return;
   }
   w->stream.hold(0);

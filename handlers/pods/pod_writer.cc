@@ -17,13 +17,20 @@ struct PodWriter::Attempt {
 
 const char* PodWriter::outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::kWritten: return "written";
-    case Outcome::kDeleted: return "deleted";
-    case Outcome::kDeclined: return "declined";
-    case Outcome::kMissing: return "missing";
-    case Outcome::kUnreadable: return "unreadable";
-    case Outcome::kConflict: return "conflict";
-    case Outcome::kStoreDown: return "store_down";
+    case Outcome::kWritten:
+      return "written";
+    case Outcome::kDeleted:
+      return "deleted";
+    case Outcome::kDeclined:
+      return "declined";
+    case Outcome::kMissing:
+      return "missing";
+    case Outcome::kUnreadable:
+      return "unreadable";
+    case Outcome::kConflict:
+      return "conflict";
+    case Outcome::kStoreDown:
+      return "store_down";
   }
   return "?";
 }
@@ -61,7 +68,7 @@ void PodWriter::write(std::shared_ptr<Attempt> a, int64_t revision, const std::s
   TxnRequest t;
   t.compares.push_back({a->u.key, Compare::Target::kModRevision, Compare::Op::kEqual, revision, {}});
   t.success.push_back(verdict == Verdict::kDelete ? TxnOp{TxnOp::Type::kDelete, a->u.key, {}, 0, false}
-                                                   : TxnOp{TxnOp::Type::kPut, a->u.key, *text, 0, false});
+                                                  : TxnOp{TxnOp::Type::kPut, a->u.key, *text, 0, false});
   if (a->u.own) own_writes_[a->u.key] = *text;
   store_.txn(std::move(t), [this, a = std::move(a), text, verdict](TxnResult&& tr) mutable {
     const std::string& key = a->u.key;

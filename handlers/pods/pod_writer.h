@@ -53,10 +53,11 @@ class PodWriter {
   struct Update {
     std::string key;
     Change change;
-    TextEdit edit;        // optional
-    bool cached = false;  // may start from the kept copy (not for a client's precondition: it names the store's revision)
-    bool own = false;     // remembered until the watch brings it back (own_write_returned)
-    Done done;            // optional
+    TextEdit edit;  // optional
+    bool cached =
+        false;         // may start from the kept copy (not for a client's precondition: it names the store's revision)
+    bool own = false;  // remembered until the watch brings it back (own_write_returned)
+    Done done;         // optional
   };
 
   explicit PodWriter(Store& store) : store_(store) {}

@@ -20,7 +20,8 @@ std::string with_rv(const std::string& stored, int64_t rv) {
 std::optional<JsonValue> parse_stored(const KeyValue& kv) {
   std::string error;
   auto v = JsonValue::parse(kv.value, &error);
-  if (v && v->is_object()) v->ensure({"metadata"}).set("resourceVersion", JsonValue::string(std::to_string(kv.mod_revision)));
+  if (v && v->is_object())
+    v->ensure({"metadata"}).set("resourceVersion", JsonValue::string(std::to_string(kv.mod_revision)));
   return v;
 }
 

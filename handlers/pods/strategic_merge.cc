@@ -109,7 +109,8 @@ void merge_set(JsonValue& list, const JsonValue& patch) {
   for (const JsonValue& e : patch.items()) {
     std::string id = e.dump();
     auto& items = list.items();
-    if (std::none_of(items.begin(), items.end(), [&](const JsonValue& x) { return x.dump() == id; })) items.push_back(e);
+    if (std::none_of(items.begin(), items.end(), [&](const JsonValue& x) { return x.dump() == id; }))
+      items.push_back(e);
   }
 }
 

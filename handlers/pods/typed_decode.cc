@@ -10,16 +10,21 @@ namespace {
 
 std::string_view json_type_name(const JsonValue& v) {
   switch (v.type()) {
-    case JsonValue::Type::kNull: return "null";
-    case JsonValue::Type::kBool: return "bool";
-    case JsonValue::Type::kNumber: return "number";
-    case JsonValue::Type::kString: return "string";
-    case JsonValue::Type::kArray: return "array";
-    case JsonValue::Type::kObject: return "object";
+    case JsonValue::Type::kNull:
+      return "null";
+    case JsonValue::Type::kBool:
+      return "bool";
+    case JsonValue::Type::kNumber:
+      return "number";
+    case JsonValue::Type::kString:
+      return "string";
+    case JsonValue::Type::kArray:
+      return "array";
+    case JsonValue::Type::kObject:
+      return "object";
   }
   return "value";
 }
-
 
 // Walks a body once, in place. The field path is one string grown and cut
 // back as the walk goes (a create decodes every pod: no string per field),
@@ -199,7 +204,8 @@ std::string TypedDecode::message(std::string_view kind, FieldValidation mode) co
     return std::string(kind) + " in version \"v1\" cannot be handled as a " + std::string(kind) + ": " +
            type_errors.front().message;
   }
-  std::string s = "strict decoding error: " + quoted_list("unknown field", mode == FieldValidation::kStrict ? unknown : std::vector<std::string>{});
+  std::string s = "strict decoding error: " +
+                  quoted_list("unknown field", mode == FieldValidation::kStrict ? unknown : std::vector<std::string>{});
   if (mode == FieldValidation::kStrict && !duplicate.empty()) {
     if (!unknown.empty()) s += ", ";
     s += quoted_list("duplicate field", duplicate);

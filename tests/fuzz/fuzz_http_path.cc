@@ -85,16 +85,20 @@ struct Harness {
       uv_run(&loop, UV_RUN_NOWAIT);
       if (sent < size) {
         ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
-        if (n > 0) sent += static_cast<size_t>(n);
-        else if (errno != EAGAIN) break;
+        if (n > 0)
+          sent += static_cast<size_t>(n);
+        else if (errno != EAGAIN)
+          break;
       } else if (!half_closed) {
         shutdown(fd, SHUT_WR);
         half_closed = true;
       }
       char buf[16 * 1024];
       ssize_t n = recv(fd, buf, sizeof buf, 0);
-      if (n > 0) out.append(buf, static_cast<size_t>(n));
-      else if (n == 0 || errno != EAGAIN) break;  // the daemon closed the connection
+      if (n > 0)
+        out.append(buf, static_cast<size_t>(n));
+      else if (n == 0 || errno != EAGAIN)
+        break;  // the daemon closed the connection
     }
     close(fd);
     uv_run(&loop, UV_RUN_NOWAIT);
@@ -111,8 +115,9 @@ struct Harness {
 bool well_formed(const std::string& out) {
   size_t at = 0;
   while (at < out.size()) {
-    if (out.size() - at < 13) return out.compare(at, std::string::npos, "HTTP/1.1 ", 0, out.size() - at) == 0 ||
-                                      out.compare(at, 9, "HTTP/1.1 ") == 0;
+    if (out.size() - at < 13)
+      return out.compare(at, std::string::npos, "HTTP/1.1 ", 0, out.size() - at) == 0 ||
+             out.compare(at, 9, "HTTP/1.1 ") == 0;
     if (out.compare(at, 9, "HTTP/1.1 ") != 0) return false;
     for (size_t i = 9; i < 12; ++i) {
       if (!std::isdigit(static_cast<unsigned char>(out[at + i]))) return false;
@@ -139,7 +144,8 @@ bool well_formed(const std::string& out) {
     }
     size_t cl = head.find("\r\nContent-Length: ");
     size_t length = cl == std::string::npos ? 0 : std::strtoul(head.c_str() + cl + 18, nullptr, 10);
-    if (body + length <= out.size() && (body + length == out.size() || out.compare(body + length, 9, "HTTP/1.1 ") == 0)) {
+    if (body + length <= out.size() &&
+        (body + length == out.size() || out.compare(body + length, 9, "HTTP/1.1 ") == 0)) {
       at = body + length;
     } else if (body == out.size() || out.compare(body, 9, "HTTP/1.1 ") == 0) {
       at = body;  // a HEAD's answer

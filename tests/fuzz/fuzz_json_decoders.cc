@@ -13,14 +13,14 @@
 
 #include "handlers/json_body.h"
 #include "handlers/json_value.h"
-#include "handlers/pods/field_manager.h"
 #include "handlers/ml/kubeml_types.h"
+#include "handlers/pods/field_manager.h"
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_protobuf.h"
-#include "handlers/pods/typed_decode.h"
 #include "handlers/pods/pod_needs.h"
 #include "handlers/pods/pod_validation.h"
 #include "handlers/pods/strategic_merge.h"
+#include "handlers/pods/typed_decode.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -103,9 +103,9 @@ TEST_F(AgentSimTest, PlacesEveryPodItCreatesAndReports) {
   ASSERT_TRUE(daemon_->wait_ready());
   std::string out;
   // `timeout` only bounds a hang; the run itself takes well under a second.
-  int rc = run_shell("AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 60 " +
-                         sim_command("--agents 20 --pods 40 --concurrency 8 --pipeline 4"),
-                     &out);
+  int rc = run_shell(
+      "AGENT_SIM_EXIT_AFTER_REPORT=1 timeout 60 " + sim_command("--agents 20 --pods 40 --concurrency 8 --pipeline 4"),
+      &out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("placed=40 agents=20 "), std::string::npos) << out;
   EXPECT_NE(out.find("create_errors=0"), std::string::npos) << out;
@@ -160,13 +160,15 @@ TEST_F(AgentSimTest, HostPortsAreOfferedTakenAndGivenBack) {
   start();
   ASSERT_NO_FATAL_FAILURE(start_sim("--agents 2 --ports 31000-31000"));
   ASSERT_TRUE(agents_connected(2)) << daemon_->log();
-  const std::string spec = R"({"containers":[{"name":"c","image":"i","ports":[{"containerPort":80,"hostPort":31000}]}]})";
+  const std::string spec =
+      R"({"containers":[{"name":"c","image":"i","ports":[{"containerPort":80,"hostPort":31000}]}]})";
   for (const char* name : {"web-a", "web-b"}) {
     ASSERT_NO_FATAL_FAILURE(create(name, spec));
     ASSERT_TRUE(pod_shows(name, "\"phase\":\"Running\"")) << pod(name) << sim_log();
     // The simulated agent reports the pod's status: kubectl counts it ready.
     EXPECT_NE(pod(name).find(R"({"type":"Ready","status":"True")"), std::string::npos) << pod(name);
-    EXPECT_NE(pod(name).find(R"("containerStatuses":[{"name":"c","image":"i","imageID":"","ready":true)"), std::string::npos)
+    EXPECT_NE(pod(name).find(R"("containerStatuses":[{"name":"c","image":"i","imageID":"","ready":true)"),
+              std::string::npos)
         << pod(name);
   }
   ASSERT_NO_FATAL_FAILURE(create("web-c", spec));

@@ -34,8 +34,11 @@ class AuthTest : public DaemonFixture {
     start({"--token-file", tokens_});
   }
   void write_tokens(const std::string& reader) {
-    std::ofstream(tokens_) << "# token,name,role\n" << kAdmin << ",ops,admin\n" << reader << ",dashboard,reader\n"
-                           << kMl << ",kubeml,ml\n" << kAgent << ",edge-1,agent\n";
+    std::ofstream(tokens_) << "# token,name,role\n"
+                           << kAdmin << ",ops,admin\n"
+                           << reader << ",dashboard,reader\n"
+                           << kMl << ",kubeml,ml\n"
+                           << kAgent << ",edge-1,agent\n";
   }
   int status(std::string_view method, const std::string& path, const std::string& token, const std::string& body = "") {
     auto r = http_request(port(), method, path, body, token.empty() ? "" : bearer(token));
@@ -87,15 +90,17 @@ TEST_F(AuthTest, AnUnauthenticatedBodyIsNeverReadNorBuffered) {
   signal(SIGPIPE, SIG_IGN);
   RawConnection c;
   ASSERT_TRUE(c.connect(port()));
-  ASSERT_TRUE(c.send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Length: 1048000\r\n"
-                     "Expect: 100-continue\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Length: 1048000\r\n"
+             "Expect: 100-continue\r\n\r\n"));
   auto r = c.read_response(2s);
   ASSERT_TRUE(r) << "no answer before the body";
   EXPECT_EQ(r->status, 401);
   EXPECT_TRUE(c.wait_closed(2s));
 
   long before_kib = daemon_->peak_rss_kib();
-  const std::string head = "POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Length: 1048576\r\n\r\n";
+  const std::string head =
+      "POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Length: 1048576\r\n\r\n";
   const std::string chunk(64 * 1024, 'x');
   std::vector<RawConnection> flood(400);
   for (auto& f : flood) {
@@ -105,7 +110,8 @@ TEST_F(AuthTest, AnUnauthenticatedBodyIsNeverReadNorBuffered) {
     }
   }
   long after_kib = daemon_->peak_rss_kib();
-  EXPECT_LT(after_kib - before_kib, 64 * 1024) << "the daemon kept the bodies: " << before_kib << " -> " << after_kib << " KiB";
+  EXPECT_LT(after_kib - before_kib, 64 * 1024)
+      << "the daemon kept the bodies: " << before_kib << " -> " << after_kib << " KiB";
   EXPECT_EQ(status("GET", "/api/v1/pods", kReader), 200);  // and serves the others
 }
 
@@ -202,8 +208,8 @@ TEST_F(AuthTest, AFloodingClientIsLimitedAndTheOthersAreNot) {
   EXPECT_GT(limited.load(), 0);
   std::sort(ms.begin(), ms.end());
   double p99 = ms[ms.size() * 99 / 100];
-  EXPECT_LT(p99, kSanitized ? 250.0 : 50.0) << "p99 of the others' requests; median " << ms[ms.size() / 2]
-                                             << " ms, slowest " << ms.back() << " ms";
+  EXPECT_LT(p99, kSanitized ? 250.0 : 50.0)
+      << "p99 of the others' requests; median " << ms[ms.size() / 2] << " ms, slowest " << ms.back() << " ms";
   std::printf("others' p99 %.1f ms (median %.1f, slowest %.1f) beside a flood limited %d times\n", p99,
               ms[ms.size() / 2], ms.back(), limited.load());
   EXPECT_EQ(status("GET", "/health", ""), 200);  // never limited
@@ -230,8 +236,8 @@ TEST_F(AuthTest, KubectlWithoutCredentialsIsAskedForThem) {
   std::string out;
   // A cache of its own: kubectl keeps discovery per host:port, and an earlier
   // daemon on this port (no tokens) would let it skip straight to the list.
-  EXPECT_NE(run_shell("kubectl --cache-dir " + dir_.path() + "/kube-cache --server http://127.0.0.1:" +
-                          std::to_string(port()) + " get pods",
+  EXPECT_NE(run_shell("kubectl --cache-dir " + dir_.path() +
+                          "/kube-cache --server http://127.0.0.1:" + std::to_string(port()) + " get pods",
                       &out),
             0);
   // kubectl words it by which request was refused: discovery, or the list itself.
@@ -304,7 +310,8 @@ class TlsAuthTest : public AuthTest {
     return path;
   }
   int kubectl(const std::string& token, const std::string& args, std::string* out) {
-    return run_shell("kubectl --cache-dir " + dir_.path() + "/kube-cache --kubeconfig " + kubeconfig(token) + " " + args, out);
+    return run_shell(
+        "kubectl --cache-dir " + dir_.path() + "/kube-cache --kubeconfig " + kubeconfig(token) + " " + args, out);
   }
   // curl over TLS; cert: a client certificate path (its key beside it), or "".
   std::string curl(const std::string& method, const std::string& path, const std::string& cert,
@@ -354,10 +361,12 @@ TEST_F(TlsAuthTest, OnlyAClientAuthCertificateThatIsNotACaActsAsAnAgent) {
   using Kind = test::TestCerts::ClientKind;
   // Without any extended key usage OpenSSL lets it through the handshake: uvsched refuses it as an agent.
   EXPECT_EQ(curl("POST", "/v1/agents/edge-8/status", certs_.client_cert("edge-8", false, Kind::kNoUsage),
-                 R"({"statuses":[]})"), "401");
+                 R"({"statuses":[]})"),
+            "401");
   // For servers only, or a CA's: refused (the handshake itself fails, "000", or 401).
   for (Kind kind : {Kind::kServerOnly, Kind::kCa}) {
-    std::string got = curl("POST", "/v1/agents/edge-7/status", certs_.client_cert("edge-7", false, kind), R"({"statuses":[]})");
+    std::string got =
+        curl("POST", "/v1/agents/edge-7/status", certs_.client_cert("edge-7", false, kind), R"({"statuses":[]})");
     EXPECT_TRUE(got == "000" || got == "401") << got;
   }
   EXPECT_EQ(curl("POST", "/v1/agents/edge-5/status", certs_.client_cert("edge-5"), R"({"statuses":[]})"), "200");
@@ -417,12 +426,14 @@ TEST(AuthStartUp, ACrlNeedsClientCasAndMustLoad) {
   std::string out;
   EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
                         "--tls-client-crl", certs.crl_file("crl.pem", {})},
-                       &out), 2);
+                       &out),
+            2);
   EXPECT_NE(out.find("--tls-client-crl needs --tls-client-ca"), std::string::npos) << out;
   out.clear();
   EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
                         "--tls-client-ca", certs.ca_file(), "--tls-client-crl", "/nonexistent-crl.pem"},
-                       &out), 1);
+                       &out),
+            1);
   EXPECT_NE(out.find("cannot load --tls-client-crl /nonexistent-crl.pem"), std::string::npos) << out;
 }
 
@@ -466,8 +477,9 @@ TEST(AuthStartUp, TlsFlagsAreCheckedBeforeListening) {
   EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--tls-cert", certs.server_cert()}, &out), 2);
   EXPECT_NE(out.find("--tls-cert and --tls-key go together"), std::string::npos) << out;
   out.clear();
-  EXPECT_EQ(run_binary({"--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent.pem", "--tls-key", certs.server_key()},
-                       &out), 1);
+  EXPECT_EQ(
+      run_binary({"--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent.pem", "--tls-key", certs.server_key()}, &out),
+      1);
   EXPECT_NE(out.find("cannot load --tls-cert /nonexistent.pem"), std::string::npos) << out;
 }
 

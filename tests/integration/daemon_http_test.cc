@@ -50,7 +50,8 @@ TEST_F(DaemonHttpTest, TheStartUpLogNamesTheAllocatorTheBuildChose) {
   const char* expected = std::getenv("UVSCHED_EXPECT_ALLOCATOR");
   ASSERT_NE(expected, nullptr) << "tests/meson.build sets UVSCHED_EXPECT_ALLOCATOR";
   start();
-  std::string line = std::string("event=allocator name=") + (std::string(expected) == "jemalloc" ? "\"jemalloc " : "system");
+  std::string line =
+      std::string("event=allocator name=") + (std::string(expected) == "jemalloc" ? "\"jemalloc " : "system");
   EXPECT_NE(daemon_->log().find(line), std::string::npos) << daemon_->log();
 }
 
@@ -77,7 +78,8 @@ TEST_F(DaemonHttpTest, HeadAnswersTheGetsHeadWithoutItsBody) {
   start();
   RawConnection c;
   ASSERT_TRUE(c.connect(port()));
-  ASSERT_TRUE(c.send("HEAD /version HTTP/1.1\r\nHost: t\r\n\r\nGET /version HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("HEAD /version HTTP/1.1\r\nHost: t\r\n\r\nGET /version HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
   ASSERT_TRUE(c.wait_closed());
   auto all = c.read_until("");
   ASSERT_TRUE(all);
@@ -163,8 +165,9 @@ TEST_F(DaemonHttpTest, ChunkedRequestBodyIsReadAndTheConnectionStaysUsable) {
   start();
   RawConnection c;
   ASSERT_TRUE(c.connect(port()));
-  ASSERT_TRUE(c.send("POST /health HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
-                     "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /health HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+             "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"));
   auto r = c.read_response();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);  // /health is GET-only; the body was still consumed whole

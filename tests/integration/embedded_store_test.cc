@@ -12,9 +12,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <memory>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -171,7 +171,8 @@ TEST_F(EmbeddedStoreTest, SnapshotsCompactTheLogAndRecoverTheSameState) {
   EmbeddedStore::Options small;
   small.compact_bytes = 4096;
   store_ = open(small);
-  for (int i = 0; i < 200; ++i) ASSERT_TRUE(put("/s/" + std::to_string(i % 50), std::string(100, 'a' + i % 26)).status.ok());
+  for (int i = 0; i < 200; ++i)
+    ASSERT_TRUE(put("/s/" + std::to_string(i % 50), std::string(100, 'a' + i % 26)).status.ok());
   EXPECT_GT(store_->epoch(), 0);
   EXPECT_LE(store_->log_bytes(), 4096u + 1024u);
   int64_t rev = store_->revision();
@@ -239,7 +240,8 @@ TEST_F(EmbeddedStoreTest, ASnapshotOnAFullDiskIsRetriedAndLosesNothing) {
     store_->put(s.key, s.value, 0, [r = s.result](WriteResult&& w) { *r = std::move(w); });
     sent.push_back(s);
     // Not answered within a second: held (the snapshot waits), not refused.
-    run_until(&loop_, [&] { return s.result->has_value(); }, 1000);
+    run_until(
+        &loop_, [&] { return s.result->has_value(); }, 1000);
     if (s.result->has_value() && !(*s.result)->status.ok()) refusal = (*s.result)->status.message;
   }
   ASSERT_NE(refusal.find("No space left on device"), std::string::npos) << refusal;
@@ -253,10 +255,13 @@ TEST_F(EmbeddedStoreTest, ASnapshotOnAFullDiskIsRetriedAndLosesNothing) {
   for (int attempt = 0; attempt < 50 && !written; ++attempt) {
     std::optional<WriteResult> r;
     store_->put("/s/after", "a", 0, [&](WriteResult&& w) { r = std::move(w); });
-    ASSERT_TRUE(run_until(&loop_, [&] { return r.has_value(); }, 5000));
+    ASSERT_TRUE(run_until(
+        &loop_, [&] { return r.has_value(); }, 5000));
     written = r->status.ok();
     last = r->status.message;
-    if (!written) run_until(&loop_, [] { return false; }, 200);  // the loop runs (the retry's timer) while we pace
+    if (!written)
+      run_until(
+          &loop_, [] { return false; }, 200);  // the loop runs (the retry's timer) while we pace
   }
   ASSERT_TRUE(written) << last;
   ASSERT_TRUE(run_until(&loop_, [&] {

@@ -31,7 +31,9 @@ TEST(EtcdOutage, CallsFailFastWhileDownAndRecoverAfter) {
     auto put = [&](const std::string& k) {
       std::optional<WriteResult> out;
       store.put(k, "v", 0, [&](WriteResult&& r) { out = std::move(r); });
-      EXPECT_TRUE(run_until(&loop, [&] { return out.has_value(); }, 10'000)) << "a put hung";
+      EXPECT_TRUE(run_until(
+          &loop, [&] { return out.has_value(); }, 10'000))
+          << "a put hung";
       return out ? std::move(*out) : WriteResult{};
     };
 
@@ -52,13 +54,15 @@ TEST(EtcdOutage, CallsFailFastWhileDownAndRecoverAfter) {
     EXPECT_NE(store.unavailable_reason()->find("etcd unreachable"), std::string::npos);
 
     ASSERT_TRUE(etcd.start());  // same ports, same data dir
-    ASSERT_TRUE(run_until(&loop, [&] { return !store.unavailable_reason().has_value(); }, 20'000))
+    ASSERT_TRUE(run_until(
+        &loop, [&] { return !store.unavailable_reason().has_value(); }, 20'000))
         << "the store did not notice etcd came back";
     // Written straight to etcd while our watch reconnects: the watch must still see it.
     auto direct = http_request(etcd.client_port(), "POST", "/v3/kv/put", R"({"key":"L28vZGlyZWN0","value":"dg=="})");
     ASSERT_TRUE(direct && direct->status == 200);
     ASSERT_TRUE(put("/o/after").status.ok());
-    ASSERT_TRUE(run_until(&loop, [&] { return watched.size() >= 3; }, 20'000));
+    ASSERT_TRUE(run_until(
+        &loop, [&] { return watched.size() >= 3; }, 20'000));
     EXPECT_EQ(watched, (std::vector<std::string>{"/o/before", "/o/direct", "/o/after"}));
 
     bool closed = false;
@@ -94,8 +98,9 @@ TEST(EtcdOutage, TheSchedulerReloadsWhenItsWatchIsCompactedAway) {
   ASSERT_TRUE(daemon.start()) << daemon.log();
   ASSERT_TRUE(daemon.wait_ready()) << daemon.log();
   auto create = [&](const std::string& name) {
-    auto r = http_request(daemon.port(), "POST", "/api/v1/namespaces/default/pods",
-                          R"({"metadata":{"name":")" + name + R"("},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+    auto r =
+        http_request(daemon.port(), "POST", "/api/v1/namespaces/default/pods",
+                     R"({"metadata":{"name":")" + name + R"("},"spec":{"containers":[{"name":"c","image":"i"}]}})");
     return r ? r->status : 0;
   };
   ASSERT_EQ(create("gone"), 201);

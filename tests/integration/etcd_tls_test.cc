@@ -40,7 +40,9 @@ class EtcdTls : public ::testing::Test {
   WriteResult put(const std::string& key, const std::string& value) {
     std::optional<WriteResult> out;
     store_->put(key, value, 0, [&](WriteResult&& r) { out = std::move(r); });
-    EXPECT_TRUE(run_until(&loop_, [&] { return out.has_value(); }, 10'000)) << "a put hung";
+    EXPECT_TRUE(run_until(
+        &loop_, [&] { return out.has_value(); }, 10'000))
+        << "a put hung";
     return out ? std::move(*out) : WriteResult{};
   }
 
@@ -62,7 +64,8 @@ TEST_F(EtcdTls, WithTheCaEverythingWorks) {
     for (const auto& e : evs) seen.push_back(e.kv.key + "=" + e.kv.value);
   });
   ASSERT_TRUE(put("/tls/b", "2").status.ok());
-  ASSERT_TRUE(run_until(&loop_, [&] { return !seen.empty(); }, 10'000));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return !seen.empty(); }, 10'000));
   EXPECT_EQ(seen[0], "/tls/b=2");
   std::optional<RangeResult> got;
   store_->get("/tls/", RangeOptions{.prefix = true}, [&](RangeResult&& r) { got = std::move(r); });

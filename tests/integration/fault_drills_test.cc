@@ -8,16 +8,16 @@
 //   lost and the pod placed on another agent (or Failed if it never restarts);
 // - 10,000 idle connections plus a slowloris pool: /health keeps answering,
 //   the slow requests are cut with 408, memory stays bounded.
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <simdjson.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <simdjson.h>
 
 #include <algorithm>
 #include <atomic>
@@ -188,9 +188,10 @@ TEST_P(SigkillDrill, NoAcknowledgedPodAndNoLaunchedTaskIsLost) {
   std::string reconcile = back.next("RECONCILE", 20s);
   ASSERT_FALSE(reconcile.empty()) << again->log();
   EXPECT_NE(reconcile.find(launched.begin()->second), std::string::npos) << reconcile;
-  std::printf("[ drill    ] %s: %zu pods acknowledged, %zu launched before SIGKILL (peak RSS %ld KiB); "
-              "after restart all there (peak RSS %ld KiB)\n",
-              GetParam().name.c_str(), acked.size(), launched.size(), peak_kib, again->peak_rss_kib());
+  std::printf(
+      "[ drill    ] %s: %zu pods acknowledged, %zu launched before SIGKILL (peak RSS %ld KiB); "
+      "after restart all there (peak RSS %ld KiB)\n",
+      GetParam().name.c_str(), acked.size(), launched.size(), peak_kib, again->peak_rss_kib());
   EXPECT_LT(peak_kib, 256 * 1024);  // generous: sanitizer builds carry shadow memory
   EXPECT_EQ(again->stop(SIGTERM), 0) << again->log();
 }
@@ -210,7 +211,8 @@ TEST(EtcdDrill, AStormRidesOutAnEtcdRestartWithNothingAcknowledgedLost) {
   ASSERT_TRUE(wait_for([&] { return storm.acked() >= 50; }, 20s));
   etcd.stop(SIGKILL);
   size_t acked_before = storm.acked();
-  ASSERT_TRUE(wait_for([&] { return storm.unavailable() >= 20; }, 20s)) << "creates did not fail fast while etcd was down";
+  ASSERT_TRUE(wait_for([&] { return storm.unavailable() >= 20; }, 20s))
+      << "creates did not fail fast while etcd was down";
   // Each of the storm's 3 threads has one create in flight: at most those,
   // committed before the kill, are answered after it.
   EXPECT_LE(storm.acked(), acked_before + 3) << "acknowledged while etcd was down";
@@ -219,7 +221,8 @@ TEST(EtcdDrill, AStormRidesOutAnEtcdRestartWithNothingAcknowledgedLost) {
   ASSERT_TRUE(wait_for([&] { return storm.acked() >= acked_before + 50; }, 30s)) << "no recovery\n" << daemon.log();
   storm.stop();
   auto pods = list_pods(daemon.port());
-  for (const auto& name : storm.acked_names()) EXPECT_EQ(pods.count(name), 1u) << "acknowledged pod " << name << " lost";
+  for (const auto& name : storm.acked_names())
+    EXPECT_EQ(pods.count(name), 1u) << "acknowledged pod " << name << " lost";
   std::printf("[ drill    ] etcd restart: %zu acknowledged, %d answered 503 while down, none lost (peak RSS %ld KiB)\n",
               storm.acked(), storm.unavailable(), daemon.peak_rss_kib());
   EXPECT_LT(daemon.peak_rss_kib(), 256 * 1024);  // generous: sanitizer builds carry shadow memory
@@ -239,11 +242,14 @@ TEST(EtcdDrill, AClusterLosingTheMemberInUseLosesNoAcknowledgedPod) {
   cluster.stop_member(0);  // the first endpoint: the one the store talks to
   size_t acked_at_kill = storm.acked();
   ASSERT_TRUE(wait_for([&] { return storm.acked() >= 1000; }, 60s))
-      << "creates did not go on through the other members: " << storm.acked() << "\n" << daemon.log();
+      << "creates did not go on through the other members: " << storm.acked() << "\n"
+      << daemon.log();
   storm.stop();
-  EXPECT_EQ(answered(http_request(daemon.port(), "GET", "/readyz")).status, 200) << "leadership was lost with one member";
+  EXPECT_EQ(answered(http_request(daemon.port(), "GET", "/readyz")).status, 200)
+      << "leadership was lost with one member";
   auto pods = list_pods(daemon.port());
-  for (const auto& name : storm.acked_names()) EXPECT_EQ(pods.count(name), 1u) << "acknowledged pod " << name << " lost";
+  for (const auto& name : storm.acked_names())
+    EXPECT_EQ(pods.count(name), 1u) << "acknowledged pod " << name << " lost";
   std::printf("[ drill    ] etcd member killed: %zu acknowledged (%zu before the kill), %d answered 503, none lost\n",
               storm.acked(), acked_at_kill, storm.unavailable());
   EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
@@ -258,9 +264,12 @@ TEST(AgentDrill, AnAgentGoneMidLaunchLosesItsTasksToRestartPolicy) {
   ScriptedAgent flaky(port, "edge-flaky");
   ASSERT_TRUE(flaky.subscribe());
   ASSERT_EQ(flaky.offer_many(2, 1, 1024), 2);
-  ASSERT_EQ(answered(http_request(port, "POST", "/api/v1/namespaces/default/pods", pod_json("again", "500m"))).status, 201);
-  ASSERT_EQ(answered(http_request(port, "POST", "/api/v1/namespaces/default/pods", pod_json("once", "500m", "", "Never"))).status,
+  ASSERT_EQ(answered(http_request(port, "POST", "/api/v1/namespaces/default/pods", pod_json("again", "500m"))).status,
             201);
+  ASSERT_EQ(
+      answered(http_request(port, "POST", "/api/v1/namespaces/default/pods", pod_json("once", "500m", "", "Never")))
+          .status,
+      201);
   std::set<std::string> launched;
   for (int i = 0; i < 2; ++i) {
     std::string line = flaky.next("LAUNCH");
@@ -277,10 +286,13 @@ TEST(AgentDrill, AnAgentGoneMidLaunchLosesItsTasksToRestartPolicy) {
   ASSERT_FALSE(relaunch.empty()) << "the Always pod was not placed again\n" << daemon.log();
   EXPECT_EQ(task_name_of(relaunch), "default/again");
   std::string once;
-  EXPECT_TRUE(wait_for([&] {
-    once = answered(http_request(port, "GET", "/api/v1/namespaces/default/pods/once")).body;
-    return once.find("\"phase\":\"Failed\"") != std::string::npos;  // Never restarts
-  }, 10s)) << once;
+  EXPECT_TRUE(wait_for(
+      [&] {
+        once = answered(http_request(port, "GET", "/api/v1/namespaces/default/pods/once")).body;
+        return once.find("\"phase\":\"Failed\"") != std::string::npos;  // Never restarts
+      },
+      10s))
+      << once;
   EXPECT_EQ(of_type(steady.events_before_marker(), "LAUNCH"), "") << "the Never pod was placed again";
   EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
 }
@@ -379,9 +391,10 @@ TEST(FloodDrill, HealthAnswersThroughTenThousandIdleConnectionsAndASlowlorisPool
   EXPECT_GE(metric(port, "uvsched_http_connections"), idle);
   std::sort(ms.begin(), ms.end());
   long peak = daemon.peak_rss_kib();
-  std::printf("[ drill    ] flood: %d idle + %d slowloris connections; /health %zu times, p50 %.2f ms, "
-              "p99 %.2f ms, max %.2f ms; %d slow requests cut with 408; peak RSS %ld KiB\n",
-              idle, slow, ms.size(), ms[ms.size() / 2], ms[ms.size() * 99 / 100], ms.back(), cut, peak);
+  std::printf(
+      "[ drill    ] flood: %d idle + %d slowloris connections; /health %zu times, p50 %.2f ms, "
+      "p99 %.2f ms, max %.2f ms; %d slow requests cut with 408; peak RSS %ld KiB\n",
+      idle, slow, ms.size(), ms[ms.size() / 2], ms[ms.size() * 99 / 100], ms.back(), cut, peak);
   EXPECT_LT(peak, 256 * 1024);  // generous: sanitizer builds carry shadow memory
   // Through the flood /health stays fast (bench/RESULTS.md: p99 2.5 ms); a
   // loop that a slow client or the 408s held up would pass 50 ms.

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <thread>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "tests/support/daemon_process.h"
 #include "tests/support/raw_http.h"
@@ -82,7 +82,8 @@ TEST_F(FullDiskTest, AFullDiskRefusesWritesLosesNothingAndRecoversWhenFreed) {
   auto list = http_request(daemon_->port(), "GET", "/api/v1/pods");
   ASSERT_TRUE(list);
   ASSERT_EQ(list->status, 200) << list->body.substr(0, 300);
-  for (const auto& name : acknowledged) ASSERT_NE(list->body.find("\"name\":\"" + name + "\""), std::string::npos) << name;
+  for (const auto& name : acknowledged)
+    ASSERT_NE(list->body.find("\"name\":\"" + name + "\""), std::string::npos) << name;
   EXPECT_EQ(answered(http_request(daemon_->port(), "GET", "/healthz")).status, 200);
   // Space freed: writes work again, without a restart.
   ASSERT_EQ(::unlink(filler.c_str()), 0);
@@ -99,7 +100,8 @@ TEST_F(FullDiskTest, AFullDiskRefusesWritesLosesNothingAndRecoversWhenFreed) {
   start();
   list = http_request(daemon_->port(), "GET", "/api/v1/pods");
   ASSERT_TRUE(list && list->status == 200);
-  for (const auto& name : acknowledged) EXPECT_NE(list->body.find("\"name\":\"" + name + "\""), std::string::npos) << name;
+  for (const auto& name : acknowledged)
+    EXPECT_NE(list->body.find("\"name\":\"" + name + "\""), std::string::npos) << name;
 }
 
 }  // namespace

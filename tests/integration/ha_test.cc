@@ -68,14 +68,18 @@ TEST_F(HaTest, ATakeoverKnowsEveryRunningTaskKillsNoneAndActs) {
     ASSERT_FALSE(on_a.offer(1, 1024).empty());  // an offer is used whole: one per pod
     ASSERT_TRUE(create(a.port(), "p" + std::to_string(i)));
     std::string launch = on_a.next("LAUNCH");
-    ASSERT_FALSE(launch.empty()) << a.log() << "\n" << answered(http_request(a.port(), "GET", "/api/v1/namespaces/default/pods/p" + std::to_string(i))).body;
+    ASSERT_FALSE(launch.empty())
+        << a.log() << "\n"
+        << answered(http_request(a.port(), "GET", "/api/v1/namespaces/default/pods/p" + std::to_string(i))).body;
     tasks.push_back(task_id_of(launch));
   }
   for (const auto& t : tasks) on_a.status(t, "TASK_RUNNING");
-  ASSERT_TRUE(eventually([&] {
-    auto r = http_request(a.port(), "GET", "/api/v1/namespaces/default/pods/p3");
-    return r && r->body.find("\"phase\":\"Running\"") != std::string::npos;
-  }, 10s));
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto r = http_request(a.port(), "GET", "/api/v1/namespaces/default/pods/p3");
+        return r && r->body.find("\"phase\":\"Running\"") != std::string::npos;
+      },
+      10s));
 
   ASSERT_EQ(a.stop(SIGKILL), 128 + SIGKILL);
   ASSERT_TRUE(b.wait_ready(15s)) << b.log();
@@ -140,7 +144,9 @@ TEST_F(HaTest, AStormThroughALeaderKilledMidwayLaunchesEveryPodOnceAndKillsNone)
   std::string pid_text;
   ASSERT_EQ(run_shell(cmd, &pid_text), 0);
   const pid_t sim_pid = static_cast<pid_t>(std::atoi(pid_text.c_str()));
-  ASSERT_TRUE(eventually([&] { return answered(http_request(a.port(), "GET", "/api/v1/nodes")).body.find("sim-3") != std::string::npos; }, 10s));
+  ASSERT_TRUE(eventually(
+      [&] { return answered(http_request(a.port(), "GET", "/api/v1/nodes")).body.find("sim-3") != std::string::npos; },
+      10s));
 
   // Creates go to whichever daemon takes them; one refused on the way is sent again.
   const int kPods = 60;
@@ -154,25 +160,36 @@ TEST_F(HaTest, AStormThroughALeaderKilledMidwayLaunchesEveryPodOnceAndKillsNone)
       target = b.port();
     }
     std::string name = "storm-" + std::to_string(i);
-    ASSERT_TRUE(eventually([&] {
-      auto r = http_request(target, "POST", "/api/v1/namespaces/default/pods", pod_json(name, "100m"));
-      return r && (r->status == 201 || r->status == 409);  // 409: its first try landed
-    }, 20s)) << name << "\n" << b.log();
+    ASSERT_TRUE(eventually(
+        [&] {
+          auto r = http_request(target, "POST", "/api/v1/namespaces/default/pods", pod_json(name, "100m"));
+          return r && (r->status == 201 || r->status == 409);  // 409: its first try landed
+        },
+        20s))
+        << name << "\n"
+        << b.log();
   }
   ASSERT_TRUE(killed);
   ASSERT_TRUE(b.wait_ready(15s)) << b.log();
   std::string list;
   std::set<std::string> running;
-  ASSERT_TRUE(eventually([&] {
-    list = answered(http_request(b.port(), "GET", "/api/v1/namespaces/default/pods?fieldSelector=status.phase%3DRunning")).body;
-    running.clear();
-    simdjson::dom::parser p;
-    simdjson::dom::element doc;
-    simdjson::dom::array items;
-    if (p.parse(list).get(doc) || doc["items"].get(items)) return false;
-    for (simdjson::dom::element item : items) running.insert(std::string(std::string_view(item["metadata"]["name"])));
-    return running.size() == static_cast<size_t>(kPods);
-  }, 30s)) << running.size() << " running\n" << b.log();
+  ASSERT_TRUE(eventually(
+      [&] {
+        list = answered(http_request(b.port(), "GET",
+                                     "/api/v1/namespaces/default/pods?fieldSelector=status.phase%3DRunning"))
+                   .body;
+        running.clear();
+        simdjson::dom::parser p;
+        simdjson::dom::element doc;
+        simdjson::dom::array items;
+        if (p.parse(list).get(doc) || doc["items"].get(items)) return false;
+        for (simdjson::dom::element item : items)
+          running.insert(std::string(std::string_view(item["metadata"]["name"])));
+        return running.size() == static_cast<size_t>(kPods);
+      },
+      30s))
+      << running.size() << " running\n"
+      << b.log();
   AgentView seen = read_events(events);
   EXPECT_EQ(seen.launches.size(), static_cast<size_t>(kPods));
   for (const auto& [pod, n] : seen.launches) EXPECT_EQ(n, 1) << pod << " was launched " << n << " times";
@@ -184,7 +201,9 @@ TEST_F(HaTest, AStormThroughALeaderKilledMidwayLaunchesEveryPodOnceAndKillsNone)
   ASSERT_EQ(gone->status, 200) << gone->body << "\n" << list;
   ASSERT_TRUE(eventually([&] { return !read_events(events).kills.empty(); }, 10s)) << b.log();
   EXPECT_EQ(read_events(events).kills, std::vector<std::string>{seen.task_of["default/storm-0"]});
-  ASSERT_EQ(answered(http_request(b.port(), "POST", "/api/v1/namespaces/default/pods", pod_json("after", "100m"))).status, 201);
+  ASSERT_EQ(
+      answered(http_request(b.port(), "POST", "/api/v1/namespaces/default/pods", pod_json("after", "100m"))).status,
+      201);
   EXPECT_TRUE(eventually([&] { return read_events(events).launches.count("default/after") == 1; }, 10s)) << b.log();
   kill(sim_pid, SIGKILL);
   EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();
@@ -197,15 +216,18 @@ TEST_F(HaTest, KubectlThroughAStandbyReachesTheLeader) {
   ASSERT_TRUE(a.wait_ready()) << a.log();
   DaemonProcess b(args());
   ASSERT_TRUE(b.start()) << b.log();
-  ASSERT_TRUE(eventually([&] {  // until the standby has read who leads
-    auto r = http_request(b.port(), "GET", "/api/v1/namespaces/default/pods");
-    return r && r->status == 307;
-  }, 5s));
+  ASSERT_TRUE(eventually(
+      [&] {  // until the standby has read who leads
+        auto r = http_request(b.port(), "GET", "/api/v1/namespaces/default/pods");
+        return r && r->status == 307;
+      },
+      5s));
   TempDir dir;
   std::string manifest = dir.path() + "/pod.yaml";
   std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: via-standby\nspec:\n"
                              "  containers:\n  - name: c\n    image: nginx:1.25\n";
-  std::string kubectl = "kubectl --cache-dir " + dir.path() + "/cache --server http://127.0.0.1:" + std::to_string(b.port());
+  std::string kubectl =
+      "kubectl --cache-dir " + dir.path() + "/cache --server http://127.0.0.1:" + std::to_string(b.port());
   std::string out;
   EXPECT_EQ(run_shell(kubectl + " create -f " + manifest, &out), 0) << out;
   EXPECT_NE(out.find("pod/via-standby created"), std::string::npos) << out;
@@ -234,10 +256,13 @@ TEST_F(HaTest, AFrozenLeaderStepsDownWhenItResumes) {
   // It serves as a standby now: not ready, and its requests go to the new leader.
   EXPECT_EQ(readyz(a.port()), 503);
   std::optional<RawResponse> r;
-  ASSERT_TRUE(eventually([&] {  // 503 with Retry-After until it has read who leads now
-    r = http_request(a.port(), "GET", "/api/v1/namespaces/default/pods");
-    return r && r->status == 307;
-  }, 5s)) << (r ? r->body : "");
+  ASSERT_TRUE(eventually(
+      [&] {  // 503 with Retry-After until it has read who leads now
+        r = http_request(a.port(), "GET", "/api/v1/namespaces/default/pods");
+        return r && r->status == 307;
+      },
+      5s))
+      << (r ? r->body : "");
   EXPECT_EQ(r->header("Location"), "http://127.0.0.1:" + std::to_string(b.port()) + "/api/v1/namespaces/default/pods");
   EXPECT_EQ(a.stop(SIGTERM), 0) << a.log();
   EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();

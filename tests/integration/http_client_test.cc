@@ -114,11 +114,10 @@ TEST_F(HttpClientTest, GetAndPostWithKeepAliveReuse) {
 TEST_F(HttpClientTest, ConcurrentRequestsAllComplete) {
   int done = 0;
   for (int i = 0; i < 100; ++i) {
-    client_->request({.method = "POST", .url = base_ + "/echo", .body = std::to_string(i)},
-                     [&, i](ClientResponse&& r) {
-                       EXPECT_EQ(r.body, std::to_string(i));
-                       ++done;
-                     });
+    client_->request({.method = "POST", .url = base_ + "/echo", .body = std::to_string(i)}, [&, i](ClientResponse&& r) {
+      EXPECT_EQ(r.body, std::to_string(i));
+      ++done;
+    });
   }
   run_until([&] { return done == 100; });
   EXPECT_LE(client_->open_connections(), 32u);
@@ -182,11 +181,12 @@ TEST_F(HttpClientTest, PipelinedRequestsBehindAClosingAnswerFail) {
   for (const char* path : {"/close", "/hello", "/hello"}) {
     HttpHeaders headers;
     if (std::string_view(path) == "/close") headers.push_back({"Connection", "close"});
-    batch.emplace_back(ClientRequest{.method = "GET", .url = base_ + path, .headers = headers}, [&](ClientResponse&& r) {
-      errors.push_back(r.error);
-      statuses.push_back(r.status);
-      ++done;
-    });
+    batch.emplace_back(ClientRequest{.method = "GET", .url = base_ + path, .headers = headers},
+                       [&](ClientResponse&& r) {
+                         errors.push_back(r.error);
+                         statuses.push_back(r.status);
+                         ++done;
+                       });
   }
   client_->pipeline(std::move(batch));
   run_until([&] { return done == 3; });
@@ -253,8 +253,9 @@ TEST_F(HttpClientTest, ServerClosingAfterResponseIsHandled) {
 
 TEST_F(HttpClientTest, StreamedBodyIsDeliveredInPieces) {
   std::string seen;
-  auto r = fetch({.method = "GET", .url = base_ + "/events", .timeout_ms = 0,
-                  .on_body = [&](std::string_view piece) { seen += piece; }});
+  auto r = fetch({.method = "GET", .url = base_ + "/events", .timeout_ms = 0, .on_body = [&](std::string_view piece) {
+                    seen += piece;
+                  }});
   EXPECT_EQ(r.error, 0);
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(seen, "one\ntwo\n");

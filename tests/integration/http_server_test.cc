@@ -3,8 +3,8 @@
 #include "reactor/http_server.h"
 
 #include <gtest/gtest.h>
-#include <sys/socket.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <memory>
@@ -50,13 +50,16 @@ class TestHandler : public RequestHandler {
     } else if (path == "/sliced") {
       // 64 MiB made 64 KiB at a time: "0123456789abcdef" repeated, counted as made.
       auto left = std::make_shared<size_t>(64 * 1024 * 1024);
-      send_sliced(res, 200, "text/plain", [this, left](std::string& out, size_t budget) {
-        ++slices_made;
-        size_t n = std::min(budget, *left);
-        for (size_t i = 0; i < n; ++i) out += "0123456789abcdef"[i % 16];
-        *left -= n;
-        return *left > 0;
-      }, nullptr, 64 * 1024);
+      send_sliced(
+          res, 200, "text/plain",
+          [this, left](std::string& out, size_t budget) {
+            ++slices_made;
+            size_t n = std::min(budget, *left);
+            for (size_t i = 0; i < n; ++i) out += "0123456789abcdef"[i % 16];
+            *left -= n;
+            return *left > 0;
+          },
+          nullptr, 64 * 1024);
     } else if (path == "/header") {
       const std::string* v = req.header("X-A");
       HttpResponse r;
@@ -180,8 +183,9 @@ TEST_F(HttpServerTest, AsyncAnswersKeepPipelineOrder) {
 TEST_F(HttpServerTest, AnswersFinishedInOneTurnShareOneWrite) {
   RawConnection c;
   ASSERT_TRUE(c.connect(port_));
-  ASSERT_TRUE(c.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\nGET /held HTTP/1.1\r\nHost: t\r\n\r\n"
-                     "GET /held HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\nGET /held HTTP/1.1\r\nHost: t\r\n\r\n"
+             "GET /held HTTP/1.1\r\nHost: t\r\n\r\n"));
   ASSERT_EQ(wait_held(3), 3u);
   uint64_t before = 0, after = 0;
   loop_.run([&] {
@@ -248,8 +252,8 @@ TEST_F(HttpServerTest, AConnectionCutWithAnAnswerQueuedIsSkipped) {
   ASSERT_TRUE(c.read_until("SUBSCRIBED"));
   bool cut = false;
   loop_.run([&] {
-    ASSERT_TRUE(handler_->stream_.write("{\"type\":\"HEARTBEAT\"}\n"));     // queued for the next turn
-    cut = !handler_->stream_.write(std::string(300 * 1024, 'x'));  // over stream_max_buffered: cut now
+    ASSERT_TRUE(handler_->stream_.write("{\"type\":\"HEARTBEAT\"}\n"));  // queued for the next turn
+    cut = !handler_->stream_.write(std::string(300 * 1024, 'x'));        // over stream_max_buffered: cut now
   });
   EXPECT_TRUE(cut);
   EXPECT_TRUE(c.wait_closed());
@@ -383,8 +387,9 @@ TEST_F(HttpServerTest, ASlicedAnswerIsMadeAsItIsRead) {
 TEST_F(HttpServerTest, PipelinedRequestsWaitBehindAnAnswerThatIsAlone) {
   RawConnection c;
   ASSERT_TRUE(c.connect(port_));
-  ASSERT_TRUE(c.send("GET /held-alone HTTP/1.1\r\nHost: t\r\n\r\nGET /one HTTP/1.1\r\nHost: t\r\n\r\n"
-                     "GET /two HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("GET /held-alone HTTP/1.1\r\nHost: t\r\n\r\nGET /one HTTP/1.1\r\nHost: t\r\n\r\n"
+             "GET /two HTTP/1.1\r\nHost: t\r\n\r\n"));
   ASSERT_EQ(wait_held(1), 1u);
   for (int i = 0; i < 100; ++i) loop_.run([] {});
   EXPECT_EQ(handler_->handled, 1) << "a request behind the lone answer was handled before it was written";
@@ -411,7 +416,8 @@ TEST_F(HttpServerTest, ShutdownEndsStreamsAndLetsInflightFinish) {
   // Make sure both requests reached their handlers before shutting down.
   auto deadline = std::chrono::steady_clock::now() + 10s;
   size_t parked = 0;
-  while (parked == 0 && std::chrono::steady_clock::now() < deadline) loop_.run([&] { parked = handler_->parked_.size(); });
+  while (parked == 0 && std::chrono::steady_clock::now() < deadline)
+    loop_.run([&] { parked = handler_->parked_.size(); });
   ASSERT_EQ(parked, 1u);
 
   shutdown();

@@ -35,8 +35,14 @@ class KubemlTest : public ::testing::Test {
     ASSERT_TRUE(emu_.start(args)) << emu_.log();
   }
   void start_daemon(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"--listen", "127.0.0.1:" + std::to_string(port_), "--ps-url", emu_.ps_url(),
-                                     "--ps-metrics-url", emu_.metrics_url(), "--metrics-poll-interval", "0.2"};
+    std::vector<std::string> args = {"--listen",
+                                     "127.0.0.1:" + std::to_string(port_),
+                                     "--ps-url",
+                                     emu_.ps_url(),
+                                     "--ps-metrics-url",
+                                     emu_.metrics_url(),
+                                     "--metrics-poll-interval",
+                                     "0.2"};
     args.insert(args.end(), extra.begin(), extra.end());
     daemon_ = std::make_unique<DaemonProcess>(args);
     ASSERT_TRUE(daemon_->start()) << daemon_->log();
@@ -45,8 +51,9 @@ class KubemlTest : public ::testing::Test {
   // Waits until every job finished; then no violation may be counted.
   // `leader`: the daemon that holds the jobs (default: the one on port_).
   void expect_all_finished_cleanly(int jobs, int epochs, std::chrono::milliseconds deadline, uint16_t leader = 0) {
-    ASSERT_TRUE(emu_.wait_stat("finished", jobs, deadline))
-        << "stats: " << stats_text() << "\nemulator:\n" << emu_.log() << "\ndaemon:\n" << daemon_->log();
+    ASSERT_TRUE(emu_.wait_stat("finished", jobs, deadline)) << "stats: " << stats_text() << "\nemulator:\n"
+                                                            << emu_.log() << "\ndaemon:\n"
+                                                            << daemon_->log();
     auto s = emu_.stats();
     EXPECT_EQ(violations_of(s), "") << stats_text() << "\n" << emu_.log();
     EXPECT_EQ(s["starts"], jobs) << "exactly one /start per job";
@@ -141,7 +148,8 @@ TEST_F(KubemlTest, APsRestartMarksItsJobsLost) {
   while (std::chrono::steady_clock::now() < until) {
     list = answered(http_request(port_, "GET", "/v1/jobs")).body;
     size_t lost = 0;
-    for (size_t at = list.find("\"lost\":true"); at != std::string::npos; at = list.find("\"lost\":true", at + 1)) ++lost;
+    for (size_t at = list.find("\"lost\":true"); at != std::string::npos; at = list.find("\"lost\":true", at + 1))
+      ++lost;
     if (lost == 2) break;
     std::this_thread::sleep_for(50ms);
   }
@@ -160,8 +168,9 @@ TEST_F(KubemlTest, AStandbyHandsEveryCallToTheLeader) {
   ASSERT_TRUE(etcd.start());
   // The jobs and the PS talk to the standby only (port_); the leader is elsewhere.
   start_emulator({"--start-delay", "0.2", "--jobs", "2", "--epochs", "8", "--epoch-ms", "50", "--wait-limit", "3"});
-  const std::vector<std::string> common = {"--ps-url", emu_.ps_url(), "--ps-metrics-url", emu_.metrics_url(),
-                                           "--store", "etcd:" + etcd.url(), "--metrics-poll-interval", "0"};
+  const std::vector<std::string> common = {
+      "--ps-url", emu_.ps_url(),        "--ps-metrics-url",        emu_.metrics_url(),
+      "--store",  "etcd:" + etcd.url(), "--metrics-poll-interval", "0"};
   std::vector<std::string> leader_args = common;
   DaemonProcess leader(leader_args);
   ASSERT_TRUE(leader.start()) << leader.log();

@@ -105,26 +105,32 @@ TEST_F(MlCapacityTest, ShrinkingCapacityTakesEffectInTheNextAnswer) {
 
   capacity_ = 5;  // an agent went away: 5 functions fit now, shared 3 + 2
   // The recompute tick has seen it once the caps say so.
-  ASSERT_TRUE(run_until(&loop_, [&] { return call("GET", "/v1/jobs/" + second).second.find("\"cap\":2") != std::string::npos; }));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return call("GET", "/v1/jobs/" + second).second.find("\"cap\":2") != std::string::npos; }));
   EXPECT_TRUE(ps_.calls_to("/update/").empty()) << "an update went out that no job asked for";
 
   // Each job's next epoch is answered within its share, a faster one too.
-  auto [s3, b3] = call("POST", "/job", R"({"job":{"id":")" + first + R"(","state":{"parallelism":4,"elapsed_time":10}}})");
+  auto [s3, b3] =
+      call("POST", "/job", R"({"job":{"id":")" + first + R"(","state":{"parallelism":4,"elapsed_time":10}}})");
   ASSERT_EQ(s3, 200) << b3;
-  auto [s4, b4] = call("POST", "/job", R"({"job":{"id":")" + second + R"(","state":{"parallelism":4,"elapsed_time":10}}})");
+  auto [s4, b4] =
+      call("POST", "/job", R"({"job":{"id":")" + second + R"(","state":{"parallelism":4,"elapsed_time":10}}})");
   ASSERT_EQ(s4, 200) << b4;
   ASSERT_TRUE(ps_.wait_for("/update/" + first, 1));
   ASSERT_TRUE(ps_.wait_for("/update/" + second, 1));
   EXPECT_EQ(ps_parallelism(first), 3);
   EXPECT_EQ(ps_parallelism(second), 2);
-  auto [s5, b5] = call("POST", "/job", R"({"job":{"id":")" + second + R"(","state":{"parallelism":2,"elapsed_time":5}}})");
+  auto [s5, b5] =
+      call("POST", "/job", R"({"job":{"id":")" + second + R"(","state":{"parallelism":2,"elapsed_time":5}}})");
   ASSERT_EQ(s5, 200) << b5;
   ASSERT_TRUE(ps_.wait_for("/update/" + second, 2));
   EXPECT_EQ(ps_parallelism(second), 2);
 
   capacity_ = 1;  // less than one per job: nobody goes below 1
-  ASSERT_TRUE(run_until(&loop_, [&] { return call("GET", "/v1/jobs/" + first).second.find("\"cap\":1,") != std::string::npos; }));
-  auto [s6, b6] = call("POST", "/job", R"({"job":{"id":")" + first + R"(","state":{"parallelism":3,"elapsed_time":10}}})");
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return call("GET", "/v1/jobs/" + first).second.find("\"cap\":1,") != std::string::npos; }));
+  auto [s6, b6] =
+      call("POST", "/job", R"({"job":{"id":")" + first + R"(","state":{"parallelism":3,"elapsed_time":10}}})");
   ASSERT_EQ(s6, 200) << b6;
   ASSERT_TRUE(ps_.wait_for("/update/" + first, 2));
   EXPECT_EQ(ps_parallelism(first), 1);
@@ -141,11 +147,13 @@ TEST_F(MlCapacityTest, AJobSilentForTenEpochsIsStale) {
   // Epochs of 100 ms: stale after a second without a report. (At 5 ms the
   // 50 ms window could pass during the report's own fsync on a loaded
   // machine, and the fresh job read as stale.)
-  auto [s, body] = call("POST", "/job", R"({"job":{"id":")" + id + R"(","state":{"parallelism":4,"elapsed_time":0.1}}})");
+  auto [s, body] =
+      call("POST", "/job", R"({"job":{"id":")" + id + R"(","state":{"parallelism":4,"elapsed_time":0.1}}})");
   ASSERT_EQ(s, 200) << body;
   EXPECT_NE(call("GET", "/v1/jobs/" + id).second.find("\"stale\":false"), std::string::npos);
   // Ten epochs without a report.
-  ASSERT_TRUE(run_until(&loop_, [&] { return call("GET", "/v1/jobs/" + id).second.find("\"stale\":true") != std::string::npos; }));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return call("GET", "/v1/jobs/" + id).second.find("\"stale\":true") != std::string::npos; }));
 }
 
 }  // namespace

@@ -19,10 +19,9 @@
 namespace uvsched::test {
 namespace {
 
-const std::string kTrain =
-    R"({"model_type":"resnet34","batch_size":128,"epochs":10,"dataset":"cifar10","lr":0.01,)"
-    R"("function_name":"resnet","options":{"default_parallelism":3,"static_parallelism":false,)"
-    R"("validate_every":2,"k":-1,"goal_accuracy":0.9}})";
+const std::string kTrain = R"({"model_type":"resnet34","batch_size":128,"epochs":10,"dataset":"cifar10","lr":0.01,)"
+                           R"("function_name":"resnet","options":{"default_parallelism":3,"static_parallelism":false,)"
+                           R"("validate_every":2,"k":-1,"goal_accuracy":0.9}})";
 
 std::string job_update(const std::string& id, int parallelism, double elapsed) {
   return R"({"request":)" + kTrain + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":)" +
@@ -45,8 +44,8 @@ class MlSchedulerTest : public DaemonFixture {
     DaemonFixture::TearDown();
   }
   void start_with_fakes(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"--ps-url", ps_.url(), "--router-url", router_.url(),
-                                     "--metrics-poll-interval", "0.1"};
+    std::vector<std::string> args = {"--ps-url", ps_.url(), "--router-url", router_.url(), "--metrics-poll-interval",
+                                     "0.1"};
     args.insert(args.end(), extra.begin(), extra.end());
     start(args);
   }
@@ -129,8 +128,10 @@ TEST_F(MlSchedulerTest, EpochReportsFollowTheDecisionTableWithClamps) {
   }
   auto metrics = http_request(daemon_->port(), "GET", "/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("uvsched_job_parallelism{jobid=\"" + id + "\"} 1\n"), std::string::npos) << metrics->body;
-  EXPECT_NE(metrics->body.find("uvsched_ml_decisions_total{reason=\"steady\"} 2\n"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("uvsched_job_parallelism{jobid=\"" + id + "\"} 1\n"), std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("uvsched_ml_decisions_total{reason=\"steady\"} 2\n"), std::string::npos)
+      << metrics->body;
 }
 
 TEST_F(MlSchedulerTest, StaticJobsKeepTheirParallelism) {
@@ -168,8 +169,9 @@ TEST_F(MlSchedulerTest, AStartThePsAlreadyHoldsIsNotSentAgain) {
   std::string id = train();
   ASSERT_TRUE(ps_.wait_for("/start", 1));
   // The PS is still making the pod; its index already lists the job.
-  ps_.answer("/tasks", 200, "application/json", R"([{"request":)" + kTrain + R"(,"job":{"id":")" + id +
-                                                      R"(","state":{"parallelism":3,"elapsed_time":0}}}])");
+  ps_.answer(
+      "/tasks", 200, "application/json",
+      R"([{"request":)" + kTrain + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":3,"elapsed_time":0}}}])");
   ASSERT_TRUE(ps_.wait_for("/tasks", 1, 5s));
   auto until = std::chrono::steady_clock::now() + 5s;
   std::string view;
@@ -245,7 +247,8 @@ TEST_F(MlSchedulerTest, InferEncodesEveryQueryValue) {
   ASSERT_TRUE(router_.wait_for("/", 1));
   auto calls = router_.calls();
   ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].target, "/net%20work?task=infer&jobId=a%26b%2F%20c%0D%0AX%3A%20y&N=1&K=-1&funcId=0&batchSize=0&lr=1&epoch=1");
+  EXPECT_EQ(calls[0].target,
+            "/net%20work?task=infer&jobId=a%26b%2F%20c%0D%0AX%3A%20y&N=1&K=-1&funcId=0&batchSize=0&lr=1&epoch=1");
   auto decoded = query_param(calls[0].target.substr(calls[0].target.find('?') + 1), "jobId");
   ASSERT_TRUE(decoded);
   EXPECT_EQ(*decoded, "a&b/ c\r\nX: y");
@@ -280,7 +283,8 @@ TEST_F(MlSchedulerTest, InferenceIsRelayedToTheRouter) {
   EXPECT_EQ(calls[0].target, "/network?task=infer&jobId=abc123&N=1&K=-1&funcId=0&batchSize=0&lr=1&epoch=1");
   EXPECT_EQ(calls[0].body, body);
 
-  auto named = http_request(daemon_->port(), "POST", "/infer", R"({"model_id":"m","data":[],"function_name":"mnist-fn"})");
+  auto named =
+      http_request(daemon_->port(), "POST", "/infer", R"({"model_id":"m","data":[],"function_name":"mnist-fn"})");
   ASSERT_TRUE(named);
   EXPECT_EQ(named->body, "[7]");
 }
@@ -308,8 +312,11 @@ TEST_F(MlSchedulerTest, BadInputIs400NamingTheFieldAndChangesNothing) {
       {"/train", "{}", "model_type"},
       {"/train", R"({"model_type":"m","batch_size":"64","epochs":1,"dataset":"d","function_name":"f"})", "batch_size"},
       {"/train", R"({"model_type":"m","batch_size":64,"epochs":0,"dataset":"d","function_name":"f"})", "epochs"},
-      {"/train", R"({"model_type":"m","batch_size":64,"epochs":1,"dataset":"d","function_name":"f","options":{"k":"x"}})", "options.k"},
-      {"/train", R"({"model_type":"m","batch_size":64,"epochs":1,"dataset":"d","function_name":"f","lr":"fast"})", "lr"},
+      {"/train",
+       R"({"model_type":"m","batch_size":64,"epochs":1,"dataset":"d","function_name":"f","options":{"k":"x"}})",
+       "options.k"},
+      {"/train", R"({"model_type":"m","batch_size":64,"epochs":1,"dataset":"d","function_name":"f","lr":"fast"})",
+       "lr"},
       {"/job", R"({"job":{"state":{"parallelism":2}}})", "job.id"},
       {"/job", R"({"job":{"id":"x","state":{"elapsed_time":"slow"}}})", "job.state.elapsed_time"},
       {"/job", R"({"job":{"id":"x","state":{"elapsed_time":-1}}})", "job.state.elapsed_time"},
@@ -347,9 +354,13 @@ TEST_F(MlSchedulerTest, PsMetricsArePolledPerJob) {
   std::string id = train();
   ps_.answer("/metrics", 200, "text/plain; version=0.0.4",
              "# HELP kubeml_job_validation_loss x\n# TYPE kubeml_job_validation_loss gauge\n"
-             "kubeml_job_validation_loss{jobid=\"" + id + "\"} 0.25\n"
-             "kubeml_job_validation_accuracy{jobid=\"" + id + "\"} 0.875\n"
-             "kubeml_job_running_total{type=\"train\"} 1\n");
+             "kubeml_job_validation_loss{jobid=\"" +
+                 id +
+                 "\"} 0.25\n"
+                 "kubeml_job_validation_accuracy{jobid=\"" +
+                 id +
+                 "\"} 0.875\n"
+                 "kubeml_job_running_total{type=\"train\"} 1\n");
   std::string view;
   auto until = std::chrono::steady_clock::now() + 10s;
   while (std::chrono::steady_clock::now() < until) {

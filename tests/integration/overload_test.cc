@@ -34,11 +34,13 @@ class OverloadTest : public DaemonFixture {
     for (int batch = 0; batch < kPods / 100; ++batch) {
       std::string requests;
       for (int i = 0; i < 100; ++i) {
-        std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-)" + std::to_string(batch * 100 + i) +
-                           R"(","annotations":{"pad":")" + padding +
+        std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-)" +
+                           std::to_string(batch * 100 + i) + R"(","annotations":{"pad":")" + padding +
                            R"("}},"spec":{"containers":[{"name":"c","image":"busybox"}]}})";
-        requests += "POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                    "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        requests +=
+            "POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            "Content-Length: " +
+            std::to_string(body.size()) + "\r\n\r\n" + body;
       }
       ASSERT_TRUE(c.send(requests));
       for (int i = 0; i < 100; ++i) {

@@ -17,17 +17,20 @@
 namespace uvsched::test {
 namespace {
 
-const std::string kPod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"app":"demo"}},)"
-                         R"("spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}]}})";
+const std::string kPod =
+    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"app":"demo"}},)"
+    R"("spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}]}})";
 
 std::string pod_named(const std::string& name, const std::string& app) {
-  return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app + R"("}},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+  return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app +
+         R"("}},"spec":{"containers":[{"name":"c","image":"i"}]}})";
 }
 
 // How many pods a list body holds.
 size_t count_pods(const std::string& items) {
   size_t n = 0;
-  for (size_t at = items.find("\"kind\":\"Pod\""); at != std::string::npos; at = items.find("\"kind\":\"Pod\"", at + 1)) ++n;
+  for (size_t at = items.find("\"kind\":\"Pod\""); at != std::string::npos; at = items.find("\"kind\":\"Pod\"", at + 1))
+    ++n;
   return n;
 }
 
@@ -101,7 +104,8 @@ TEST_F(PodRegistryTest, CreateFillsDefaultsAndGetReturnsIt) {
   // With no agent offering anything, the scheduler says why the pod waits.
   std::string waiting = settled("web");
   EXPECT_NE(waiting.find(R"("type":"PodScheduled","status":"False","reason":"Unschedulable","message":"no offers")"),
-            std::string::npos) << waiting;
+            std::string::npos)
+      << waiting;
   EXPECT_EQ(field(g->body, {"spec", "containers"}),
             R"([{"name":"c","image":"nginx","resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}])");
 }
@@ -118,15 +122,26 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
       {"DELETE", "/api/v1/namespaces/default/pods/nope", "", "", 404, "NotFound"},
       {"POST", "/api/v1/namespaces/nowhere/pods", pod_named("a", "x"), "", 404, "NotFound"},
       {"POST", "/api/v1/namespaces/default/pods", "{not json", "", 400, "BadRequest"},
-      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"Bad_Name"},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 422, "Invalid"},
-      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})", "", 422, "Invalid"},
-      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":"lots"}}}]}})", "", 422, "Invalid"},
-      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x","namespace":"other"},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 400, "BadRequest"},
-      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{}})", "application/apply-patch+cbor", 415, "UnsupportedMediaType"},
-      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"op":"add"})", "application/json-patch+json", 400, "BadRequest"},
-      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"add"}])", "application/json-patch+json", 422, "Invalid"},
-      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"remove","path":"/metadata/nope"}])", "application/json-patch+json", 422, "Invalid"},
-      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"test","path":"/metadata/name","value":"other"}])", "application/json-patch+json", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods",
+       R"({"metadata":{"name":"Bad_Name"},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})",
+       "", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods",
+       R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":"lots"}}}]}})",
+       "", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods",
+       R"({"metadata":{"name":"x","namespace":"other"},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 400,
+       "BadRequest"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{}})", "application/apply-patch+cbor", 415,
+       "UnsupportedMediaType"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"op":"add"})", "application/json-patch+json", 400,
+       "BadRequest"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"add"}])", "application/json-patch+json", 422,
+       "Invalid"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"remove","path":"/metadata/nope"}])",
+       "application/json-patch+json", 422, "Invalid"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"test","path":"/metadata/name","value":"other"}])",
+       "application/json-patch+json", 422, "Invalid"},
       {"GET", "/api/v1/namespaces/default/pods?labelSelector=app%20in%20oops", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/pods?fieldSelector=spec.unknown%3Dx", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/widgets", "", "", 404, "NotFound"},
@@ -140,7 +155,8 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
     EXPECT_EQ(field(r->body, {"reason"}), c.reason) << r->body;
     EXPECT_EQ(field(r->body, {"code"}), std::to_string(c.code));
   }
-  auto invalid = req("POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})");
+  auto invalid = req("POST", "/api/v1/namespaces/default/pods",
+                     R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})");
   EXPECT_EQ(field(invalid->body, {"details", "causes"}),
             R"([{"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[0].image"}])");
   // Nothing that failed was stored.
@@ -155,20 +171,24 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
 TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidation) {
   const std::string pods = "/api/v1/namespaces/default/pods";
   for (const char* spec : {R"("nodeName":{})", R"("nodeName":true)", R"("nodeSelector":{"a":[]})"}) {
-    auto r = req("POST", pods, std::string(R"({"metadata":{"name":"typed"},"spec":{)") + spec +
-                                   R"(,"containers":[{"name":"c","image":"i"}]}})");
+    auto r = req("POST", pods,
+                 std::string(R"({"metadata":{"name":"typed"},"spec":{)") + spec +
+                     R"(,"containers":[{"name":"c","image":"i"}]}})");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 400) << spec << ": " << r->body;
     EXPECT_EQ(field(r->body, {"reason"}), "BadRequest");
     EXPECT_NE(r->body.find("cannot unmarshal"), std::string::npos) << r->body;
   }
   for (const char* ns : {"[]", "1", "{}"}) {
-    auto r = req("POST", pods, std::string(R"({"metadata":{"name":"typed","namespace":)") + ns +
-                                   R"(},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+    auto r = req("POST", pods,
+                 std::string(R"({"metadata":{"name":"typed","namespace":)") + ns +
+                     R"(},"spec":{"containers":[{"name":"c","image":"i"}]}})");
     EXPECT_EQ(r->status, 400) << ns << ": " << r->body;
     EXPECT_NE(r->body.find("ObjectMeta.metadata.namespace of type string"), std::string::npos) << r->body;
   }
-  auto every = req("POST", pods, R"({"metadata":{"name":"typed"},"spec":{"nodeName":1,"priority":"x","containers":[{"name":"c","image":5}]}})");
+  auto every = req(
+      "POST", pods,
+      R"({"metadata":{"name":"typed"},"spec":{"nodeName":1,"priority":"x","containers":[{"name":"c","image":5}]}})");
   EXPECT_EQ(every->status, 400);
   for (const char* f : {"spec.nodeName", "spec.priority", "spec.containers[0].image"}) {
     EXPECT_NE(every->body.find(std::string("\"field\":\"") + f + "\""), std::string::npos) << f << ": " << every->body;
@@ -176,10 +196,12 @@ TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidatio
   EXPECT_EQ(answered(req("GET", pods + "/typed")).status, 404);  // none of them was stored
 
   // Unknown fields: Warn (the default) drops them and says so.
-  const std::string extra = R"({"metadata":{"name":"extra"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i","bogus2":2}]}})";
+  const std::string extra =
+      R"({"metadata":{"name":"extra"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i","bogus2":2}]}})";
   auto warned = req("POST", pods, extra);
   ASSERT_EQ(warned->status, 201) << warned->body;
-  EXPECT_NE(warned->header("Warning").find("unknown field \\\"spec.bogus\\\""), std::string::npos) << warned->header("Warning");
+  EXPECT_NE(warned->header("Warning").find("unknown field \\\"spec.bogus\\\""), std::string::npos)
+      << warned->header("Warning");
   auto stored = req("GET", pods + "/extra");
   ASSERT_TRUE(stored && stored->status == 200);
   EXPECT_EQ(stored->body.find("bogus"), std::string::npos) << stored->body;
@@ -187,12 +209,14 @@ TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidatio
                     R"({"metadata":{"name":"strict"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i"}]}})");
   EXPECT_EQ(strict->status, 400);
   EXPECT_EQ(field(strict->body, {"message"}), "strict decoding error: unknown field \"spec.bogus\"");
-  auto ignored = req("POST", pods + "?fieldValidation=Ignore", R"({"metadata":{"name":"ignored"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i"}]}})");
+  auto ignored = req("POST", pods + "?fieldValidation=Ignore",
+                     R"({"metadata":{"name":"ignored"},"spec":{"bogus":1,"containers":[{"name":"c","image":"i"}]}})");
   EXPECT_EQ(ignored->status, 201);
   EXPECT_EQ(ignored->header("Warning"), "");
   EXPECT_EQ(answered(req("POST", pods + "?fieldValidation=Loose", extra)).status, 400);
   // A patch cannot give a field a wrong type either.
-  auto patched = req("PATCH", pods + "/extra", R"({"spec":{"nodeName":{}}})", "Content-Type: application/merge-patch+json\r\n");
+  auto patched =
+      req("PATCH", pods + "/extra", R"({"spec":{"nodeName":{}}})", "Content-Type: application/merge-patch+json\r\n");
   EXPECT_EQ(patched->status, 400) << patched->body;
   // And a field a patch adds that the type lacks is dropped with a Warning (Warn), or refused (Strict).
   auto patch_warned = req("PATCH", pods + "/extra", R"({"metadata":{"labels":{"a":"b"}},"spec":{"bogus3":1}})",
@@ -256,20 +280,22 @@ TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {
   auto stale = req("PUT", "/api/v1/namespaces/default/pods/web", updated);
   EXPECT_EQ(stale->status, 409);
   EXPECT_EQ(field(stale->body, {"reason"}), "Conflict");
-  auto stale_patch = req("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"resourceVersion":")" + rv + R"("}})",
-                         "Content-Type: application/merge-patch+json\r\n");
+  auto stale_patch =
+      req("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"resourceVersion":")" + rv + R"("}})",
+          "Content-Type: application/merge-patch+json\r\n");
   EXPECT_EQ(stale_patch->status, 409);
 }
 
 TEST_F(PodRegistryTest, ListsFilterByLabelsAndFieldsAndPage) {
   for (int i = 0; i < 5; ++i) {
-    ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", pod_named("p" + std::to_string(i), i % 2 ? "odd" : "even"))).status, 201);
+    ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods",
+                           pod_named("p" + std::to_string(i), i % 2 ? "odd" : "even")))
+                  .status,
+              201);
   }
   ASSERT_EQ(answered(req("POST", "/api/v1/namespaces", R"({"metadata":{"name":"team"}})")).status, 201);
   ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/team/pods", pod_named("t0", "odd"))).status, 201);
-  auto count = [&](const std::string& path) {
-    return count_pods(field(answered(req("GET", path)).body, {"items"}));
-  };
+  auto count = [&](const std::string& path) { return count_pods(field(answered(req("GET", path)).body, {"items"})); };
   EXPECT_EQ(count("/api/v1/namespaces/default/pods"), 5u);
   EXPECT_EQ(count("/api/v1/pods"), 6u);
   EXPECT_EQ(count("/api/v1/pods?labelSelector=app%3Dodd"), 3u);
@@ -307,29 +333,36 @@ TEST_F(PodRegistryTest, WatchStreamsChangesFromAResourceVersion) {
   std::string rv = field(c->body, {"metadata", "resourceVersion"});
   RawConnection w;
   ASSERT_TRUE(w.connect(daemon_->port()));
-  ASSERT_TRUE(w.send("GET /api/v1/namespaces/default/pods?watch=true&resourceVersion=" + rv + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(
+      w.send("GET /api/v1/namespaces/default/pods?watch=true&resourceVersion=" + rv + " HTTP/1.1\r\nHost: t\r\n\r\n"));
   ASSERT_TRUE(req("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"labels":{"x":"y"}}})",
                   "Content-Type: application/strategic-merge-patch+json\r\n"));
   ASSERT_TRUE(req("POST", "/api/v1/namespaces/default/pods", pod_named("second", "demo")));
   ASSERT_TRUE(req("DELETE", "/api/v1/namespaces/default/pods/web"));
   auto got = w.read_until("\"type\":\"DELETED\"");
   ASSERT_TRUE(got);
-  size_t mod = got->find("\"type\":\"MODIFIED\""), add = got->find("\"type\":\"ADDED\""), del = got->find("\"type\":\"DELETED\"");
+  size_t mod = got->find("\"type\":\"MODIFIED\""), add = got->find("\"type\":\"ADDED\""),
+         del = got->find("\"type\":\"DELETED\"");
   EXPECT_LT(mod, add);
   EXPECT_LT(add, del);
-  EXPECT_EQ(got->find("\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" + rv),
-            std::string::npos);  // web's creation is before the watch's resourceVersion
+  EXPECT_EQ(
+      got->find(
+          "\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" +
+          rv),
+      std::string::npos);  // web's creation is before the watch's resourceVersion
 }
 
 TEST_F(PodRegistryTest, BindingAndStatusSubresources) {
   ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", kPod)).status, 201);
-  auto bind = req("POST", "/api/v1/namespaces/default/pods/web/binding",
-                  R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"edge-1"}})");
+  auto bind =
+      req("POST", "/api/v1/namespaces/default/pods/web/binding",
+          R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"edge-1"}})");
   EXPECT_EQ(bind->status, 201) << bind->body;
   EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/web")).body, {"spec", "nodeName"}), "edge-1");
   auto again = req("POST", "/api/v1/namespaces/default/pods/web/binding", R"({"target":{"name":"edge-2"}})");
   EXPECT_EQ(again->status, 409);
-  auto status = req("PATCH", "/api/v1/namespaces/default/pods/web/status", R"({"status":{"phase":"Running","podIP":"10.0.0.7"},"spec":{"nodeName":"ignored"}})",
+  auto status = req("PATCH", "/api/v1/namespaces/default/pods/web/status",
+                    R"({"status":{"phase":"Running","podIP":"10.0.0.7"},"spec":{"nodeName":"ignored"}})",
                     "Content-Type: application/merge-patch+json\r\n");
   EXPECT_EQ(status->status, 200) << status->body;
   EXPECT_EQ(field(status->body, {"status", "phase"}), "Running");
@@ -346,9 +379,10 @@ TEST_F(PodRegistryTest, UpdatesRacingOtherWritersAreRetried) {
   for (int i = 0; i < kWriters; ++i) {
     std::string body = R"({"metadata":{"labels":{"w)" + std::to_string(i) + R"(":"yes"}}})";
     ASSERT_TRUE(conns[i].connect(daemon_->port()));
-    ASSERT_TRUE(conns[i].send("PATCH /api/v1/namespaces/default/pods/web HTTP/1.1\r\nHost: t\r\n"
-                              "Content-Type: application/merge-patch+json\r\nContent-Length: " +
-                              std::to_string(body.size()) + "\r\n\r\n" + body));
+    ASSERT_TRUE(
+        conns[i].send("PATCH /api/v1/namespaces/default/pods/web HTTP/1.1\r\nHost: t\r\n"
+                      "Content-Type: application/merge-patch+json\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body));
   }
   for (auto& c : conns) {
     auto r = c.read_response();
@@ -356,10 +390,12 @@ TEST_F(PodRegistryTest, UpdatesRacingOtherWritersAreRetried) {
     EXPECT_EQ(r->status, 200) << r->body;
   }
   std::string pod = answered(req("GET", "/api/v1/namespaces/default/pods/web")).body;
-  for (int i = 0; i < kWriters; ++i) EXPECT_EQ(field(pod, {"metadata", "labels", ("w" + std::to_string(i)).c_str()}), "yes");
+  for (int i = 0; i < kWriters; ++i)
+    EXPECT_EQ(field(pod, {"metadata", "labels", ("w" + std::to_string(i)).c_str()}), "yes");
 
   std::string stale = R"({"metadata":{"resourceVersion":"1","labels":{"late":"yes"}}})";
-  auto refused = req("PATCH", "/api/v1/namespaces/default/pods/web", stale, "Content-Type: application/merge-patch+json\r\n");
+  auto refused =
+      req("PATCH", "/api/v1/namespaces/default/pods/web", stale, "Content-Type: application/merge-patch+json\r\n");
   EXPECT_EQ(refused->status, 409) << refused->body;
 }
 
@@ -368,7 +404,8 @@ TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
   std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: demo\nspec:\n"
                              "  containers:\n  - name: nginx\n    image: nginx:1.25\n";
   int code = 0;
-  // 1.20 prints "Server Version: version.Info{...GitVersion:"v1.32.0-uvsched"...}", 1.32 "Server Version: v1.32.0-uvsched".
+  // 1.20 prints "Server Version: version.Info{...GitVersion:"v1.32.0-uvsched"...}", 1.32 "Server Version:
+  // v1.32.0-uvsched".
   EXPECT_NE(kubectl("version", &code).find("v1.32.0-uvsched"), std::string::npos);
   EXPECT_EQ(code, 0);
   std::string out = kubectl("create -f " + manifest, &code);
@@ -420,7 +457,9 @@ TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
                                "    resources:\n      requests:\n        cpu: 250m\n"
                                "  - name: side\n    image: busybox\n";
   };
-  auto containers = [&] { return field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"spec", "containers"}); };
+  auto containers = [&] {
+    return field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"spec", "containers"});
+  };
   write("app:1", "one");
   int code = 0;
   std::string out = kubectl("apply -f " + manifest, &code);
@@ -456,16 +495,20 @@ TEST_F(PodRegistryTest, KubectlApplyMergesContainersByName) {
   // Finalizers: a set to a strategic patch, a plain list to a merge patch.
   ASSERT_EQ((kubectl(R"(patch pod app -p '{"metadata":{"finalizers":["a/x"]}}')", &code), code), 0);
   ASSERT_EQ((kubectl(R"(patch pod app -p '{"metadata":{"finalizers":["b/y"]}}')", &code), code), 0);
-  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"metadata", "finalizers"}), R"(["a/x","b/y"])");
+  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"metadata", "finalizers"}),
+            R"(["a/x","b/y"])");
   ASSERT_EQ((kubectl(R"(patch pod app --type merge -p '{"metadata":{"finalizers":["c/z"]}}')", &code), code), 0);
-  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"metadata", "finalizers"}), R"(["c/z"])");
+  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/app")).body, {"metadata", "finalizers"}),
+            R"(["c/z"])");
 
   out = kubectl(R"(patch pod app -p '{"spec":{"containers":[{"image":"z"}]}}')", &code);
   EXPECT_NE(code, 0);
   EXPECT_NE(out.find("merge key"), std::string::npos) << out;
 
   // And a JSON patch (RFC 6902) by index.
-  out = kubectl(R"(patch pod app --type json -p '[{"op":"replace","path":"/spec/containers/1/image","value":"busybox:3"}]')", &code);
+  out = kubectl(
+      R"(patch pod app --type json -p '[{"op":"replace","path":"/spec/containers/1/image","value":"busybox:3"}]')",
+      &code);
   ASSERT_EQ(code, 0) << out;
   now = containers();
   EXPECT_NE(now.find(R"("image":"busybox:3")"), std::string::npos) << now;
@@ -504,8 +547,10 @@ TEST_F(PodRegistryTest, KubectlServerSideApplyOwnsFieldsAndConflicts) {
   write("nginx:2", "app: web");  // the same app label: shared, no conflict
   out = kubectl("apply --server-side --field-manager=ci -f " + manifest, &code);
   EXPECT_NE(code, 0) << out;
-  EXPECT_NE(out.find(R"(Apply failed with 1 conflict: conflict with "kubectl" using v1: .spec.containers[name="c"].image)"),
-            std::string::npos) << out;
+  EXPECT_NE(
+      out.find(R"(Apply failed with 1 conflict: conflict with "kubectl" using v1: .spec.containers[name="c"].image)"),
+      std::string::npos)
+      << out;
   EXPECT_NE(out.find("--force-conflicts"), std::string::npos) << out;  // kubectl's own advice: it read a 409 Conflict
   EXPECT_EQ(field(pod(), {"spec", "containers"}), R"([{"image":"nginx:1","name":"c"}])");
   out = kubectl("apply --server-side --field-manager=ci --force-conflicts -f " + manifest, &code);
@@ -526,12 +571,15 @@ TEST_F(PodRegistryTest, KubectlServerSideApplyOwnsFieldsAndConflicts) {
   EXPECT_EQ(field(pod(), {"spec", "containers"}), R"([{"image":"nginx:2","name":"c"}])");
 
   ASSERT_EQ((kubectl("run ran --image=busybox --restart=Never", &code), code), 0);
-  EXPECT_NE(field(answered(req("GET", "/api/v1/namespaces/default/pods/ran")).body, {"metadata", "managedFields"}).find(R"("manager":"kubectl-run","operation":"Update")"),
+  EXPECT_NE(field(answered(req("GET", "/api/v1/namespaces/default/pods/ran")).body, {"metadata", "managedFields"})
+                .find(R"("manager":"kubectl-run","operation":"Update")"),
             std::string::npos);
-  std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata: {name: ran}\nspec:\n  containers: [{name: ran, image: busybox:2}]\n";
+  std::ofstream(manifest)
+      << "apiVersion: v1\nkind: Pod\nmetadata: {name: ran}\nspec:\n  containers: [{name: ran, image: busybox:2}]\n";
   out = kubectl("apply --server-side -f " + manifest, &code);
   EXPECT_NE(code, 0) << out;
-  EXPECT_NE(out.find(R"(conflict with "kubectl-run" using v1: .spec.containers[name="ran"].image)"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(conflict with "kubectl-run" using v1: .spec.containers[name="ran"].image)"), std::string::npos)
+      << out;
 
   std::ofstream(manifest) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: gitops, labels: {team: a}}\n";
   for (int i = 0; i < 2; ++i) {
@@ -546,16 +594,19 @@ TEST_F(PodRegistryTest, KubectlServerSideApplyOwnsFieldsAndConflicts) {
 // The apply options the API server refuses, and what uvsched cannot read.
 TEST_F(PodRegistryTest, ServerSideApplyRefusesWhatTheApiServerRefuses) {
   const std::string apply = "Content-Type: application/apply-patch+yaml\r\n";
-  const std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+  const std::string body =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","image":"i"}]}})";
   auto r = req("PATCH", "/api/v1/namespaces/default/pods/a", body, apply);
   EXPECT_EQ(r->status, 422) << r->body;
   EXPECT_NE(r->body.find("fieldManager: Required value: is required for apply patch"), std::string::npos) << r->body;
   r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m", "apiVersion: v1\nkind: Pod\n", apply);
   EXPECT_EQ(r->status, 400) << r->body;
   EXPECT_NE(r->body.find("not block YAML"), std::string::npos) << r->body;
-  r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m", R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"}})", apply);
+  r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m",
+          R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"}})", apply);
   EXPECT_EQ(r->status, 400) << r->body;
-  r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m", R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"nodeName":{}}})", apply);
+  r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m",
+          R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"nodeName":{}}})", apply);
   EXPECT_EQ(r->status, 400) << r->body;  // typed decoding, as for any body
   EXPECT_NE(r->body.find("PodSpec.spec.nodeName of type string"), std::string::npos) << r->body;
   r = req("PATCH", "/api/v1/namespaces/default/pods/a?fieldManager=m", body, apply);
@@ -566,7 +617,8 @@ TEST_F(PodRegistryTest, ServerSideApplyRefusesWhatTheApiServerRefuses) {
   EXPECT_NE(r->body.find("force: Forbidden: may not be specified for non-apply patch"), std::string::npos) << r->body;
   r = req("PATCH", "/api/v1/namespaces/default/pods/a/status?fieldManager=m", body, apply);
   EXPECT_EQ(r->status, 415) << r->body;
-  r = req("PATCH", "/api/v1/namespaces/default", R"({"metadata":{"labels":{"x":"y"}}})", "Content-Type: application/merge-patch+json\r\n");
+  r = req("PATCH", "/api/v1/namespaces/default", R"({"metadata":{"labels":{"x":"y"}}})",
+          "Content-Type: application/merge-patch+json\r\n");
   EXPECT_EQ(r->status, 415) << r->body;
   EXPECT_NE(r->body.find("application/apply-patch+yaml"), std::string::npos) << r->body;
 }
@@ -578,13 +630,20 @@ TEST_F(PodRegistryTest, FinalizersHoldADeletedPodUntilTheLastIsRemoved) {
   ASSERT_EQ(req("POST", "/api/v1/namespaces/default/pods",
                 R"({"metadata":{"name":"held","finalizers":["example.com/a","example.com/b"],)"
                 R"("deletionTimestamp":"2020-01-01T00:00:00Z"},"spec":{"containers":[{"name":"c","image":"i"}]}})")
-                ->status, 201);
+                ->status,
+            201);
   settled("held");
-  EXPECT_EQ(field(answered(req("GET", path)).body, {"metadata", "deletionTimestamp"}), "<missing>") << "a create cannot start a deletion";
+  EXPECT_EQ(field(answered(req("GET", path)).body, {"metadata", "deletionTimestamp"}), "<missing>")
+      << "a create cannot start a deletion";
   // An update cannot start one either.
-  ASSERT_EQ(answered(req("PATCH", path, R"({"metadata":{"deletionTimestamp":"2020-01-01T00:00:00Z","finalizers":null}})", merge)).status, 200);
+  ASSERT_EQ(answered(req("PATCH", path,
+                         R"({"metadata":{"deletionTimestamp":"2020-01-01T00:00:00Z","finalizers":null}})", merge))
+                .status,
+            200);
   EXPECT_EQ(answered(req("GET", path)).status, 200) << "the pod must still be there";
-  ASSERT_EQ(answered(req("PATCH", path, R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})", merge)).status, 200);
+  ASSERT_EQ(
+      answered(req("PATCH", path, R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})", merge)).status,
+      200);
 
   auto del = req("DELETE", path);
   ASSERT_EQ(del->status, 200) << del->body;
@@ -597,9 +656,13 @@ TEST_F(PodRegistryTest, FinalizersHoldADeletedPodUntilTheLastIsRemoved) {
   EXPECT_NE(added->body.find("no new finalizers"), std::string::npos) << added->body;
   EXPECT_EQ(answered(req("DELETE", path)).status, 200) << "deleting again changes nothing";
 
-  ASSERT_EQ(answered(req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/a"]}})", strategic)).status, 200);
+  ASSERT_EQ(answered(req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/a"]}})",
+                         strategic))
+                .status,
+            200);
   EXPECT_EQ(field(answered(req("GET", path)).body, {"metadata", "finalizers"}), R"(["example.com/b"])");
-  auto last = req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/b"]}})", strategic);
+  auto last =
+      req("PATCH", path, R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/b"]}})", strategic);
   EXPECT_EQ(last->status, 200) << last->body;
   EXPECT_EQ(answered(req("GET", path)).status, 404) << "the last finalizer gone, the pod goes";
 }
@@ -613,8 +676,8 @@ TEST_F(PodRegistryTest, KubectlWatchShowsCreatesAndDeletes) {
   // kubectl -w runs while another client changes pods, and is stopped once
   // it has shown them (`timeout` only bounds a hang: it is not the test's
   // clock, so kubectl's own start-up on a loaded machine cannot eat it).
-  ASSERT_EQ(run_shell("timeout 60 kubectl --cache-dir " + kube_cache_.path() + " --server " + base_ + " get pods -w > " + log +
-                          " 2>&1 & echo $!",
+  ASSERT_EQ(run_shell("timeout 60 kubectl --cache-dir " + kube_cache_.path() + " --server " + base_ +
+                          " get pods -w > " + log + " 2>&1 & echo $!",
                       &out),
             0);
   const pid_t watcher = static_cast<pid_t>(std::atol(out.c_str()));
@@ -653,7 +716,8 @@ TEST(PodRegistryOnEtcd, APodWrittenStraightIntoEtcdShowsUpInWatchesAndLists) {
   ASSERT_TRUE(w.send("GET /api/v1/pods?watch=true HTTP/1.1\r\nHost: t\r\n\r\n"));
   ASSERT_TRUE(w.read_until("\r\n\r\n"));  // the stream is open
   // Another writer (etcdctl, a standby uvsched) puts a pod under /registry.
-  std::string pod = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"outside","namespace":"default"},"spec":{"containers":[{"name":"c","image":"i"}]},"status":{"phase":"Pending"}})";
+  std::string pod =
+      R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"outside","namespace":"default"},"spec":{"containers":[{"name":"c","image":"i"}]},"status":{"phase":"Pending"}})";
   std::string put = std::string(R"({"key":")") + "L3JlZ2lzdHJ5L3BvZHMvZGVmYXVsdC9vdXRzaWRl" + R"(","value":")";
   {
     // base64 of the pod, by way of the shell's base64 (the test's own encoder would prove nothing).
@@ -670,7 +734,9 @@ TEST(PodRegistryOnEtcd, APodWrittenStraightIntoEtcdShowsUpInWatchesAndLists) {
   ASSERT_TRUE(list);
   EXPECT_EQ(list->status, 200);
   std::string etcdctl;
-  EXPECT_EQ(run_shell("ETCDCTL_API=3 etcdctl --endpoints " + etcd.url() + " get --prefix /registry/pods/ --keys-only", &etcdctl), 0);
+  EXPECT_EQ(run_shell("ETCDCTL_API=3 etcdctl --endpoints " + etcd.url() + " get --prefix /registry/pods/ --keys-only",
+                      &etcdctl),
+            0);
   EXPECT_NE(etcdctl.find("/registry/pods/default/outside"), std::string::npos) << etcdctl;
   EXPECT_EQ(daemon.stop(SIGTERM), 0);
 }
@@ -683,8 +749,8 @@ TEST(PodRegistryOnEtcd, PodsArePackedInEtcdUnlessAskedForPlainAndBothFormsRead) 
   ASSERT_TRUE(etcd.start());
   auto stored = [&](const std::string& name) {
     std::string out;
-    run_shell("ETCDCTL_API=3 etcdctl --endpoints " + etcd.url() + " get --print-value-only /registry/pods/default/" + name +
-                  " | head -c 4 | od -An -c",
+    run_shell("ETCDCTL_API=3 etcdctl --endpoints " + etcd.url() + " get --print-value-only /registry/pods/default/" +
+                  name + " | head -c 4 | od -An -c",
               &out);
     return out;
   };

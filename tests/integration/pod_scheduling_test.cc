@@ -5,9 +5,9 @@
 
 #include <set>
 
-#include <map>
 #include <signal.h>
 #include <simdjson.h>
+#include <map>
 
 #include <algorithm>
 #include <memory>
@@ -43,7 +43,8 @@ class PodSchedulingTest : public DaemonFixture {
   // The pod was read (200) and `text` is not in it: a failed read does not pass for an absence.
   ::testing::AssertionResult lacks(const std::string& name, const std::string& text) {
     auto r = http_request(port(), "GET", "/api/v1/namespaces/default/pods/" + name);
-    if (!r || r->status != 200) return ::testing::AssertionFailure() << "pod " << name << " not read: " << (r ? r->status : 0);
+    if (!r || r->status != 200)
+      return ::testing::AssertionFailure() << "pod " << name << " not read: " << (r ? r->status : 0);
     if (r->body.find(text) != std::string::npos) return ::testing::AssertionFailure() << text << " in " << r->body;
     return ::testing::AssertionSuccess();
   }
@@ -128,13 +129,15 @@ TEST_F(PodSchedulingTest, AnAgentActsOnlyOnItsOwnTasksAndOffers) {
 
   // Its task's status, from the other agent: refused whole, nothing changes.
   for (const char* state : {"TASK_FAILED", "TASK_FINISHED", "TASK_RUNNING"}) {
-    auto r = http_request(port(), "POST", "/v1/agents/edge-1/status",
-                          std::string(R"({"statuses":[{"task_id":{"value":")") + task + R"("},"state":")" + state + R"("}]})");
+    auto r = http_request(
+        port(), "POST", "/v1/agents/edge-1/status",
+        std::string(R"({"statuses":[{"task_id":{"value":")") + task + R"("},"state":")" + state + R"("}]})");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 403) << state << ": " << r->body;
   }
   EXPECT_NE(get_pod("victim-pod").find("\"phase\":\"Running\""), std::string::npos) << get_pod("victim-pod");
-  EXPECT_EQ(of_type(attacker.events_before_marker(), "LAUNCH"), "") << "the victim's pod was re-queued onto the attacker";
+  EXPECT_EQ(of_type(attacker.events_before_marker(), "LAUNCH"), "")
+      << "the victim's pod was re-queued onto the attacker";
 
   // Its offer: not the attacker's to rescind, and its ids are not the attacker's to take.
   std::string offer = victim.offer(1, 512);
@@ -146,8 +149,9 @@ TEST_F(PodSchedulingTest, AnAgentActsOnlyOnItsOwnTasksAndOffers) {
   ASSERT_TRUE(offers);
   EXPECT_NE(offers->body.find(offer), std::string::npos) << "the victim's offer went: " << offers->body;
   const std::string res = resources(1, 64);
-  auto squat = http_request(port(), "POST", "/v1/agents/edge-1/offers",
-                            R"({"offers":[{"resources":)" + res + R"(},{"id":{"value":"edge-2-o5"},"resources":)" + res + "}]}");
+  auto squat =
+      http_request(port(), "POST", "/v1/agents/edge-1/offers",
+                   R"({"offers":[{"resources":)" + res + R"(},{"id":{"value":"edge-2-o5"},"resources":)" + res + "}]}");
   ASSERT_TRUE(squat);
   EXPECT_EQ(squat->status, 400) << squat->body;
   EXPECT_NE(squat->body.find("offers[1].id.value"), std::string::npos) << squat->body;
@@ -210,9 +214,11 @@ TEST_F(PodSchedulingTest, AnOfferRescindedWhileTheBindingIsWrittenIsNotLaunchedO
   const std::string pod = pod_json("web", "500m");
   RawConnection c;
   ASSERT_TRUE(c.connect(port()));
-  ASSERT_TRUE(c.send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                     "Content-Length: " + std::to_string(pod.size()) + "\r\n\r\n" + pod +
-                     "DELETE /v1/agents/edge-1/offers/" + offer + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+             "Content-Length: " +
+             std::to_string(pod.size()) + "\r\n\r\n" + pod + "DELETE /v1/agents/edge-1/offers/" + offer +
+             " HTTP/1.1\r\nHost: t\r\n\r\n"));
   auto created = c.read_response();
   auto rescinded = c.read_response();
   ASSERT_TRUE(created && rescinded);
@@ -276,18 +282,23 @@ TEST_F(PodSchedulingTest, FrameworkMessagesAndExecutorLossesAreChecked) {
   // Both are kept for operators.
   auto seen = http_request(port(), "GET", "/v1/agents/edge-1");
   ASSERT_TRUE(seen && seen->status == 200);
-  EXPECT_NE(seen->body.find(R"("messages":[{"executor_id":"ex","data":"aGk=","bytes":2,"truncated":false)"), std::string::npos)
+  EXPECT_NE(seen->body.find(R"("messages":[{"executor_id":"ex","data":"aGk=","bytes":2,"truncated":false)"),
+            std::string::npos)
       << seen->body;
   EXPECT_NE(seen->body.find(R"("executor_losses":[{"executor_id":"ex","status":137)"), std::string::npos) << seen->body;
   EXPECT_EQ(answered(http_request(port(), "GET", "/v1/agents/nobody")).status, 404);
-  EXPECT_EQ(answered(http_request(port(), "POST", "/v1/agents/nobody/message", R"({"executor_id":"ex","data":""})")).status, 404);
+  EXPECT_EQ(
+      answered(http_request(port(), "POST", "/v1/agents/nobody/message", R"({"executor_id":"ex","data":""})")).status,
+      404);
   // And messages go the other way: an operator's MESSAGE on the agent's stream.
-  auto sent = http_request(port(), "POST", "/v1/messages/edge-1", R"({"executor_id":{"value":"ex"},"data":"cGluZw=="})");
+  auto sent =
+      http_request(port(), "POST", "/v1/messages/edge-1", R"({"executor_id":{"value":"ex"},"data":"cGluZw=="})");
   ASSERT_TRUE(sent);
   EXPECT_EQ(sent->status, 200) << sent->body;
   std::string message = agent.next("MESSAGE");
   EXPECT_NE(message.find(R"("executor_id":{"value":"ex"},"data":"cGluZw==")"), std::string::npos) << message;
-  EXPECT_EQ(answered(http_request(port(), "POST", "/v1/messages/nobody", R"({"executor_id":"ex","data":""})")).status, 404);
+  EXPECT_EQ(answered(http_request(port(), "POST", "/v1/messages/nobody", R"({"executor_id":"ex","data":""})")).status,
+            404);
   EXPECT_EQ(answered(http_request(port(), "POST", "/v1/messages/edge-1", R"({"data":""})")).status, 400);
 }
 
@@ -308,7 +319,8 @@ TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
   std::string after = get_pod("web");
   EXPECT_NE(after.find(R"("podIP":"10.0.0.7")"), std::string::npos) << after;
   EXPECT_NE(after.find(R"("conditions":[{"type":"Ready","status":"True"}])"), std::string::npos) << after;
-  EXPECT_NE(after.find(R"("containerStatuses":[{"name":"c","ready":true,"restartCount":0}])"), std::string::npos) << after;
+  EXPECT_NE(after.find(R"("containerStatuses":[{"name":"c","ready":true,"restartCount":0}])"), std::string::npos)
+      << after;
   // Everything before the status is as it was (the binding, the spec).
   EXPECT_EQ(after.substr(after.find("\"spec\""), after.find("\"status\"") - after.find("\"spec\"")),
             before.substr(before.find("\"spec\""), before.find("\"status\"") - before.find("\"spec\"")));
@@ -321,9 +333,9 @@ TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
   for (int i = 0; i < 60'000; ++i) huge += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
   huge += "}";
   for (const std::string& junk : {std::string("%%%"), base64_encode("[1]"), base64_encode(huge)}) {
-    auto r = http_request(daemon_->port(), "POST", "/v1/agents/edge-1/status",
-                          R"({"statuses":[{"task_id":{"value":")" + task2 + R"("},"state":"TASK_RUNNING","data":")" +
-                              junk + "\"}]}");
+    auto r = http_request(
+        daemon_->port(), "POST", "/v1/agents/edge-1/status",
+        R"({"statuses":[{"task_id":{"value":")" + task2 + R"("},"state":"TASK_RUNNING","data":")" + junk + "\"}]}");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 400) << r->body;
     EXPECT_NE(r->body.find("statuses[0].data"), std::string::npos) << r->body;
@@ -360,8 +372,8 @@ TEST_F(PodSchedulingTest, AKilledPodStaysWhileAFinalizerHoldsIt) {
   EXPECT_NE(agent.next("KILL").find(task), std::string::npos);
   std::string still = get_pod("held");
   EXPECT_NE(still.find("deletionTimestamp"), std::string::npos) << "a finalizer holds it: " << still;
-  auto last = http_request(port(), "PATCH", "/api/v1/namespaces/default/pods/held", R"({"metadata":{"finalizers":null}})",
-                           "Content-Type: application/merge-patch+json\r\n");
+  auto last = http_request(port(), "PATCH", "/api/v1/namespaces/default/pods/held",
+                           R"({"metadata":{"finalizers":null}})", "Content-Type: application/merge-patch+json\r\n");
   ASSERT_TRUE(last && last->status == 200) << (last ? last->body : "");
   EXPECT_TRUE(pod_shows("held", "404")) << get_pod("held");
 }
@@ -515,7 +527,8 @@ TEST_F(PodSchedulingTest, ARefusedCreateLeavesNothingWaiting) {
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 409) << again->body;
   auto until = std::chrono::steady_clock::now() + 5s;
-  while (metric("uvsched_pods_pending") != 0 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
+  while (metric("uvsched_pods_pending") != 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
   EXPECT_EQ(metric("uvsched_pods_pending"), 0);
   EXPECT_NE(get_pod("job").find("\"phase\":\"Succeeded\""), std::string::npos) << get_pod("job");
 }
@@ -527,7 +540,8 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWaitsAndSaysWhy) {
   ASSERT_FALSE(agent.offer(1, 1024, R"({"begin":31000,"end":31010})").empty());
   create(pod_json("big", "4"));
   EXPECT_TRUE(pod_shows("big", "insufficient cpus")) << get_pod("big");
-  std::string p80 = R"({"metadata":{"name":"port80"},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80,"hostPort":80}]}]}})";
+  std::string p80 =
+      R"({"metadata":{"name":"port80"},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80,"hostPort":80}]}]}})";
   create(p80);
   EXPECT_TRUE(pod_shows("port80", "hostPort 80 not offered")) << get_pod("port80");
   EXPECT_TRUE(lacks("big", "nodeName"));
@@ -554,7 +568,8 @@ TEST_F(PodSchedulingTest, AnOfferThatFitsWakesAWaitingPodBeforeItsBackoffEnds) {
   create(pod_json("south-only", "500m", R"(,"nodeSelector":{"zone":"south"})"));
   // Let it fail four times: its next try is 8 s after the fourth.
   auto until = std::chrono::steady_clock::now() + 30s;
-  while (metric("uvsched_pod_placements_total{result=\"unschedulable\"}") < 4 && std::chrono::steady_clock::now() < until) {
+  while (metric("uvsched_pod_placements_total{result=\"unschedulable\"}") < 4 &&
+         std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(10ms);
   }
   // The fourth failure came at most one poll before now: its backoff ends
@@ -759,7 +774,8 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
   // One node by name is a one-row Table too, not just its name and age.
   out.clear();  // run_shell appends
-  EXPECT_EQ(run_shell("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get node edge-7", &out), 0) << out;
+  EXPECT_EQ(run_shell("kubectl --server http://127.0.0.1:" + std::to_string(port()) + " get node edge-7", &out), 0)
+      << out;
   EXPECT_NE(out.find("STATUS"), std::string::npos) << out;
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
 }
@@ -820,7 +836,8 @@ TEST_F(PodSchedulingTest, AnUnknownTaskIsAdoptedWhenItsPodAppears) {
   const std::string task = "pod.default.later.00000000002a";
   agent.status(task, "TASK_STAGING");
   ASSERT_TRUE(daemon_->wait_for_log("event=unknown_task_waiting task=" + task)) << daemon_->log();
-  EXPECT_EQ(of_type(agent.events_before_marker(), "KILL"), "") << "a staging task was killed before its pod could appear";
+  EXPECT_EQ(of_type(agent.events_before_marker(), "KILL"), "")
+      << "a staging task was killed before its pod could appear";
   // Another writer (a peer, a restore) stores the pod, bound, naming the task.
   auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods",
                               R"({"metadata":{"name":"later","annotations":{"uvsched.io/taskId":")" + task +
@@ -846,8 +863,9 @@ TEST_F(PodSchedulingTest, BadAgentInputIs400AndOffersNeedASubscription) {
   EXPECT_EQ(r->status, 409);
   ScriptedAgent agent(port(), "real");
   ASSERT_TRUE(agent.subscribe());
-  for (const char* body : {"{}", R"({"offers":[{}]})", R"({"offers":[{"resources":[{"name":"cpus","scalar":{"value":-1}}]}]})",
-                           R"({"offers":[{"resources":[{"name":"ports","ranges":{"range":[{"begin":9,"end":2}]}}]}]})"}) {
+  for (const char* body :
+       {"{}", R"({"offers":[{}]})", R"({"offers":[{"resources":[{"name":"cpus","scalar":{"value":-1}}]}]})",
+        R"({"offers":[{"resources":[{"name":"ports","ranges":{"range":[{"begin":9,"end":2}]}}]}]})"}) {
     auto bad = http_request(port(), "POST", "/v1/agents/real/offers", body);
     ASSERT_TRUE(bad);
     EXPECT_EQ(bad->status, 400) << body << " " << bad->body;

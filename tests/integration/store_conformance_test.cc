@@ -1,7 +1,7 @@
 // One behaviour, every backend: the same tests run on the embedded store and
 // on a real etcd started for the suite.
-#include <functional>
 #include <gtest/gtest.h>
+#include <functional>
 
 #include <map>
 
@@ -10,8 +10,8 @@
 #include "reactor/log.h"
 #include "storage/etcd_store.h"
 #include "tests/support/etcd_process.h"
-#include "tests/support/raw_http.h"
 #include "tests/support/loop_runner.h"
+#include "tests/support/raw_http.h"
 #include "tests/support/store_fixture.h"
 
 namespace uvsched::test {
@@ -164,7 +164,9 @@ TEST_P(StoreConformance, BinaryValuesSurvive) {
 // put through every path that returns values: get, a put's and a delete's
 // old value, a txn's range and watch events.
 TEST_P(StoreConformance, LargeValuesComeBackWhole) {
-  auto big = [](char c) { return R"({"kind":"Pod","spec":{"containers":[{"name":")" + std::string(400, c) + R"("}]}})"; };
+  auto big = [](char c) {
+    return R"({"kind":"Pod","spec":{"containers":[{"name":")" + std::string(400, c) + R"("}]}})";
+  };
   std::string marked = std::string("\0uvz", 4) + big('m');  // looks like the packed form, and is not
   ASSERT_TRUE(get("/big/").status.ok());
   std::vector<WatchEvent> seen;
@@ -333,7 +335,9 @@ TEST_P(StoreConformance, LeasedKeysVanishOnRevokeAndOnExpiry) {
   store_->watch("/l/brief", 0, [&](const StoreStatus&, const std::vector<WatchEvent>& evs) {
     for (const auto& e : evs) gone = gone || e.type == WatchEvent::Type::kDelete;
   });
-  ASSERT_TRUE(run_until(&loop_, [&] { return gone; }, 15'000)) << "leased key outlived its lease";
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return gone; }, 15'000))
+      << "leased key outlived its lease";
   EXPECT_TRUE(get("/l/brief").kvs.empty());
   auto late = wait<LeaseResult>([&](auto cb) { store_->lease_keepalive(short_lease.id, cb); });
   EXPECT_EQ(late.status.code, StoreCode::kNotFound);
@@ -367,7 +371,8 @@ TEST_P(StoreConformance, ManyWritesInOneTurnAllComplete) {
       ++done;
     });
   }
-  ASSERT_TRUE(run_until(&loop_, [&] { return done == 500; }, 30'000));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return done == 500; }, 30'000));
   RangeOptions all;
   all.prefix = true;
   EXPECT_EQ(get("/many/", all).kvs.size(), 500u);
@@ -391,7 +396,8 @@ TEST_P(StoreConformance, CompareAndWritesOfOneTurnEachGetTheirOwnAnswer) {
     t.success.push_back({TxnOp::Type::kPut, key, "new", 0, false});
     store_->txn(std::move(t), [&results, i](TxnResult&& r) { results[i] = std::move(r); });
   }
-  ASSERT_TRUE(run_until(&loop_, [&] { return results.size() == 200; }, 30'000));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return results.size() == 200; }, 30'000));
   for (const auto& [i, r] : results) {
     EXPECT_TRUE(r.status.ok()) << i << ": " << r.status.message;
     EXPECT_EQ(r.succeeded, i != 3 && i != 7) << i;
@@ -426,7 +432,8 @@ TEST_P(StoreConformance, CompareAndWritesSharingAComparedKeyEachGetTheirOwnAnswe
     }
     store_->txn(std::move(t), [&results, i](TxnResult&& r) { results[i] = std::move(r); });
   }
-  ASSERT_TRUE(run_until(&loop_, [&] { return results.size() == 120; }, 30'000));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return results.size() == 120; }, 30'000));
   for (const auto& [i, r] : results) {
     ASSERT_TRUE(r.status.ok()) << i << ": " << r.status.message;
     EXPECT_EQ(r.succeeded, i % 2 == 0) << i;
@@ -472,7 +479,8 @@ TEST_P(StoreConformance, WritesQueuedBehindTxnsInFlightAreAllAnsweredInOrder) {
     });
   };
   for (int k = 0; k < kKeys; ++k) step(k, 0);
-  ASSERT_TRUE(run_until(&loop_, [&] { return finished == kKeys; }, 30'000));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return finished == kKeys; }, 30'000));
   RangeOptions all;
   all.prefix = true;
   auto r = get("/chain/", all);
@@ -514,7 +522,8 @@ TEST(EtcdTxnGroups, ACompareTheMembersShareIsSentOnce) {
         succeeded += r.status.ok() && r.succeeded;
       });
     }
-    ASSERT_TRUE(run_until(&loop, [&] { return answered == kCreates; }, 30'000));
+    ASSERT_TRUE(run_until(
+        &loop, [&] { return answered == kCreates; }, 30'000));
     EXPECT_EQ(succeeded, kCreates);
     double ranges = metric_value(etcd.client_port(), "etcd_mvcc_range_total") - ranges_before;
     EXPECT_GE(ranges, kCreates + 1);

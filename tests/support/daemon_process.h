@@ -60,7 +60,8 @@ class DaemonProcess {
 
 // Starts args[0] with args, its stderr into a pipe whose reading end is
 // *stderr_fd; the child's pid, or -1.
-pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd, bool stdout_too = false);  // stdout_too: both into the one pipe
+pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd,
+                             bool stdout_too = false);  // stdout_too: both into the one pipe
 
 // Runs the binary to completion with args; returns exit code and stdout+stderr.
 int run_binary(const std::vector<std::string>& args, std::string* output);

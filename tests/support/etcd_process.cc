@@ -83,15 +83,24 @@ bool EtcdProcess::launch(std::chrono::milliseconds deadline) {
   std::string client = url();
   std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
   std::vector<std::string> args = {"/usr/bin/etcd",
-                                   "--name", "uvsched-test",
-                                   "--data-dir", dir_.path() + "/etcd",
-                                   "--listen-client-urls", client,
-                                   "--advertise-client-urls", client,
-                                   "--listen-peer-urls", peer,
-                                   "--initial-advertise-peer-urls", peer,
-                                   "--initial-cluster", "uvsched-test=" + peer,
-                                   "--listen-metrics-urls", "http://127.0.0.1:" + std::to_string(health_port_),
-                                   "--log-level", "error"};
+                                   "--name",
+                                   "uvsched-test",
+                                   "--data-dir",
+                                   dir_.path() + "/etcd",
+                                   "--listen-client-urls",
+                                   client,
+                                   "--advertise-client-urls",
+                                   client,
+                                   "--listen-peer-urls",
+                                   peer,
+                                   "--initial-advertise-peer-urls",
+                                   peer,
+                                   "--initial-cluster",
+                                   "uvsched-test=" + peer,
+                                   "--listen-metrics-urls",
+                                   "http://127.0.0.1:" + std::to_string(health_port_),
+                                   "--log-level",
+                                   "error"};
   if (!tls_cert_.empty()) {
     for (const std::string& a : {std::string("--cert-file"), tls_cert_, std::string("--key-file"), tls_key_})
       args.push_back(a);
@@ -133,23 +142,34 @@ std::string EtcdCluster::urls() const {
 void EtcdCluster::spawn(int i, bool fresh) {
   std::string cluster;
   for (int j = 0; j < size(); ++j) {
-    cluster += (j ? "," : "") + std::string("m") + std::to_string(j) + "=http://127.0.0.1:" +
-               std::to_string(members_[j].peer);
+    cluster +=
+        (j ? "," : "") + std::string("m") + std::to_string(j) + "=http://127.0.0.1:" + std::to_string(members_[j].peer);
   }
   Member& m = members_[i];
   std::string peer = "http://127.0.0.1:" + std::to_string(m.peer);
   std::vector<std::string> args = {"/usr/bin/etcd",
-                                   "--name", "m" + std::to_string(i),
-                                   "--data-dir", dir_.path() + "/m" + std::to_string(i),
-                                   "--listen-client-urls", url(i),
-                                   "--advertise-client-urls", url(i),
-                                   "--listen-peer-urls", peer,
-                                   "--initial-advertise-peer-urls", peer,
-                                   "--initial-cluster", cluster,
-                                   "--initial-cluster-state", fresh ? "new" : "existing",
-                                   "--initial-cluster-token", "uvsched-test-cluster",
-                                   "--listen-metrics-urls", "http://127.0.0.1:" + std::to_string(m.health),
-                                   "--log-level", "error"};
+                                   "--name",
+                                   "m" + std::to_string(i),
+                                   "--data-dir",
+                                   dir_.path() + "/m" + std::to_string(i),
+                                   "--listen-client-urls",
+                                   url(i),
+                                   "--advertise-client-urls",
+                                   url(i),
+                                   "--listen-peer-urls",
+                                   peer,
+                                   "--initial-advertise-peer-urls",
+                                   peer,
+                                   "--initial-cluster",
+                                   cluster,
+                                   "--initial-cluster-state",
+                                   fresh ? "new" : "existing",
+                                   "--initial-cluster-token",
+                                   "uvsched-test-cluster",
+                                   "--listen-metrics-urls",
+                                   "http://127.0.0.1:" + std::to_string(m.health),
+                                   "--log-level",
+                                   "error"};
   m.pid = spawn_silenced(args);
 }
 

@@ -14,7 +14,8 @@ inline bool run_until(uv_loop_t* loop, const std::function<bool()>& done, uint64
   bool expired = false;
   uv_timer_init(loop, &watchdog);
   watchdog.data = &expired;
-  uv_timer_start(&watchdog, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, timeout_ms, 0);
+  uv_timer_start(
+      &watchdog, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; }, timeout_ms, 0);
   while (!done() && !expired) uv_run(loop, UV_RUN_ONCE);
   uv_close(reinterpret_cast<uv_handle_t*>(&watchdog), nullptr);
   uv_run(loop, UV_RUN_NOWAIT);

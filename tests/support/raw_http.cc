@@ -161,7 +161,8 @@ std::optional<RawResponse> http_request(uint16_t port, std::string_view method, 
   if (!c.connect(port)) return std::nullopt;
   std::string req = std::string(method) + " " + std::string(path) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   req += extra_headers;
-  if (!body.empty() || method == "POST" || method == "PUT") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  if (!body.empty() || method == "POST" || method == "PUT")
+    req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   req += "\r\n";
   req += body;
   if (!c.send(req)) return std::nullopt;

@@ -39,8 +39,9 @@ bool ScriptedAgent::subscribe(const std::string& labels, const std::string& fram
   std::string body = R"({"labels":)" + labels + R"(,"resources":)" + resources(8, 8192);
   if (!framework_id.empty()) body += R"(,"framework_id":{"value":")" + framework_id + "\"}";
   body += "}";
-  std::string req = "POST /v1/agents/" + host_ + "/subscribe HTTP/1.1\r\nHost: t\r\nContent-Length: " +
-                    std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::string req = "POST /v1/agents/" + host_ +
+                    "/subscribe HTTP/1.1\r\nHost: t\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+                    body;
   if (!stream_.send(req)) return false;
   auto head = stream_.read_until("heartbeat_interval_seconds");  // the SUBSCRIBED event, whole
   if (!head) return false;
@@ -166,8 +167,9 @@ void ScriptedAgent::status(const std::string& task, const std::string& state) { 
 
 void ScriptedAgent::status(const std::string& task, const std::string& state, const std::string& data) {
   std::string with_data = data.empty() ? "" : R"(,"data":")" + data + "\"";
-  auto r = http_request(port_, "POST", "/v1/agents/" + host_ + "/status",
-                        R"({"statuses":[{"task_id":{"value":")" + task + R"("},"state":")" + state + "\"" + with_data + "}]}");
+  auto r = http_request(
+      port_, "POST", "/v1/agents/" + host_ + "/status",
+      R"({"statuses":[{"task_id":{"value":")" + task + R"("},"state":")" + state + "\"" + with_data + "}]}");
   EXPECT_TRUE(r && r->status == 200);
 }
 

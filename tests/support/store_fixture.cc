@@ -35,7 +35,6 @@ class EmbeddedBackend : public StoreBackend {
   TempDir dir_;
 };
 
-
 // One etcd for the whole test binary; each backend starts from an empty keyspace.
 class EtcdBackend : public StoreBackend {
  public:
@@ -102,6 +101,5 @@ std::unique_ptr<StoreBackend> make_etcd_cluster_backend() {
   if (cluster == nullptr || !wipe_keyspace(cluster->client_port(0))) return nullptr;
   return std::make_unique<EtcdBackend>(cluster->urls());
 }
-
 
 }  // namespace uvsched::test

@@ -51,7 +51,8 @@ X509* make_cert(EVP_PKEY* key, const std::string& cn, X509* issuer, EVP_PKEY* is
 bool write_pem(const std::string& path, X509* cert, EVP_PKEY* key) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return false;
-  bool ok = cert ? PEM_write_X509(f, cert) == 1 : PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
+  bool ok =
+      cert ? PEM_write_X509(f, cert) == 1 : PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
   std::fclose(f);
   return ok;
 }
@@ -80,8 +81,8 @@ TestCerts::TestCerts() : pki_(new Pki) {
   pki_->stranger_key = new_key();
   pki_->stranger = make_cert(pki_->stranger_key, "stranger CA", nullptr, nullptr, true, nullptr);
   EVP_PKEY* key = new_key();
-  X509* server = make_cert(key, "uvsched", pki_->ca, pki_->ca_key, false, "IP:127.0.0.1,IP:::1,DNS:localhost",
-                           "serverAuth");
+  X509* server =
+      make_cert(key, "uvsched", pki_->ca, pki_->ca_key, false, "IP:127.0.0.1,IP:::1,DNS:localhost", "serverAuth");
   ok_ = write_pem(ca_file(), pki_->ca, nullptr) && write_pem(stranger_ca_file(), pki_->stranger, nullptr) &&
         write_pem(server_cert(), server, nullptr) && write_pem(server_key(), nullptr, key);
   X509_free(server);

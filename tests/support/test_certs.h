@@ -25,7 +25,8 @@ class TestCerts {
   // the key is beside it with "-key" before ".pem".
   // clientAuth; serverAuth only; no extended key usage at all; CA:TRUE with clientAuth
   enum class ClientKind { kAgent, kServerOnly, kNoUsage, kCa };
-  std::string client_cert(const std::string& common_name, bool by_stranger = false, ClientKind kind = ClientKind::kAgent);
+  std::string client_cert(const std::string& common_name, bool by_stranger = false,
+                          ClientKind kind = ClientKind::kAgent);
   // A CRL from the CA revoking these client certificates (paths as
   // client_cert returned them; none: a CRL that revokes nothing), written to
   // `name` in the directory. Returns its path.

@@ -14,8 +14,8 @@ namespace uvsched {
 namespace {
 
 // The LAUNCH event as JsonWriter writes it, token by token.
-std::string written_launch(const std::string& task_id, const std::string& pod, const std::string& agent_id,
-                           double cpus, double mem, const std::vector<uint32_t>& ports, const std::string& pod_json) {
+std::string written_launch(const std::string& task_id, const std::string& pod, const std::string& agent_id, double cpus,
+                           double mem, const std::vector<uint32_t>& ports, const std::string& pod_json) {
   JsonWriter w;
   w.begin_object().key("type").value("LAUNCH").key("task").begin_object();
   w.key("task_id").begin_object().key("value").value(task_id).end_object();
@@ -29,7 +29,8 @@ std::string written_launch(const std::string& task_id, const std::string& pod, c
   if (!ports.empty()) {
     w.begin_object().key("name").value("ports").key("type").value("RANGES");
     w.key("ranges").begin_object().key("range").begin_array();
-    for (uint32_t p : ports) w.begin_object().key("begin").value(uint64_t{p}).key("end").value(uint64_t{p}).end_object();
+    for (uint32_t p : ports)
+      w.begin_object().key("begin").value(uint64_t{p}).key("end").value(uint64_t{p}).end_object();
     w.end_array().end_object().end_object();
   }
   w.end_array().key("pod").raw(pod_json).end_object().end_object();
@@ -43,7 +44,7 @@ TEST(AgentEvents, LaunchIsWhatTheJsonWriterWrites) {
     std::vector<uint32_t> ports;
   } cases[] = {
       {"pod.default.web-0.00000000002a", "default/web-0", "node-1-17", 0.25, 64, {}},
-      {"t\"1\\", "ns/p\n", "", 1e21, 0.1, {}},                 // escapes; a number JSON must not print as a 22-digit integer
+      {"t\"1\\", "ns/p\n", "", 1e21, 0.1, {}},  // escapes; a number JSON must not print as a 22-digit integer
       {"t", "ns/p", "a\x01", -0.0, 1.0 / 3, {}},
       {"t", "ns/p", "a", std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), {}},
       {"t", "ns/p", "a", 1, 128, {31000}},  // a task's host ports, one single-port range each
@@ -66,7 +67,8 @@ TEST(AgentEvents, LaunchIsWhatTheJsonWriterWrites) {
 }
 
 TEST(AgentEvents, KillNamesItsTaskWhateverItHolds) {
-  for (const std::string& id : {std::string("pod.default.web-0.00000000002a"), std::string("a\"b\\c\n"), std::string("x\0y", 3)}) {
+  for (const std::string& id :
+       {std::string("pod.default.web-0.00000000002a"), std::string("a\"b\\c\n"), std::string("x\0y", 3)}) {
     std::string event = kill_event(id);
     simdjson::dom::parser parser;
     simdjson::dom::element doc;

@@ -175,7 +175,7 @@ TEST_F(AgentHubTest, StatusesAreHeardInOrderAndABatchWithAnotherAgentsTaskIsRefu
   EXPECT_EQ(post_status("edge-1", {{"edge-1:a", "TASK_RUNNING"}, {"edge-1:b", "TASK_FINISHED"}}), 200);
   EXPECT_EQ(post_status("edge-1", {{"edge-1:c", "TASK_RUNNING"}, {"edge-2:x", "TASK_FAILED"}}), 403);
   EXPECT_EQ(events_.heard, (std::vector<std::string>{"registered edge-1", "status edge-1 edge-1:a TASK_RUNNING",
-                                                      "status edge-1 edge-1:b TASK_FINISHED"}));
+                                                     "status edge-1 edge-1:b TASK_FINISHED"}));
 }
 
 TEST_F(AgentHubTest, StatusesWaitWhileTheSchedulerIsLoading) {

@@ -141,8 +141,8 @@ TEST(AgentWire, StatusDataIsAnObjectWithinLimits) {
     EXPECT_NE(e->message.find(c.says), std::string::npos) << c.body << ": " << e->message;
   }
   // Exactly at the limits is allowed.
-  ASSERT_FALSE(read_statuses(object_of(parser, body(R"({"a":{"b":[1]},"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1})")), &got,
-                             limits));
+  ASSERT_FALSE(read_statuses(object_of(parser, body(R"({"a":{"b":[1]},"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1})")),
+                             &got, limits));
 }
 
 // A FrameworkMessage and an ExecutorLost: an executor id (Mesos' {"value"}

@@ -85,18 +85,12 @@ TEST(Config, BadInputNamesTheFlag) {
     std::vector<std::string> args;
     std::string says;
   } cases[] = {
-      {{"--listen", "nohost"}, "--listen"},
-      {{"--listen"}, "needs a value"},
-      {{"--store", "redis:x"}, "--store"},
-      {{"--store", "etcd:127.0.0.1:2379"}, "http://"},
-      {{"--ps-url", "localhost:10300"}, "--ps-url"},
-      {{"--max-parallelism", "0"}, "--max-parallelism"},
-      {{"--offer-ttl", "-1"}, "--offer-ttl"},
-      {{"--function-size", "1"}, "--function-size"},
-      {{"--log-format", "xml"}, "--log-format"},
-      {{"--etcd-values", "zip"}, "expects packed or plain"},
-      {{"--whatever"}, "unknown flag --whatever"},
-      {{"positional"}, "unexpected argument"},
+      {{"--listen", "nohost"}, "--listen"},          {{"--listen"}, "needs a value"},
+      {{"--store", "redis:x"}, "--store"},           {{"--store", "etcd:127.0.0.1:2379"}, "http://"},
+      {{"--ps-url", "localhost:10300"}, "--ps-url"}, {{"--max-parallelism", "0"}, "--max-parallelism"},
+      {{"--offer-ttl", "-1"}, "--offer-ttl"},        {{"--function-size", "1"}, "--function-size"},
+      {{"--log-format", "xml"}, "--log-format"},     {{"--etcd-values", "zip"}, "expects packed or plain"},
+      {{"--whatever"}, "unknown flag --whatever"},   {{"positional"}, "unexpected argument"},
   };
   for (const auto& c : cases) {
     auto r = parse(c.args);

@@ -14,7 +14,7 @@ TEST(PodBackoff, OneSecondDoublingToSixtyThenForgotten) {
     now += delays.back();
   }
   EXPECT_EQ(delays, (std::vector<uint64_t>{1'000, 2'000, 4'000, 8'000, 16'000, 32'000, 60'000, 60'000, 60'000}));
-  EXPECT_EQ(b.next_delay("other", now), 1'000u);  // per pod
+  EXPECT_EQ(b.next_delay("other", now), 1'000u);        // per pod
   EXPECT_EQ(b.next_delay("p", now + 200'000), 1'000u);  // idle long enough: starts over
   b.gc(now + 1'000'000);
   EXPECT_EQ(b.size(), 0u);

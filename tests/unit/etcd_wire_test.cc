@@ -71,7 +71,7 @@ TEST(EtcdWire, TxnAnswersAndTheirPerOpWriteResults) {
   EXPECT_EQ(w[0].prev_kvs[0].value, "x");
   EXPECT_EQ(w[1].deleted, 2);
   EXPECT_EQ(w[1].prev_kvs.size(), 2u);
-  EXPECT_EQ(decode_txn_writes(doc, 5).size(), 5u);  // fewer responses than ops: defaults
+  EXPECT_EQ(decode_txn_writes(doc, 5).size(), 5u);                                 // fewer responses than ops: defaults
   EXPECT_FALSE(decode_txn(parse(p, R"({"header":{"revision":"4"}})")).succeeded);  // false is omitted
 }
 
@@ -82,10 +82,12 @@ TEST(EtcdWire, WatchLines) {
   EXPECT_TRUE(created.created);
   EXPECT_EQ(created.revision, 3);
   WatchLine events;
-  ASSERT_TRUE(decode_watch_line(p, R"({"result":{"header":{"revision":"5"},"events":[)"
-                                   R"({"kv":{"key":"L3cvYQ==","mod_revision":"4","value":"MQ=="}},)"
-                                   R"({"type":"DELETE","kv":{"key":"L3cvYQ==","mod_revision":"5"},)"
-                                   R"("prev_kv":{"key":"L3cvYQ==","value":"MQ=="}}]}})", &events));
+  ASSERT_TRUE(decode_watch_line(p,
+                                R"({"result":{"header":{"revision":"5"},"events":[)"
+                                R"({"kv":{"key":"L3cvYQ==","mod_revision":"4","value":"MQ=="}},)"
+                                R"({"type":"DELETE","kv":{"key":"L3cvYQ==","mod_revision":"5"},)"
+                                R"("prev_kv":{"key":"L3cvYQ==","value":"MQ=="}}]}})",
+                                &events));
   ASSERT_EQ(events.events.size(), 2u);
   EXPECT_EQ(events.events[0].type, WatchEvent::Type::kPut);  // PUT is omitted
   EXPECT_EQ(events.events[1].type, WatchEvent::Type::kDelete);

@@ -34,7 +34,8 @@ TEST(FieldSetTest, APodSetsItsLeavesItsKeyedElementsAndNotItsIdentityOrStatus) {
   EXPECT_TRUE(s.contains(join({"f:metadata", "f:labels", "f:app"})));
   EXPECT_TRUE(s.contains(join({"f:spec", "f:containers", R"(k:{"name":"c"})", "."})));
   EXPECT_TRUE(s.contains(join({"f:spec", "f:containers", R"(k:{"name":"c"})", "f:image"})));
-  EXPECT_TRUE(s.contains(join({"f:spec", "f:containers", R"(k:{"name":"c"})", "f:ports", R"(k:{"containerPort":80})", "."})));
+  EXPECT_TRUE(
+      s.contains(join({"f:spec", "f:containers", R"(k:{"name":"c"})", "f:ports", R"(k:{"containerPort":80})", "."})));
   for (const auto& p : s.paths()) {
     EXPECT_EQ(p.find("f:status"), std::string::npos) << p;
     EXPECT_NE(p, join({"f:metadata", "f:name"}));
@@ -49,7 +50,7 @@ TEST(FieldSetTest, FieldsV1RoundTripsAndRefusesWhatIsNotOne) {
   auto back = FieldSet::from_v1(v1);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->paths(), s.paths());
-  EXPECT_FALSE(FieldSet::from_v1(json(R"({"spec":{}})")));     // not an f:/k:/v: element
+  EXPECT_FALSE(FieldSet::from_v1(json(R"({"spec":{}})")));      // not an f:/k:/v: element
   EXPECT_FALSE(FieldSet::from_v1(json(R"({"f:spec":true})")));  // not an object
   EXPECT_FALSE(FieldSet::from_v1(json(R"({".":{}})")));         // the root is no element
 }
@@ -65,7 +66,8 @@ TEST(FieldSetTest, PathsAreFoundAndPrintedAsTheApiServerPrintsThem) {
 }
 
 TEST(ApplyTest, AFirstApplyMergesAndRecordsTheManager) {
-  JsonValue live = json(R"({"metadata":{"name":"web"},"spec":{"restartPolicy":"Always","containers":[{"name":"c","image":"a"}]}})");
+  JsonValue live =
+      json(R"({"metadata":{"name":"web"},"spec":{"restartPolicy":"Always","containers":[{"name":"c","image":"a"}]}})");
   ASSERT_TRUE(apply_config(live, json(kWeb), "kubectl", false, kNow).empty());
   EXPECT_EQ(live.find({"spec", "restartPolicy"})->text(), "Always");  // nobody's: kept
   EXPECT_EQ(live.find({"metadata", "labels", "app"})->text(), "web");
@@ -128,7 +130,8 @@ TEST(ApplyTest, AFieldAnotherManagerAlsoSetsStaysWhenOneStopsSettingIt) {
 }
 
 TEST(ApplyTest, ManyConflictsAreGroupedByManager) {
-  std::vector<ApplyConflict> c = {{"m", join({"f:spec", "f:a"})}, {"m", join({"f:spec", "f:b"})}, {"n", join({"f:spec", "f:c"})}};
+  std::vector<ApplyConflict> c = {
+      {"m", join({"f:spec", "f:a"})}, {"m", join({"f:spec", "f:b"})}, {"n", join({"f:spec", "f:c"})}};
   EXPECT_EQ(apply_conflict_message(c),
             "Apply failed with 3 conflicts: conflicts with \"m\" using v1:\n- .spec.a\n- .spec.b\n"
             "conflict with \"n\" using v1: .spec.c");

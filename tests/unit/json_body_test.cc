@@ -17,7 +17,7 @@ TEST(JsonBody, RejectsWhatIsNotAnObjectWithAClearMessage) {
       {"\"str\"", "must be a JSON object"},
       {"{\"a\":1} trailing", "malformed JSON"},
       {std::string(5000, '[') + std::string(5000, ']'), "malformed JSON"},  // deeper than simdjson's 1024 levels
-      {"{\"a\":\"\xff\xfe\"}", "malformed JSON"},                             // not UTF-8
+      {"{\"a\":\"\xff\xfe\"}", "malformed JSON"},                           // not UTF-8
   };
   for (const auto& c : cases) {
     auto err = parse_json_object(parser, c.body, &obj);

@@ -19,16 +19,31 @@ struct Case {
 
 TEST(JsonValueWithStringAt, Table) {
   const Case cases[] = {
-      {"nested string", R"({"a":1,"status":{"phase":"Pending","x":[1,"phase"]}})", {"status", "phase"}, "Running",
+      {"nested string",
+       R"({"a":1,"status":{"phase":"Pending","x":[1,"phase"]}})",
+       {"status", "phase"},
+       "Running",
        R"({"a":1,"status":{"phase":"Running","x":[1,"phase"]}})"},
-      {"whitespace around it is kept", "{ \"status\" : { \"phase\" : \"Pending\" ,\n \"x\":1 } }", {"status", "phase"},
-       "Running", "{ \"status\" : { \"phase\" : \"Running\" ,\n \"x\":1 } }"},
-      {"last member, no spaces", R"({"status":{"phase":"P"}})", {"status", "phase"}, "Running",
+      {"whitespace around it is kept",
+       "{ \"status\" : { \"phase\" : \"Pending\" ,\n \"x\":1 } }",
+       {"status", "phase"},
+       "Running",
+       "{ \"status\" : { \"phase\" : \"Running\" ,\n \"x\":1 } }"},
+      {"last member, no spaces",
+       R"({"status":{"phase":"P"}})",
+       {"status", "phase"},
+       "Running",
        R"({"status":{"phase":"Running"}})"},
-      {"members in any order", R"({"status":{"x":"y","phase":"P"},"metadata":{"name":"n"}})", {"status", "phase"},
-       "Failed", R"({"status":{"x":"y","phase":"Failed"},"metadata":{"name":"n"}})"},
-      {"a later member of the same name elsewhere is untouched", R"({"spec":{"phase":"keep"},"status":{"phase":"P"}})",
-       {"status", "phase"}, "Running", R"({"spec":{"phase":"keep"},"status":{"phase":"Running"}})"},
+      {"members in any order",
+       R"({"status":{"x":"y","phase":"P"},"metadata":{"name":"n"}})",
+       {"status", "phase"},
+       "Failed",
+       R"({"status":{"x":"y","phase":"Failed"},"metadata":{"name":"n"}})"},
+      {"a later member of the same name elsewhere is untouched",
+       R"({"spec":{"phase":"keep"},"status":{"phase":"P"}})",
+       {"status", "phase"},
+       "Running",
+       R"({"spec":{"phase":"keep"},"status":{"phase":"Running"}})"},
       {"an escaped old value", R"({"s":"a\"b\\"})", {"s"}, "c", R"({"s":"c"})"},
       {"a value that needs escaping", R"({"s":"a"})", {"s"}, "q\"\n", R"({"s":"q\"\n"})"},
       {"top-level key", R"({"s":"a","t":2})", {"s"}, "", R"({"s":"","t":2})"},
@@ -80,7 +95,8 @@ TEST(JsonValueWithObjectAt, MatchesATreeEditOfAWrittenPod) {
       &error);
   ASSERT_TRUE(pod) << error;
   std::string text = pod->dump();
-  auto extra = JsonValue::parse(R"({"conditions":[{"type":"Ready","status":"True"}],"containerStatuses":[{"name":"c"}]})", &error);
+  auto extra = JsonValue::parse(
+      R"({"conditions":[{"type":"Ready","status":"True"}],"containerStatuses":[{"name":"c"}]})", &error);
   ASSERT_TRUE(extra) << error;
   auto edit = [&](JsonValue& st) {
     st.merge_patch(*extra);
@@ -92,13 +108,16 @@ TEST(JsonValueWithObjectAt, MatchesATreeEditOfAWrittenPod) {
   EXPECT_EQ(edited, pod->dump());
   // Nested, and with whitespace around it.
   EXPECT_EQ(JsonValue::with_object_at(R"({"a": {"b" : {"x":1} , "c":2}})", {"a", "b"},
-                                      [](JsonValue& o) { o.set("y", JsonValue::string("z")); return true; }),
+                                      [](JsonValue& o) {
+                                        o.set("y", JsonValue::string("z"));
+                                        return true;
+                                      }),
             R"({"a": {"b" : {"x":1,"y":"z"} , "c":2}})");
 
   auto any = [](JsonValue&) { return true; };
-  EXPECT_EQ(JsonValue::with_object_at(R"({"status":"x"})", {"status"}, any), std::nullopt);     // not an object
-  EXPECT_EQ(JsonValue::with_object_at(R"({"spec":{}})", {"status"}, any), std::nullopt);        // not there
-  EXPECT_EQ(JsonValue::with_object_at(R"({"status":{"a":})", {"status"}, any), std::nullopt);   // not JSON
+  EXPECT_EQ(JsonValue::with_object_at(R"({"status":"x"})", {"status"}, any), std::nullopt);    // not an object
+  EXPECT_EQ(JsonValue::with_object_at(R"({"spec":{}})", {"status"}, any), std::nullopt);       // not there
+  EXPECT_EQ(JsonValue::with_object_at(R"({"status":{"a":})", {"status"}, any), std::nullopt);  // not JSON
   EXPECT_EQ(JsonValue::with_object_at(R"({"status":{}})", {"status"}, [](JsonValue&) { return false; }), std::nullopt);
 }
 
@@ -143,7 +162,8 @@ TEST(JsonValueDump, WritesAsOneValueOfAWriter) {
 TEST(JsonValueMergePatch, ALargePatchMergesAsSmallOnesDo) {
   std::string error;
   std::string base_text = R"({"keep":1,"drop":2,"nest":{"a":1,"b":2},"dup":1,"dup":2,"last":"x")";
-  std::string patch_text = R"({"drop":null,"nest":{"b":null,"c":3},"dup":7,"absent":null,"last":null,"again":1,"again":null,"again":5)";
+  std::string patch_text =
+      R"({"drop":null,"nest":{"b":null,"c":3},"dup":7,"absent":null,"last":null,"again":1,"again":null,"again":5)";
   for (int i = 0; i < 40; ++i) patch_text += ",\"k" + std::to_string(i) + "\":" + std::to_string(i);
   base_text += "}";
   patch_text += "}";
@@ -161,7 +181,8 @@ TEST(JsonValueMergePatch, ALargePatchMergesAsSmallOnesDo) {
     one_by_one.merge_patch(single);
   }
   EXPECT_EQ(indexed.dump(), one_by_one.dump());
-  EXPECT_EQ(indexed.dump().rfind(R"({"keep":1,"nest":{"a":1,"c":3},"dup":7,"dup":2,"again":5,"k0":0,)", 0), 0u) << indexed.dump();
+  EXPECT_EQ(indexed.dump().rfind(R"({"keep":1,"nest":{"a":1,"c":3},"dup":7,"dup":2,"again":5,"k0":0,)", 0), 0u)
+      << indexed.dump();
   EXPECT_NE(indexed.dump().find(R"("k39":39})"), std::string::npos) << indexed.dump();
 }
 

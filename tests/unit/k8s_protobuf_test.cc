@@ -28,9 +28,8 @@ TEST(K8sProtobuf, ANamespaceBecomesItsJson) {
   std::string error;
   auto ns = namespace_from_protobuf(envelope("Namespace", raw), &error);
   ASSERT_TRUE(ns) << error;
-  EXPECT_EQ(ns->dump(),
-            R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a","labels":{"tier":"gold"},)"
-            R"("annotations":{"note":"hi"},"finalizers":["f1"]},"spec":{"finalizers":["kubernetes"]}})");
+  EXPECT_EQ(ns->dump(), R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a","labels":{"tier":"gold"},)"
+                        R"("annotations":{"note":"hi"},"finalizers":["f1"]},"spec":{"finalizers":["kubernetes"]}})");
 }
 
 TEST(K8sProtobuf, WhatIsNotANamespaceIsRefused) {

@@ -29,10 +29,9 @@ using test::FakeHttp;
 using test::FakeStore;
 using test::status_of;
 
-const std::string kTrain =
-    R"({"model_type":"resnet34","batch_size":128,"epochs":10,"dataset":"cifar10","lr":0.01,)"
-    R"("function_name":"resnet","options":{"default_parallelism":3,"static_parallelism":false,)"
-    R"("validate_every":2,"k":-1,"goal_accuracy":0.9}})";
+const std::string kTrain = R"({"model_type":"resnet34","batch_size":128,"epochs":10,"dataset":"cifar10","lr":0.01,)"
+                           R"("function_name":"resnet","options":{"default_parallelism":3,"static_parallelism":false,)"
+                           R"("validate_every":2,"k":-1,"goal_accuracy":0.9}})";
 
 std::string job_report(const std::string& id, int parallelism, double elapsed) {
   return R"({"request":)" + kTrain + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":)" +

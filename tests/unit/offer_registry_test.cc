@@ -49,8 +49,8 @@ TEST_F(OfferRegistryTest, FindFirstLooksWithoutClaiming) {
   EXPECT_EQ(reg.held_by("anyone"), nullptr);
   EXPECT_EQ(reg.state("o2"), OfferRegistry::State::kLive);
   EXPECT_EQ(reg.acquire_first(big, "p", 10)->id, "o2");  // still there to claim
-  EXPECT_EQ(reg.find_first(big, 10)->id, "o3");           // a claimed one is passed over
-  EXPECT_EQ(reg.find_first(big, 5'000), nullptr);         // as is an expired one, before tick()
+  EXPECT_EQ(reg.find_first(big, 10)->id, "o3");          // a claimed one is passed over
+  EXPECT_EQ(reg.find_first(big, 5'000), nullptr);        // as is an expired one, before tick()
   EXPECT_EQ(reg.find_first([](const Offer&) { return false; }, 10), nullptr);
 }
 
@@ -181,8 +181,8 @@ TEST_F(OfferRegistryTest, AClaimStillHoldsOnlyWhileTheOfferPromisesItsResources)
   ASSERT_EQ(reg.acquire_first([](const Offer& o) { return o.id == "o2"; }, "p2", 10)->id, "o2");
   ASSERT_EQ(reg.acquire_first([](const Offer& o) { return o.id == "o3"; }, "p3", 10)->id, "o3");
   EXPECT_TRUE(reg.still_held("o1", "p1", 20));
-  EXPECT_FALSE(reg.still_held("o1", "p2", 20));      // another's claim
-  EXPECT_FALSE(reg.still_held("o1", "p1", 5'000));   // past its ttl
+  EXPECT_FALSE(reg.still_held("o1", "p2", 20));     // another's claim
+  EXPECT_FALSE(reg.still_held("o1", "p1", 5'000));  // past its ttl
   reg.rescind("o2", 30);
   EXPECT_FALSE(reg.still_held("o2", "p2", 40));
   EXPECT_TRUE(reg.rescinded("o2"));

@@ -55,7 +55,7 @@ TEST(FairShare, SplitsCapacityWithRemainderFirstAndNoneBelowOne) {
 
 TEST(FairShare, FunctionsThatFitTakeTheScarcerResource) {
   EXPECT_FALSE(functions_that_fit(8, 1024, 0, 0));
-  EXPECT_EQ(*functions_that_fit(8, 1024, 1, 256), 4);    // memory binds
+  EXPECT_EQ(*functions_that_fit(8, 1024, 1, 256), 4);      // memory binds
   EXPECT_EQ(*functions_that_fit(2.5, 8192, 0.5, 256), 5);  // cpus bind
   EXPECT_EQ(*functions_that_fit(0.3, 8192, 0.5, 0), 0);
   EXPECT_EQ(*functions_that_fit(-1, 100, 1, 0), 0);

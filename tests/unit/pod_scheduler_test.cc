@@ -14,8 +14,8 @@
 
 #include "handlers/agents/agent_channel.h"
 #include "handlers/ops/metrics_registry.h"
-#include "handlers/router.h"
 #include "handlers/pods/pod_registry.h"
+#include "handlers/router.h"
 #include "reactor/log.h"
 #include "reactor/manual_clock.h"
 #include "tests/support/fake_store.h"
@@ -25,20 +25,22 @@ namespace uvsched {
 namespace {
 
 using test::FakeStore;
-using test::RecordingChannel;
 using test::post;
+using test::RecordingChannel;
 
 constexpr uint64_t kAgentTimeoutMs = 30'000;
 
 std::string pod_key(const std::string& name) { return std::string(PodRegistry::kPodPrefix) + "default/" + name; }
 
 // A pod as the registry stores it (kind, apiVersion and metadata first).
-std::string stored_pod(const std::string& name, const std::string& restart = "Always", const std::string& extra_meta = "",
-                       const std::string& extra_spec = "", const std::string& phase = "Pending") {
-  return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + name +
-         R"(","namespace":"default","uid":"u-)" + name + R"(","creationTimestamp":"2026-12-01T00:00:00Z")" + extra_meta +
+std::string stored_pod(const std::string& name, const std::string& restart = "Always",
+                       const std::string& extra_meta = "", const std::string& extra_spec = "",
+                       const std::string& phase = "Pending") {
+  return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + name + R"(","namespace":"default","uid":"u-)" +
+         name + R"(","creationTimestamp":"2026-12-01T00:00:00Z")" + extra_meta +
          R"(},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"500m","memory":"64Mi"}}}],)"
-         R"("restartPolicy":")" + restart + R"(")" + extra_spec + R"(},"status":{"phase":")" + phase + R"("}})";
+         R"("restartPolicy":")" +
+         restart + R"(")" + extra_spec + R"(},"status":{"phase":")" + phase + R"("}})";
 }
 
 // A pod bound to `task` on edge-1, as a predecessor left it.
@@ -60,8 +62,8 @@ class PodSchedulerTest : public ::testing::Test {
   void SetUp() override { log_configure(LogLevel::kOff, LogFormat::kText); }
   void start() {
     hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{.agent_timeout_ms = kAgentTimeoutMs});
-    scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, writer_, metrics_, [] { return true; },
-                                                PodScheduler::Settings{});
+    scheduler_ = std::make_unique<PodScheduler>(
+        store_, clock_, *hub_, writer_, metrics_, [] { return true; }, PodScheduler::Settings{});
     hub_->set_events(scheduler_.get());
     hub_->add_routes(router_);
     scheduler_->start();
@@ -216,7 +218,8 @@ TEST_F(PodSchedulerTest, ADeletedPendingPodLeavesTheQueue) {
   EXPECT_EQ(scheduler_->pending(), 0u);
   double tries = metric(R"(uvsched_pod_placements_total{result="unschedulable"})");
   wait(60'000);
-  EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries) << "a deleted pod was tried again";
+  EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries)
+      << "a deleted pod was tried again";
 }
 
 // Tasks recovered from their pods' annotations on an agent that does not
@@ -261,7 +264,8 @@ TEST_F(PodSchedulerTest, ItLoadsThePodsOnceTheStoreIsBack) {
   store_.run();
   store_.set_down("etcd is unreachable");
   hub_ = std::make_unique<AgentHub>(clock_, metrics_, AgentHub::Settings{});
-  scheduler_ = std::make_unique<PodScheduler>(store_, clock_, *hub_, writer_, metrics_, [] { return true; }, PodScheduler::Settings{});
+  scheduler_ = std::make_unique<PodScheduler>(
+      store_, clock_, *hub_, writer_, metrics_, [] { return true; }, PodScheduler::Settings{});
   hub_->set_events(scheduler_.get());
   scheduler_->start();
   settle();

@@ -36,11 +36,12 @@ TEST(PodStamps, UidsAreDistinctVersion4Uuids) {
       if (at == 8 || at == 13 || at == 18 || at == 23) {
         ASSERT_EQ(u[at], '-') << u;
       } else {
-        ASSERT_TRUE(std::isxdigit(static_cast<unsigned char>(u[at])) && !std::isupper(static_cast<unsigned char>(u[at])))
+        ASSERT_TRUE(std::isxdigit(static_cast<unsigned char>(u[at])) &&
+                    !std::isupper(static_cast<unsigned char>(u[at])))
             << u;
       }
     }
-    EXPECT_EQ(u[14], '4') << u;                                     // version
+    EXPECT_EQ(u[14], '4') << u;                                          // version
     EXPECT_NE(std::string("89ab").find(u[19]), std::string::npos) << u;  // variant
     seen.insert(u);
   }

@@ -18,24 +18,27 @@ TEST(PodTask, MesosStatesMoveTheTask) {
       EXPECT_EQ(t.state, s.state) << name << " " << s.status;
     }
   };
-  run({}, {{"TASK_STAGING", TaskAction::kNone, TaskState::kPending},
-           {"TASK_STARTING", TaskAction::kBind, TaskState::kPending},
-           {"TASK_STARTING", TaskAction::kNone, TaskState::kPending},
-           {"TASK_RUNNING", TaskAction::kMarkRunning, TaskState::kRunning},
-           {"TASK_RUNNING", TaskAction::kNone, TaskState::kRunning},
-           {"TASK_FINISHED", TaskAction::kMarkSucceeded, TaskState::kFinished},
-           {"TASK_LOST", TaskAction::kNone, TaskState::kFinished}},
+  run({},
+      {{"TASK_STAGING", TaskAction::kNone, TaskState::kPending},
+       {"TASK_STARTING", TaskAction::kBind, TaskState::kPending},
+       {"TASK_STARTING", TaskAction::kNone, TaskState::kPending},
+       {"TASK_RUNNING", TaskAction::kMarkRunning, TaskState::kRunning},
+       {"TASK_RUNNING", TaskAction::kNone, TaskState::kRunning},
+       {"TASK_FINISHED", TaskAction::kMarkSucceeded, TaskState::kFinished},
+       {"TASK_LOST", TaskAction::kNone, TaskState::kFinished}},
       "happy path");
   run({}, {{"TASK_FINISHED", TaskAction::kError, TaskState::kPending}}, "finished before running");
-  run({}, {{"TASK_RUNNING", TaskAction::kMarkRunning, TaskState::kRunning},
-           {"TASK_FAILED", TaskAction::kRemoveFailed, TaskState::kGone},
-           {"TASK_RUNNING", TaskAction::kNone, TaskState::kGone}},
+  run({},
+      {{"TASK_RUNNING", TaskAction::kMarkRunning, TaskState::kRunning},
+       {"TASK_FAILED", TaskAction::kRemoveFailed, TaskState::kGone},
+       {"TASK_RUNNING", TaskAction::kNone, TaskState::kGone}},
       "failure");
   run({}, {{"TASK_LOST", TaskAction::kRemoveFailed, TaskState::kGone}}, "lost while pending");
   PodTask deleted;
   deleted.deleted = true;
-  run(deleted, {{"TASK_RUNNING", TaskAction::kMarkRunning, TaskState::kRunning},
-                {"TASK_KILLED", TaskAction::kRemoveDeleted, TaskState::kGone}},
+  run(deleted,
+      {{"TASK_RUNNING", TaskAction::kMarkRunning, TaskState::kRunning},
+       {"TASK_KILLED", TaskAction::kRemoveDeleted, TaskState::kGone}},
       "killed after delete");
   run({}, {{"TASK_BOGUS", TaskAction::kError, TaskState::kPending}}, "nonsense");
 }

@@ -94,9 +94,9 @@ TEST_F(PodWriterTest, AMissingPodIsMissingAndNothingIsWritten) {
   size_t before = store_.writes();
   bool changed = false;
   PodWriter::Result r = update({.key = "/registry/pods/default/absent", .change = [&](JsonValue&, int64_t) {
-    changed = true;
-    return Verdict::kPut;
-  }});
+                                  changed = true;
+                                  return Verdict::kPut;
+                                }});
   EXPECT_EQ(r.outcome, Outcome::kMissing);
   EXPECT_FALSE(changed);
   EXPECT_EQ(store_.writes(), before);
@@ -156,10 +156,11 @@ TEST_F(PodWriterTest, StartsFromTheKeptCopyOnlyWhenAsked) {
 TEST_F(PodWriterTest, AStaleKeptCopyCostsOneConflictAndAReadNotTheUpdate) {
   writer_.keep(kKey, revision() - 1 > 0 ? revision() - 1 : 0, R"({"metadata":{"name":"p"},"n":40})");
   int calls = 0;
-  PodWriter::Result r = update({.change = [&](JsonValue& pod, int64_t rev) {
-                                  ++calls;
-                                  return bump(pod, rev);
-                                },
+  PodWriter::Result r = update({.change =
+                                    [&](JsonValue& pod, int64_t rev) {
+                                      ++calls;
+                                      return bump(pod, rev);
+                                    },
                                 .cached = true});
   EXPECT_EQ(r.outcome, Outcome::kWritten);
   EXPECT_EQ(calls, 2);
@@ -168,11 +169,13 @@ TEST_F(PodWriterTest, AStaleKeptCopyCostsOneConflictAndAReadNotTheUpdate) {
 
 TEST_F(PodWriterTest, ATextEditSkipsTheChange) {
   bool changed = false;
-  PodWriter::Result r = update({.change = [&](JsonValue&, int64_t) {
-                                  changed = true;
-                                  return Verdict::kPut;
-                                },
-                                .edit = [](std::string_view) { return std::optional<std::string>(R"({"edited":1})"); }});
+  PodWriter::Result r =
+      update({.change =
+                  [&](JsonValue&, int64_t) {
+                    changed = true;
+                    return Verdict::kPut;
+                  },
+              .edit = [](std::string_view) { return std::optional<std::string>(R"({"edited":1})"); }});
   EXPECT_EQ(r.outcome, Outcome::kWritten);
   EXPECT_FALSE(changed);
   EXPECT_EQ(stored(), R"({"edited":1})");
@@ -197,11 +200,12 @@ TEST_F(PodWriterTest, AnOwnWriteIsRecognisedOnceWhenItComesBack) {
 
 TEST_F(PodWriterTest, AFailedOwnWriteIsNotRememberedAsOurs) {
   int calls = 0;
-  PodWriter::Result r = update({.change = [&](JsonValue& pod, int64_t rev) {
-                                  ++calls;
-                                  store_.put(kKey, R"({"metadata":{"name":"p"},"n":7})", 0, ignored);
-                                  return bump(pod, rev);
-                                },
+  PodWriter::Result r = update({.change =
+                                    [&](JsonValue& pod, int64_t rev) {
+                                      ++calls;
+                                      store_.put(kKey, R"({"metadata":{"name":"p"},"n":7})", 0, ignored);
+                                      return bump(pod, rev);
+                                    },
                                 .own = true});
   ASSERT_EQ(r.outcome, Outcome::kConflict);
   // What the last try would have written (n 8 over the other's 7) never landed.

@@ -24,9 +24,9 @@ TEST(Quantity, ParsesExactlyToMilliUnits) {
       {"1G", 1'000'000'000'000LL},
       {"64M", 64'000'000'000LL},
       {"1e3", 1'000'000},
-      {"12E-1", 1200},  // an exponent: "E" followed by a signed number
+      {"12E-1", 1200},                      // an exponent: "E" followed by a signed number
       {"9P", 9'000'000'000'000'000'000LL},  // fits
-      {"1E", std::nullopt},                // 10^21 milli-units do not
+      {"1E", std::nullopt},                 // 10^21 milli-units do not
       {"", std::nullopt},
       {"-1", std::nullopt},
       {"abc", std::nullopt},

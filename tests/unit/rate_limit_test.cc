@@ -17,11 +17,11 @@ TEST(TokenBucket, RefillsAtTheRateUpToTheBurst) {
     bool taken;
     uint64_t wait_ms;  // after the step
   } steps[] = {
-      {0, true, 0}, {0, true, 0}, {0, true, 500},  // a new bucket is full: the burst
-      {0, false, 500},                             // then empty: the next token in 1/rate
-      {250, false, 250},                           // half a token
-      {500, true, 500},                            // one token came
-      {10'000, true, 0},                           // long idle: full again, not 20
+      {0, true, 0},      {0, true, 0},        {0, true, 500},  // a new bucket is full: the burst
+      {0, false, 500},                                         // then empty: the next token in 1/rate
+      {250, false, 250},                                       // half a token
+      {500, true, 500},                                        // one token came
+      {10'000, true, 0},                                       // long idle: full again, not 20
       {10'000, true, 0}, {10'000, true, 500}, {10'000, false, 500},
   };
   for (const auto& s : steps) {
@@ -40,7 +40,7 @@ TEST(RateLimiter, EachClientHasItsBucketAndHealthIsNeverLimited) {
   for (int i = 0; i < 5; ++i) EXPECT_FALSE(limiter.admit("token:a", "/api/v1/pods"));
   auto wait = limiter.admit("token:a", "/api/v1/pods");
   ASSERT_TRUE(wait);
-  EXPECT_EQ(*wait, 1u);  // Retry-After is whole seconds, at least 1
+  EXPECT_EQ(*wait, 1u);                                    // Retry-After is whole seconds, at least 1
   EXPECT_FALSE(limiter.admit("token:b", "/api/v1/pods"));  // another client is not held up
   for (const char* path : {"/health", "/healthz", "/readyz"}) EXPECT_FALSE(limiter.admit("token:a", path));
   clock.advance(100);

@@ -23,12 +23,14 @@ class RouterTest : public ::testing::Test {
   void SetUp() override {
     router.add("GET", "/health", [](RequestContext& ctx) { ctx.reply(text_response(200, "ok")); });
     router.add("POST", "/train", [](RequestContext& ctx) { ctx.reply(text_response(200, "train")); });
-    router.add("DELETE", "/finish/{id}", [](RequestContext& ctx) { ctx.reply(text_response(200, "fin " + ctx.param("id"))); });
-    router.add("GET", "/v1/agents/{host}/offers/{id}", [](RequestContext& ctx) {
-      ctx.reply(text_response(200, ctx.param("host") + "|" + ctx.param("id")));
-    });
-    router.add("DELETE", "/v1/agents/{host}/offers/{id}", [](RequestContext& ctx) { ctx.reply(text_response(200, "rescind")); });
-    router.add("GET", "/v1/agents/special/offers/fixed", [](RequestContext& ctx) { ctx.reply(text_response(200, "literal")); });
+    router.add("DELETE", "/finish/{id}",
+               [](RequestContext& ctx) { ctx.reply(text_response(200, "fin " + ctx.param("id"))); });
+    router.add("GET", "/v1/agents/{host}/offers/{id}",
+               [](RequestContext& ctx) { ctx.reply(text_response(200, ctx.param("host") + "|" + ctx.param("id"))); });
+    router.add("DELETE", "/v1/agents/{host}/offers/{id}",
+               [](RequestContext& ctx) { ctx.reply(text_response(200, "rescind")); });
+    router.add("GET", "/v1/agents/special/offers/fixed",
+               [](RequestContext& ctx) { ctx.reply(text_response(200, "literal")); });
     router.add("GET", "/boom", [](RequestContext&) -> void { throw std::runtime_error("kaboom"); });
   }
   Router router;
@@ -80,15 +82,18 @@ TEST_F(RouterTest, WrongMethodListsAllowedMethods) {
 // Routes are looked for among those with as many segments as the path; of
 // those, the first added that matches with its method wins.
 TEST_F(RouterTest, TheFirstMatchingRouteOfThePathsDepthWins) {
-  router.add("GET", "/v1/{kind}/{name}/offers/{id}", [](RequestContext& ctx) { ctx.reply(text_response(200, "generic")); });
-  router.add("POST", "/v1/{kind}/{name}/offers/{id}", [](RequestContext& ctx) { ctx.reply(text_response(200, "post " + ctx.param("kind"))); });
-  router.add("GET", "/v1/{kind}", [](RequestContext& ctx) { ctx.reply(text_response(200, "short " + ctx.param("kind"))); });
+  router.add("GET", "/v1/{kind}/{name}/offers/{id}",
+             [](RequestContext& ctx) { ctx.reply(text_response(200, "generic")); });
+  router.add("POST", "/v1/{kind}/{name}/offers/{id}",
+             [](RequestContext& ctx) { ctx.reply(text_response(200, "post " + ctx.param("kind"))); });
+  router.add("GET", "/v1/{kind}",
+             [](RequestContext& ctx) { ctx.reply(text_response(200, "short " + ctx.param("kind"))); });
   auto body = [&](std::string_view method, std::string target) {
     std::string out = route(router, method, std::move(target));
     return out.substr(out.find("\r\n\r\n") + 4);
   };
-  EXPECT_EQ(body("GET", "/v1/agents/n/offers/1"), "n|1");       // added first
-  EXPECT_EQ(body("GET", "/v1/pools/n/offers/1"), "generic");    // only the later one matches
+  EXPECT_EQ(body("GET", "/v1/agents/n/offers/1"), "n|1");           // added first
+  EXPECT_EQ(body("GET", "/v1/pools/n/offers/1"), "generic");        // only the later one matches
   EXPECT_EQ(body("POST", "/v1/agents/n/offers/1"), "post agents");  // the first with its method
   EXPECT_EQ(body("GET", "/v1/agents"), "short agents");
   std::string out = route(router, "PUT", "/v1/agents/n/offers/1");

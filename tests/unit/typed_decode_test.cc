@@ -35,8 +35,8 @@ TEST(TypedDecode, WrongTypesAreNamedEveryOne) {
        "Go struct field ContainerPort.spec.containers.ports.containerPort of type int64"},
       {R"({"spec":{"containers":[{"ports":[{"containerPort":80.5}]}]}})", "spec.containers[0].ports[0].containerPort",
        "unmarshal number into"},
-      {R"({"spec":{"containers":[{"resources":{"requests":{"cpu":[]}}}]}})", "spec.containers[0].resources.requests[cpu]",
-       "of type resource.Quantity"},
+      {R"({"spec":{"containers":[{"resources":{"requests":{"cpu":[]}}}]}})",
+       "spec.containers[0].resources.requests[cpu]", "of type resource.Quantity"},
       {R"({"spec":{"hostNetwork":"yes"}})", "spec.hostNetwork", "of type bool"},
       {R"({"spec":{"affinity":[]}})", "spec.affinity", "unmarshal array into"},
       {R"({"metadata":{"labels":{"a":1}}})", "metadata.labels[a]", "of type string"},
@@ -47,14 +47,17 @@ TEST(TypedDecode, WrongTypesAreNamedEveryOne) {
     TypedDecode d = decode_pod(pod);
     ASSERT_EQ(d.type_errors.size(), 1u) << c.body;
     EXPECT_EQ(d.type_errors[0].field, c.field) << c.body;
-    EXPECT_NE(d.type_errors[0].message.find(c.message), std::string::npos) << c.body << ": " << d.type_errors[0].message;
+    EXPECT_NE(d.type_errors[0].message.find(c.message), std::string::npos)
+        << c.body << ": " << d.type_errors[0].message;
     EXPECT_TRUE(d.refused(FieldValidation::kIgnore)) << c.body;
   }
   // All of them at once, each named.
   JsonValue pod = parse(R"({"metadata":{"name":5,"labels":[]},"spec":{"nodeName":1,"priority":"high"}})");
   TypedDecode d = decode_pod(pod);
   ASSERT_EQ(d.type_errors.size(), 4u);
-  EXPECT_EQ(d.message("Pod", FieldValidation::kStrict).rfind("Pod in version \"v1\" cannot be handled as a Pod: json:", 0), 0u);
+  EXPECT_EQ(
+      d.message("Pod", FieldValidation::kStrict).rfind("Pod in version \"v1\" cannot be handled as a Pod: json:", 0),
+      0u);
 }
 
 TEST(TypedDecode, NullsAndFreeObjectsAndQuantitiesPass) {
@@ -69,7 +72,8 @@ TEST(TypedDecode, NullsAndFreeObjectsAndQuantitiesPass) {
 }
 
 TEST(TypedDecode, UnknownAndDuplicateFieldsFollowFieldValidation) {
-  JsonValue pod = parse(R"({"metadata":{"name":"a","name":"b"},"spec":{"foo":1,"containers":[{"name":"c","bar":2}]},"extra":{}})");
+  JsonValue pod =
+      parse(R"({"metadata":{"name":"a","name":"b"},"spec":{"foo":1,"containers":[{"name":"c","bar":2}]},"extra":{}})");
   TypedDecode d = decode_pod(pod);
   EXPECT_TRUE(d.type_errors.empty());
   EXPECT_EQ(d.unknown, (std::vector<std::string>{"spec.foo", "spec.containers[0].bar", "extra"}));
@@ -77,9 +81,10 @@ TEST(TypedDecode, UnknownAndDuplicateFieldsFollowFieldValidation) {
   EXPECT_TRUE(d.refused(FieldValidation::kStrict));
   EXPECT_FALSE(d.refused(FieldValidation::kWarn));
   EXPECT_FALSE(d.refused(FieldValidation::kIgnore));
-  EXPECT_EQ(d.message("Pod", FieldValidation::kStrict),
-            "strict decoding error: unknown field \"spec.foo\", unknown field \"spec.containers[0].bar\", unknown field "
-            "\"extra\", duplicate field \"metadata.name\"");
+  EXPECT_EQ(
+      d.message("Pod", FieldValidation::kStrict),
+      "strict decoding error: unknown field \"spec.foo\", unknown field \"spec.containers[0].bar\", unknown field "
+      "\"extra\", duplicate field \"metadata.name\"");
   ASSERT_EQ(d.warnings().size(), 4u);
   EXPECT_EQ(d.warnings()[0], "299 - \"unknown field \\\"spec.foo\\\"\"");
   // What is kept: the known fields, and the last of a duplicate.
