@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "handlers/json_value.h"
@@ -17,6 +19,10 @@ struct PodQuery {
   int64_t limit = 0;
   std::string continue_after;  // a key
   bool table = false;
+
+  // From a list's query string (labelSelector, fieldSelector, limit,
+  // continue); nullopt, with the API server's words in *error, when one is bad.
+  static std::optional<PodQuery> parse(std::string_view query, std::string* error);
 
   bool selects(const JsonValue& pod) const;
   bool filters() const { return !labels.empty() || !fields.empty(); }

@@ -11,6 +11,7 @@
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_events.h"
+#include "handlers/pods/pod_list.h"
 #include "handlers/pods/pod_query.h"
 #include "handlers/pods/pod_table.h"
 #include "handlers/pods/pod_validation.h"
@@ -486,26 +487,11 @@ void PodRegistry::get_pod(RequestContext& ctx) {
 }
 
 void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
-  auto q = std::make_shared<Query>();
   std::string_view query = ctx.request.query();
   std::string error;
-  if (auto ls = query_param(query, "labelSelector")) {
-    auto sel = LabelSelector::parse(*ls, &error);
-    if (!sel) return ctx.reply(k8s_error(400, "BadRequest", "unable to parse requirement: " + error));
-    q->labels = std::move(*sel);
-  }
-  if (auto fs = query_param(query, "fieldSelector")) {
-    auto f =
-        parse_field_selector(*fs, {"metadata.name", "metadata.namespace", "spec.nodeName", "status.phase"}, &error);
-    if (!f) return ctx.reply(k8s_error(400, "BadRequest", error));
-    q->fields = std::move(*f);
-  }
-  if (auto l = query_param(query, "limit")) q->limit = std::max<int64_t>(0, std::strtoll(l->c_str(), nullptr, 10));
-  if (auto c = query_param(query, "continue"); c && !c->empty()) {
-    auto key = base64_decode(*c);
-    if (!key) return ctx.reply(k8s_error(400, "BadRequest", "invalid continue token"));
-    q->continue_after = *key;
-  }
+  auto parsed = PodQuery::parse(query, &error);
+  if (!parsed) return ctx.reply(k8s_error(400, "BadRequest", error));
+  auto q = std::make_shared<Query>(std::move(*parsed));
   q->table = wants_table(ctx.request.header("Accept"));
   std::string prefix = std::string(kPodPrefix) + (ns.empty() ? "" : ns + "/");
   if (query_flag(query, "watch")) return watch_pods(ctx, prefix, q);
@@ -525,74 +511,18 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
       [this, res, q, now, all_namespaces](RangeResult&& r) mutable {
         if (!r.status.ok()) return res.send(store_down(r.status));
         // The range read is the list's snapshot: its items are written from it
-        // a slice at a time, each slice parsing a bounded number of pods.
-        struct Body {
-          RangeResult range;
-          size_t next = 0;
-          ListWriter items{"PodList"};
-          std::optional<PodTableWriter> table;
-          size_t rows = 0;
-          std::string last_key;
-          size_t unread_bytes = 0;  // of the stored values not yet made into items
-        };
-        auto body = std::make_shared<Body>();
-        body->range = std::move(r);
-        if (q->table) body->table.emplace(std::to_string(body->range.revision), now);
-        for (const auto& kv : body->range.kvs) body->unread_bytes += kv.value.size();
-        size_t stored_bytes = body->unread_bytes;
+        // a slice at a time (PodListBody).
+        auto body = std::make_shared<PodListBody>(std::move(r), q, now);
+        size_t stored_bytes = body->stored_bytes();
         snapshot_bytes_ = all_namespaces ? stored_bytes : std::max(snapshot_bytes_, stored_bytes);
-        // A slice of about `budget` bytes; SIZE_MAX: the whole list at once.
-        auto slice = [body, q](std::string& out, size_t budget) {
-          constexpr size_t kParsedPerSlice = 256;  // ~10 us each: a slice stays near a few milliseconds
-          Body& b = *body;
-          size_t parsed = 0;
-          bool cut = false;
-          bool whole = budget == SIZE_MAX;
-          while (b.next < b.range.kvs.size()) {
-            if (!whole && (out.size() >= budget || parsed >= kParsedPerSlice)) {
-              out += b.table ? b.table->take_written() : b.items.take();
-              return true;
-            }
-            const KeyValue& kv = b.range.kvs[b.next++];
-            b.unread_bytes -= kv.value.size();
-            if (!q->continue_after.empty() && kv.key <= q->continue_after) continue;
-            std::optional<JsonValue> pod;
-            if (q->filters() || q->table) {
-              ++parsed;
-              pod = parse_stored(kv);
-              if (!pod || !q->selects(*pod)) continue;
-            }
-            if (q->limit > 0 && static_cast<int64_t>(b.items.size() + b.rows) >= q->limit) {
-              cut = true;  // another match exists: hand out a continue token
-              break;
-            }
-            if (b.table) {
-              b.table->add(*pod);
-              ++b.rows;
-              out += b.table->take_written();
-            } else {
-              b.items.add(kv.value, kv.mod_revision);
-              out += b.items.take();
-            }
-            b.last_key = kv.key;
-          }
-          std::string token = cut ? base64_encode(b.last_key) : "";
-          if (b.table) {
-            out += b.table->finish();
-          } else {
-            b.items.finish(b.range.revision, token);
-            out += b.items.take();
-          }
-          b.next = b.range.kvs.size();
-          return false;
-        };
+        auto slice = [body](std::string& out, size_t budget) { return body->slice(out, budget); };
         constexpr size_t kSlicedFrom = 256 * 1024;
         if (stored_bytes <= kSlicedFrom) {
           std::string out;
           slice(out, SIZE_MAX);
           return res.send(k8s_object(200, std::move(out)));
         }
-        send_sliced(res, 200, "application/json", slice, [body] { return body->unread_bytes; });
+        send_sliced(res, 200, "application/json", slice, [body] { return body->unread_bytes(); });
       });
 }
 

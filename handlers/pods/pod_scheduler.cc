@@ -95,12 +95,10 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter&
       is_leader_(std::move(is_leader)),
       queue_timer_(clock.new_timer()),
       pass_(clock, [this] { schedule_due(); }),
-      reconcile_pass_(clock, [this] { request_reconciliation(); }),
       placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
       writer_(writer),
       settings_(settings),
-      reconciler_({.implicit_interval_ms = settings.reconcile_interval_ms}),
-      reconcile_timer_(clock.new_timer()),
+      reconciliation_(clock, hub, tasks_, settings.reconcile_interval_ms),
       framework_(store, clock, settings.failover_timeout_ms),
       load_timer_(clock.new_timer()) {
   metrics.gauge("uvsched_pods_pending", "Pods waiting for a place.",
@@ -120,7 +118,7 @@ PodScheduler::~PodScheduler() {
 
 void PodScheduler::stop() {
   queue_timer_->stop();
-  reconcile_timer_->stop();
+  reconciliation_.stop();
   framework_.stop();
   load_timer_->stop();
   if (watching_) store_.cancel_watch(watch_);
@@ -134,7 +132,7 @@ void PodScheduler::forget_everything() {
   tasks_ = PodTaskRegistry();
   queue_ = DelayQueue();
   backoff_ = PodBackoff();
-  to_reconcile_.clear();
+  reconciliation_.clear();
   writer_.clear();
 }
 
@@ -147,8 +145,7 @@ void PodScheduler::leadership_changed(bool leading) {
 
 void PodScheduler::start() {
   framework_.start();
-  reconciler_.start(clock_.now_ms());
-  arm_reconcile();
+  reconciliation_.start();
   load();
 }
 
@@ -186,7 +183,7 @@ void PodScheduler::load() {
     // Agents that re-subscribed while the pods were loading asked before their
     // tasks were known: ask them now (later ones ask when they subscribe).
     for (const auto& [host, a] : hub_.agents()) {
-      if (a->connected) to_reconcile_.insert(host);
+      if (a->connected) reconciliation_.agent_registered(host);
     }
     // The others with tasks have the agent timeout to come back.
     std::set<std::string> hosts;
@@ -194,7 +191,6 @@ void PodScheduler::load() {
     for (const auto& host : hosts) {
       if (!host.empty()) hub_.expect(host);
     }
-    if (!to_reconcile_.empty()) reconcile_pass_.schedule();
     watch_ = store_.watch(
         PodRegistry::kPodPrefix, r.revision + 1,
         [this](const StoreStatus& st, const std::vector<WatchEvent>& events) {
@@ -611,7 +607,7 @@ void PodScheduler::offers_arrived(const std::vector<std::string>& offer_ids) {
 void PodScheduler::status_update(const std::string& agent, const TaskStatus& status) {
   const std::string& id = status.task_id;
   const std::string& state = status.state;
-  reconciler_.reported(id);
+  reconciliation_.reported(id);
   PodTask* task = tasks_.by_id(id);
   if (!task) return adopt_or_kill(agent, status);
   // A deleted pod's task still running missed its KILL (its agent was away,
@@ -757,60 +753,9 @@ void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& wh
   });
 }
 
-// Explicit reconciliation on every (re)registration: after a restart the
-// tasks recovered from annotations are unconfirmed until their agents answer.
-// Agents that (re)register in one loop turn are handled in one pass over the
-// tasks: after a restart thousands re-subscribe at once.
 void PodScheduler::agent_registered(const std::string& agent, bool reregistered) {
-  log_debug("reconcile_requested").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no");
-  to_reconcile_.insert(agent);
-  reconcile_pass_.schedule();
-}
-
-void PodScheduler::request_reconciliation() {
-  std::map<std::string, std::vector<std::string>> ids;  // agent -> its tasks
-  for (const auto& agent : to_reconcile_) ids[agent];
-  for (const auto& [key, t] : tasks_) {
-    auto it = ids.find(tasks_.agent_of(t));
-    if (it != ids.end()) it->second.push_back(PodTaskRegistry::id_of(key, t));
-  }
-  to_reconcile_.clear();
-  uint64_t now = clock_.now_ms();
-  for (auto& [agent, tasks] : ids) reconciler_.request_explicit(agent, std::move(tasks), now);
-  arm_reconcile();
-}
-
-void PodScheduler::arm_reconcile() {
-  auto next = reconciler_.next_deadline();
-  if (!next) return;
-  uint64_t now = clock_.now_ms();
-  reconcile_timer_->start(*next > now ? *next - now : 0, [this] { reconcile_due(); });
-}
-
-void PodScheduler::reconcile_due() {
-  Reconciler::Ask ask = reconciler_.due(clock_.now_ms());
-  std::map<std::string, JsonWriter> per_agent;
-  for (const auto& id : ask.tasks) {
-    const PodTask* task = tasks_.by_id(id);
-    if (!task) {
-      reconciler_.reported(id);  // gone meanwhile: nothing to ask
-      continue;
-    }
-    JsonWriter& w = per_agent[tasks_.agent_of(*task)];
-    if (w.str().empty()) w.begin_object().key("type").value("RECONCILE").key("tasks").begin_array();
-    w.begin_object().key("task_id").begin_object().key("value").value(id).end_object();
-    w.key("state").value(task->state == TaskState::kRunning ? "TASK_RUNNING" : "TASK_STAGING").end_object();
-  }
-  for (auto& [agent, w] : per_agent) {
-    w.end_array().end_object();
-    hub_.send(agent, w.take());
-  }
-  if (ask.implicit) {
-    for (const auto& [host, a] : hub_.agents()) {
-      if (a->connected) hub_.send(host, R"({"type":"RECONCILE","tasks":[]})");  // empty: report all
-    }
-  }
-  arm_reconcile();
+  log_debug("agent_registered").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no");
+  reconciliation_.agent_registered(agent);
 }
 
 void PodScheduler::agent_lost(const std::string& agent) {

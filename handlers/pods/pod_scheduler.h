@@ -22,11 +22,11 @@
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/pods/framework_registration.h"
 #include "handlers/pods/pod_writer.h"
+#include "handlers/pods/task_reconciliation.h"
 #include "policy/delay_queue.h"
 #include "policy/placement.h"
 #include "policy/pod_task.h"
 #include "policy/pod_task_registry.h"
-#include "policy/reconciler.h"
 #include "reactor/clock.h"
 #include "reactor/clock_turn.h"
 #include "reactor/http_server.h"
@@ -143,9 +143,6 @@ class PodScheduler final : public AgentEvents {
              const std::string& launch);
   void roll_back(const std::string& pod, uint64_t serial, const std::string& offer_id);
   static void unbind(JsonValue& pod);
-  void request_reconciliation();  // for the agents in to_reconcile_
-  void reconcile_due();
-  void arm_reconcile();
 
   Store& store_;
   Clock& clock_;
@@ -157,8 +154,6 @@ class PodScheduler final : public AgentEvents {
   PodBackoff backoff_;
   std::unique_ptr<Timer> queue_timer_;
   ClockTurn pass_;
-  ClockTurn reconcile_pass_;
-  std::set<std::string> to_reconcile_;  // agents (re)registered since the last pass
   Store::WatchId watch_ = 0;
   bool watching_ = false;
   CounterFamily& placements_;
@@ -170,8 +165,7 @@ class PodScheduler final : public AgentEvents {
   // unschedulable pods would parse every pod three times).
   PodWriter& writer_;
   Settings settings_;
-  Reconciler reconciler_;
-  std::unique_ptr<Timer> reconcile_timer_;
+  TaskReconciliation reconciliation_;  // asks the agents about tasks_
   FrameworkRegistration framework_;
   std::unique_ptr<Timer> load_timer_;  // a failed load, or a lost watch, tries again
 };
