@@ -1,5 +1,7 @@
 #include "storage/etcd_store.h"
 
+#include <cassert>
+
 #include <set>
 #include <tuple>
 
@@ -67,7 +69,9 @@ EtcdStore::EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, 
   schedule_probe();
 }
 
-EtcdStore::~EtcdStore() = default;
+// Its idle handle and its clients' connections call back into it: close()
+// must have run (and its callbacks finished) before it goes.
+EtcdStore::~EtcdStore() { assert(closing_ && "EtcdStore destroyed before close()"); }
 
 // ---- requests, fail-over, availability ----------------------------------------
 

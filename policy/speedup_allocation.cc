@@ -1,0 +1,37 @@
+#include "policy/speedup_allocation.h"
+
+#include <algorithm>
+#include <queue>
+
+namespace uvsched {
+
+SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long capacity, double min_gain_seconds) {
+  SpeedupAllocation out;
+  out.parallelism.assign(jobs.size(), 1);
+  out.used = static_cast<int>(jobs.size());
+  long left = capacity - static_cast<long>(jobs.size());
+  // The saving of the next worker for job i: its remaining epochs times what
+  // one more worker takes off each.
+  auto gain = [&](size_t i) {
+    const JobDemand& j = jobs[i];
+    int p = out.parallelism[i];
+    if (p >= j.max_parallelism) return 0.0;
+    return std::max(j.remaining_epochs, 0) * (j.model.seconds(p) - j.model.seconds(p + 1));
+  };
+  using Entry = std::pair<double, size_t>;  // (gain, index): the largest gain first, the earlier job on a tie
+  auto worse = [](const Entry& x, const Entry& y) { return x.first < y.first || (x.first == y.first && x.second > y.second); };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> heap(worse);
+  for (size_t i = 0; i < jobs.size(); ++i) heap.push({gain(i), i});
+  while (left > 0 && !heap.empty()) {
+    auto [g, i] = heap.top();
+    heap.pop();
+    if (g <= min_gain_seconds) break;  // the best is not worth a worker: the rest are not either
+    out.parallelism[i] += 1;
+    out.used += 1;
+    left -= 1;
+    heap.push({gain(i), i});
+  }
+  return out;
+}
+
+}  // namespace uvsched

@@ -1,0 +1,116 @@
+// The speed model recovers known curves (exact and with noise) and leans on
+// its prior with few points; the allocator hands workers to the jobs they
+// save the most time for, gives every job one, and stops when a worker would
+// save nothing.
+#include "policy/speed_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "policy/speedup_allocation.h"
+
+namespace uvsched {
+namespace {
+
+std::vector<EpochPoint> sample(double a, double b, double c, std::vector<int> ps, double noise = 0, int each = 1) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-noise, noise);
+  std::vector<EpochPoint> out;
+  for (int p : ps) {
+    for (int k = 0; k < each; ++k) out.push_back({p, (a + b / p + c * p) * (1 + u(rng))});
+  }
+  return out;
+}
+
+TEST(SpeedModelTest, RecoversKnownCurvesExactly) {
+  struct Case {
+    const char* name;
+    double a, b, c;
+  } cases[] = {
+      {"scales well", 2, 400, 0.1},
+      {"mostly serial", 30, 20, 0},
+      {"sync-bound", 1, 100, 3},
+  };
+  for (const auto& c : cases) {
+    SpeedModel m = SpeedModel::fit(sample(c.a, c.b, c.c, {1, 2, 4, 8, 16}));
+    EXPECT_TRUE(m.certain()) << c.name;
+    EXPECT_NEAR(m.a(), c.a, 1e-6 + 1e-6 * c.a) << c.name;
+    EXPECT_NEAR(m.b(), c.b, 1e-6 * c.b + 1e-6) << c.name;
+    EXPECT_NEAR(m.c(), c.c, 1e-6) << c.name;
+  }
+}
+
+TEST(SpeedModelTest, PredictsWithinTenPercentFromNoisyEpochsWhereItMeasured) {
+  SpeedModel m = SpeedModel::fit(sample(5, 300, 0.5, {2, 4, 6, 8}, 0.10, 5));
+  for (int p : {2, 3, 4, 6, 8}) {
+    double truth = 5 + 300.0 / p + 0.5 * p;
+    EXPECT_NEAR(m.seconds(p), truth, 0.10 * truth) << "p=" << p;
+  }
+  // Twice as far as it measured, the error grows (the c·p term is what the noise hides).
+  double truth16 = 5 + 300.0 / 16 + 0.5 * 16;
+  EXPECT_NEAR(m.seconds(16), truth16, 0.25 * truth16);
+}
+
+TEST(SpeedModelTest, OnePointIsTakenAsNearlyPerfectlyParallel) {
+  SpeedModel m = SpeedModel::fit({{4, 100}});
+  EXPECT_FALSE(m.certain());
+  EXPECT_NEAR(m.seconds(4), 100, 1e-9) << "it passes through its point";
+  EXPECT_NEAR(m.seconds(8), 100 * (0.05 + 0.95 / 2), 1e-9);
+}
+
+TEST(SpeedModelTest, TwoPointsFixALineInOneOverP) {
+  SpeedModel m = SpeedModel::fit({{2, 60}, {4, 40}});  // a + b/p: b = 80, a = 20
+  EXPECT_EQ(m.distinct(), 2);
+  EXPECT_NEAR(m.a(), 20, 1e-9);
+  EXPECT_NEAR(m.b(), 80, 1e-9);
+  EXPECT_EQ(m.c(), 0);
+}
+
+TEST(SpeedModelTest, ACurveThatSlowsDownIsNotFittedNegative) {
+  // Slower with more workers: no negative b; the fit is a + c·p.
+  SpeedModel m = SpeedModel::fit({{1, 10}, {2, 12}, {4, 16}});
+  EXPECT_GE(m.a(), 0);
+  EXPECT_GE(m.b(), 0);
+  EXPECT_GE(m.c(), 0);
+  EXPECT_LT(m.seconds(1), m.seconds(4));
+}
+
+TEST(SpeedModelTest, BadPointsAreIgnored) {
+  SpeedModel m = SpeedModel::fit({{0, 5}, {3, -1}, {2, NAN}, {2, 50}});
+  EXPECT_EQ(m.distinct(), 1);
+  EXPECT_NEAR(m.seconds(2), 50, 1e-9);
+}
+
+TEST(SpeedupAllocationTest, WorkersGoWhereTheySaveTheMostTime) {
+  struct Case {
+    const char* name;
+    std::vector<JobDemand> jobs;
+    long capacity;
+    std::vector<int> want;
+  } cases[] = {
+      {"the job that scales takes the spare workers",
+       {{"serial", SpeedModel::of(100, 5, 0), 10, 64}, {"parallel", SpeedModel::of(1, 400, 0), 10, 64}},
+       6,
+       {1, 5}},
+      {"more capacity than anyone can use: gains stop before the cap",
+       {{"serial", SpeedModel::of(100, 5, 0), 10, 64}, {"parallel", SpeedModel::of(1, 40, 1), 10, 64}},
+       100,
+       {7, 6}},
+      {"fewer workers than jobs: one each all the same", {{"a", SpeedModel::of(0, 10, 0), 5, 8}, {"b", SpeedModel::of(0, 10, 0), 5, 8}}, 1, {1, 1}},
+      {"a job's own cap holds", {{"a", SpeedModel::of(0, 1000, 0), 5, 3}, {"b", SpeedModel::of(0, 10, 0), 5, 8}}, 10, {3, 7}},
+      {"a job with no epochs left gets nothing more", {{"done", SpeedModel::of(0, 1000, 0), 0, 8}, {"b", SpeedModel::of(0, 100, 0), 5, 8}}, 10, {1, 8}},
+  };
+  for (const auto& c : cases) {
+    SpeedupAllocation got = allocate_by_speedup(c.jobs, c.capacity);
+    EXPECT_EQ(got.parallelism, c.want) << c.name;
+    int sum = 0;
+    for (int p : got.parallelism) sum += p;
+    EXPECT_EQ(got.used, sum) << c.name;
+    EXPECT_LE(sum, std::max<long>(c.capacity, static_cast<long>(c.jobs.size()))) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace uvsched
