@@ -13,7 +13,7 @@ RUN_ARGS   ?=
 # -Werror is ours, for every build made here and in CI; meson.build leaves it to whoever builds.
 WERROR     ?= -Dwerror=true
 
-.PHONY: all deps-run deps-test deps-bench deps-fuzz build build-tests run test test-asan bench soak fuzz format clean
+.PHONY: all deps-run deps-test deps-bench deps-fuzz build build-tests run test test-asan bench sim soak fuzz format clean
 
 all: build
 
@@ -54,6 +54,14 @@ test-asan: deps-test $(ASAN_BUILD)/build.ninja
 
 bench: deps-bench build-tests
 	bench/run.sh
+
+# The ML workload replayed through the ML scheduler (tools/ml_trace_sim):
+# tables, CSVs and JCT CDF plots in bench/out/sim, for 32, 64 and 128 slots,
+# without and with 10% noise.
+sim: deps-bench build-tests
+	mkdir -p bench/out/sim
+	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --csv-dir bench/out/sim --plot bench/out/sim/jct-cdf.svg
+	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --noise 0.1 --plot bench/out/sim/jct-cdf-noise10.svg
 
 # Hours of churn with restarts (bench/soak.sh); fails on lost objects, broken
 # invariants or growth. CI runs a short one.

@@ -134,6 +134,18 @@ const std::vector<Flag>& flags() {
          c.max_parallelism = static_cast<int>(n);
          return "";
        }},
+      {"parallelism-policy", "kubeml|speedup",
+       "how a job's next parallelism is chosen: KubeML's throughput rule, or by each job's fitted speedup "
+       "across the cluster (default kubeml)",
+       [](Config& c, const std::string& v) -> std::string {
+         if (v == "kubeml")
+           c.parallelism_policy = ParallelismPolicyKind::kKubeml;
+         else if (v == "speedup")
+           c.parallelism_policy = ParallelismPolicyKind::kSpeedup;
+         else
+           return "expects kubeml or speedup";
+         return "";
+       }},
       {"metrics-poll-interval", "SECONDS", "PS metrics poll period, 0 = off (default 10)",
        seconds(&Config::metrics_poll_interval_ms)},
       {"recompute-interval", "SECONDS", "parallelism re-check period (default 5)",

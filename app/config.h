@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/parallelism_policy.h"
 #include "reactor/http_server.h"
 #include "reactor/log.h"
 
@@ -28,6 +29,7 @@ struct Config {
   uint64_t ps_start_timeout_ms = 60'000;
   std::string router_url = "http://127.0.0.1:8888";
   int max_parallelism = 32;
+  ParallelismPolicyKind parallelism_policy = ParallelismPolicyKind::kKubeml;
   uint64_t metrics_poll_interval_ms = 10'000;  // 0 = off
   uint64_t recompute_interval_ms = 5'000;
   std::optional<FunctionSize> function_size;

@@ -165,6 +165,7 @@ void Daemon::make_domains() {
   ml.ps_metrics_url = ps_metrics_url(config_);
   ml.ps_start_timeout_ms = config_.ps_start_timeout_ms;
   ml.router_url = config_.router_url;
+  ml.policy = config_.parallelism_policy;
   ml_ = std::make_unique<MlScheduler>(clock_, *store_, *client_, metrics_, ml, [this] { return is_leader(); });
   ml_->add_routes(router_);
   pod_writer_ = std::make_unique<PodWriter>(*store_);

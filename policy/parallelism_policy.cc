@@ -27,6 +27,9 @@ std::string Decision::reason() const {
     case Why::kSteady:
       name = "steady";
       break;
+    case Why::kSpeedup:
+      name = "speedup";
+      break;
   }
   return clamped ? std::string(name) + "+clamped" : std::string(name);
 }

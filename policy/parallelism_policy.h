@@ -22,15 +22,20 @@ struct PolicyInput {
 
 struct Decision {
   // Why the parallelism is what it is: what callers act on, never the text.
-  enum class Why { kCreate, kStatic, kFirstEpoch, kFaster, kSlower, kSteady };
+  enum class Why { kCreate, kStatic, kFirstEpoch, kFaster, kSlower, kSteady, kSpeedup };
   int parallelism = 1;
   PolicyState state;
   Why why = Why::kCreate;
   bool clamped = false;  // the cap bit: the policy wanted another parallelism
   // For records and metrics: create, first-epoch, faster, slower, steady,
-  // static; with "+clamped" when the cap bit.
+  // static, speedup; with "+clamped" when the cap bit.
   std::string reason() const;
 };
+
+// Which rule chooses parallelism (--parallelism-policy): KubeML's throughput
+// rule (ThroughputPolicy), or the cluster-wide speedup allocation
+// (speedup_policy.h).
+enum class ParallelismPolicyKind { kKubeml, kSpeedup };
 
 class ParallelismPolicy {
  public:

@@ -5,27 +5,32 @@
 
 namespace uvsched {
 
-SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long capacity, double min_gain_seconds) {
+SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long capacity, double min_relative_gain) {
   SpeedupAllocation out;
   out.parallelism.assign(jobs.size(), 1);
   out.used = static_cast<int>(jobs.size());
   long left = capacity - static_cast<long>(jobs.size());
-  // The saving of the next worker for job i: its remaining epochs times what
-  // one more worker takes off each.
+  // What the next worker adds to job i's speed, in epochs per second (its
+  // marginal speedup), when it makes the job at least min_relative_gain
+  // faster; 0 when it does not, or the job is at its cap or done.
   auto gain = [&](size_t i) {
     const JobDemand& j = jobs[i];
     int p = out.parallelism[i];
-    if (p >= j.max_parallelism) return 0.0;
-    return std::max(j.remaining_epochs, 0) * (j.model.seconds(p) - j.model.seconds(p + 1));
+    if (p >= j.max_parallelism || j.remaining_epochs <= 0) return 0.0;
+    double now = j.model.seconds(p), next = j.model.seconds(p + 1);
+    if (!(next > 0) || !(now > 0) || (now - next) < min_relative_gain * now) return 0.0;
+    return 1 / next - 1 / now;
   };
   using Entry = std::pair<double, size_t>;  // (gain, index): the largest gain first, the earlier job on a tie
-  auto worse = [](const Entry& x, const Entry& y) { return x.first < y.first || (x.first == y.first && x.second > y.second); };
+  auto worse = [](const Entry& x, const Entry& y) {
+    return x.first < y.first || (x.first == y.first && x.second > y.second);
+  };
   std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> heap(worse);
   for (size_t i = 0; i < jobs.size(); ++i) heap.push({gain(i), i});
   while (left > 0 && !heap.empty()) {
     auto [g, i] = heap.top();
     heap.pop();
-    if (g <= min_gain_seconds) break;  // the best is not worth a worker: the rest are not either
+    if (g <= 0) break;  // the best is not worth a worker: the rest are not either
     out.parallelism[i] += 1;
     out.used += 1;
     left -= 1;

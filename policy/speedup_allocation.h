@@ -1,10 +1,13 @@
 // Divides the cluster's workers among training jobs by marginal speedup:
-// every job gets one worker (in arrival order, while there are workers), and
-// each further worker goes to the job whose remaining training time it
-// shortens the most, by its speed model (SpeedModel) times the epochs it has
-// left, until the workers run out or no worker saves more than
-// min_gain_seconds. Jobs that scale well get many; jobs that do not give
-// theirs back. Pure: demands in, an allocation out.
+// every job gets one worker, and each further worker goes to the job whose
+// speed (epochs per second, by its SpeedModel) it raises the most, until the
+// workers run out or no worker makes any job at least min_relative_gain
+// faster. So the cluster finishes the most epochs per second it can: jobs that
+// scale well get many workers, jobs that do not give theirs back, and short
+// epochs (short jobs) finish first. (Weighing a worker by the training time
+// it saves, remaining epochs times seconds, favoured the longest jobs and did
+// worse on average completion time in tools/ml_trace_sim: see bench/RESULTS.md.)
+// Pure: demands in, an allocation out.
 #pragma once
 
 #include <string>
@@ -29,6 +32,6 @@ struct SpeedupAllocation {
 // `jobs` in arrival order; capacity < number of jobs still gives each one
 // worker (a running job is never stopped: it is the caller's to queue jobs).
 SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long capacity,
-                                      double min_gain_seconds = 1.0);
+                                      double min_relative_gain = 0.0);
 
 }  // namespace uvsched

@@ -5,7 +5,7 @@
 #   install-deps.sh test   + the suites' libraries and peers: GoogleTest, etcd,
 #                          kubectl (Debian's kubernetes-client, unless one is on
 #                          the PATH), the Python client, curl (make test)
-#   install-deps.sh bench  + Google Benchmark, wrk, nginx (make bench)
+#   install-deps.sh bench  + Google Benchmark, wrk, nginx (make bench), gnuplot (make sim)
 #   install-deps.sh fuzz   + clang and its sanitizer runtime (make fuzz)
 set -euo pipefail
 mode=${1:-run}
@@ -13,7 +13,7 @@ mode=${1:-run}
 run=(build-essential pkg-config meson ninja-build
      libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libzstd-dev libssl-dev libabsl-dev libjemalloc-dev)
 test=(libgtest-dev libgmock-dev googletest libbenchmark-dev etcd-server etcd-client curl python3-kubernetes)
-bench=(wrk nginx-light)
+bench=(wrk nginx-light gnuplot-nox)
 fuzz=(clang libclang-rt-14-dev)
 
 case "$mode" in

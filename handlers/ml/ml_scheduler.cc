@@ -9,6 +9,7 @@
 #include "handlers/json_response.h"
 #include "handlers/ml/prom_text.h"
 #include "policy/fair_share.h"
+#include "policy/speedup_policy.h"
 #include "reactor/log.h"
 #include "storage/unwaited.h"
 
@@ -17,6 +18,7 @@ namespace {
 
 constexpr size_t kHistoryKept = 100;
 constexpr size_t kHistoryStored = 5;
+constexpr size_t kSpeedPoints = 64;  // epochs a job's speed model is fitted to
 
 // The gauges of the PS's /metrics kept per job (SPEC §3).
 constexpr const char* kJobGauges[] = {
@@ -373,7 +375,34 @@ void MlScheduler::update_job(Queued& q) {
   job.last_report_unix_ms = clock_.unix_ms();
   job.last_report_mono_ms = clock_.now_ms();
   job.parallelism = in.parallelism;  // what it runs now: kept if this decision cannot be stored
-  record_update(job, policy_.decide(job.policy, in), in.elapsed_seconds, q.responder, created);
+  record_update(job, decide_update(job, in), in.elapsed_seconds, q.responder, created);
+}
+
+Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
+  if (settings_.policy == ParallelismPolicyKind::kKubeml || in.static_parallelism)
+    return policy_.decide(job.policy, in);
+  if (in.elapsed_seconds > 0) {
+    job.epochs.push_back({in.parallelism, in.elapsed_seconds});
+    while (job.epochs.size() > kSpeedPoints) job.epochs.pop_front();
+    job.model = SpeedModel::fit({job.epochs.begin(), job.epochs.end()});
+  }
+  // Every job in arrival order, as the allocation sees it.
+  std::vector<const Job*> ordered;
+  for (const auto& [id, j] : jobs_) ordered.push_back(&j);
+  std::sort(ordered.begin(), ordered.end(), [](const Job* a, const Job* b) { return a->order < b->order; });
+  std::vector<SpeedupJob> view;
+  size_t which = 0;
+  for (const Job* j : ordered) {
+    if (j == &job) which = view.size();
+    int left = static_cast<int>(std::max<int64_t>(j->request.epochs - j->epochs_reported, 0));
+    view.push_back({j->model, !j->epochs.empty(), j->parallelism, left});
+  }
+  std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
+  // Unknown capacity: every job may have up to --max-parallelism.
+  long workers = capacity ? *capacity : static_cast<long>(settings_.max_parallelism) * static_cast<long>(view.size());
+  Decision d = decide_by_speedup(view, which, workers, settings_.max_parallelism);
+  d.state = job.policy;
+  return d;
 }
 
 void MlScheduler::apply(Job& job, const Decision& d, double elapsed) {

@@ -26,6 +26,7 @@
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/router.h"
 #include "policy/parallelism_policy.h"
+#include "policy/speed_model.h"
 #include "reactor/clock.h"
 #include "reactor/clock_turn.h"
 #include "reactor/http_requester.h"
@@ -47,6 +48,7 @@ class MlScheduler {
     // job's parallelism unchanged (the job waits for nothing else).
     uint64_t decision_store_deadline_ms = 1'000;
     std::string router_url = "http://127.0.0.1:8888";
+    ParallelismPolicyKind policy = ParallelismPolicyKind::kKubeml;
   };
   // How many parallel functions the cluster can hold now; nullopt: unlimited.
   using CapacityFn = std::function<std::optional<long>()>;
@@ -96,6 +98,11 @@ class MlScheduler {
     std::string ps_lost_reason;
     uint64_t version = 0;  // bumped by every decision; guards rollbacks
     std::map<std::string, double> ps_metrics;
+    // Its epochs as (parallelism it ran at, seconds), the latest kSpeedPoints,
+    // and the speed model fitted to them (the speedup policy's; not stored:
+    // after a restart it is learnt again).
+    std::deque<EpochPoint> epochs;
+    SpeedModel model = SpeedModel::of(0, 1, 0, 0);
   };
   struct Queued {
     enum class Op { kCreate, kUpdate } op;
@@ -116,6 +123,8 @@ class MlScheduler {
   void drain();
   void create_job(Queued& q);
   void update_job(Queued& q);
+  // The next epoch's parallelism by the configured policy.
+  Decision decide_update(Job& job, const PolicyInput& in);
   // A decision waiting for its store write, answered by the write or by the deadline.
   struct PendingAnswer {
     std::string job_id;

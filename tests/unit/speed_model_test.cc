@@ -10,6 +10,7 @@
 #include <random>
 
 #include "policy/speedup_allocation.h"
+#include "policy/speedup_policy.h"
 
 namespace uvsched {
 namespace {
@@ -83,33 +84,63 @@ TEST(SpeedModelTest, BadPointsAreIgnored) {
   EXPECT_NEAR(m.seconds(2), 50, 1e-9);
 }
 
-TEST(SpeedupAllocationTest, WorkersGoWhereTheySaveTheMostTime) {
+TEST(SpeedupAllocationTest, WorkersGoWhereTheyAddTheMostSpeed) {
   struct Case {
     const char* name;
     std::vector<JobDemand> jobs;
     long capacity;
     std::vector<int> want;
+    double min_relative_gain = 0;
   } cases[] = {
       {"the job that scales takes the spare workers",
        {{"serial", SpeedModel::of(100, 5, 0), 10, 64}, {"parallel", SpeedModel::of(1, 400, 0), 10, 64}},
        6,
        {1, 5}},
-      {"more capacity than anyone can use: gains stop before the cap",
-       {{"serial", SpeedModel::of(100, 5, 0), 10, 64}, {"parallel", SpeedModel::of(1, 40, 1), 10, 64}},
+      {"more capacity than anyone can use: each stops where one more worker slows it (p* = sqrt(b/c))",
+       {{"serial", SpeedModel::of(100, 5, 0.5), 10, 64}, {"parallel", SpeedModel::of(1, 40, 1), 10, 64}},
        100,
-       {7, 6}},
-      {"fewer workers than jobs: one each all the same", {{"a", SpeedModel::of(0, 10, 0), 5, 8}, {"b", SpeedModel::of(0, 10, 0), 5, 8}}, 1, {1, 1}},
-      {"a job's own cap holds", {{"a", SpeedModel::of(0, 1000, 0), 5, 3}, {"b", SpeedModel::of(0, 10, 0), 5, 8}}, 10, {3, 7}},
-      {"a job with no epochs left gets nothing more", {{"done", SpeedModel::of(0, 1000, 0), 0, 8}, {"b", SpeedModel::of(0, 100, 0), 5, 8}}, 10, {1, 8}},
+       {3, 6}},
+      {"fewer workers than jobs: one each all the same",
+       {{"a", SpeedModel::of(0, 10, 0), 5, 8}, {"b", SpeedModel::of(0, 10, 0), 5, 8}},
+       1,
+       {1, 1}},
+      {"a job's own cap holds, and the rest goes to the other",
+       {{"a", SpeedModel::of(0, 1000, 0), 5, 3}, {"b", SpeedModel::of(0, 10, 0), 5, 8}},
+       10,
+       {2, 8}},
+      {"a job with no epochs left gets nothing more",
+       {{"done", SpeedModel::of(0, 1000, 0), 0, 8}, {"b", SpeedModel::of(0, 100, 0), 5, 8}},
+       10,
+       {1, 8}},
+      {"a worker that makes a job less than 10% faster is not given",
+       {{"ncf-like", SpeedModel::of(2.5, 2, 0), 10, 64}},
+       10,
+       {2},
+       0.10},
   };
   for (const auto& c : cases) {
-    SpeedupAllocation got = allocate_by_speedup(c.jobs, c.capacity);
+    SpeedupAllocation got = allocate_by_speedup(c.jobs, c.capacity, c.min_relative_gain);
     EXPECT_EQ(got.parallelism, c.want) << c.name;
     int sum = 0;
     for (int p : got.parallelism) sum += p;
     EXPECT_EQ(got.used, sum) << c.name;
     EXPECT_LE(sum, std::max<long>(c.capacity, static_cast<long>(c.jobs.size()))) << c.name;
   }
+}
+
+TEST(SpeedupPolicyTest, AJobsDecisionIsItsShareAndAnUnmeasuredJobKeepsItsWorkers) {
+  std::vector<SpeedupJob> jobs = {
+      {SpeedModel::of(1, 400, 0), true, 2, 50},    // scales
+      {SpeedModel::of(100, 5, 0), true, 2, 50},    // does not
+      {SpeedModel::of(0, 1, 0, 0), false, 4, 10},  // not measured yet: keeps its 4
+  };
+  Decision d = decide_by_speedup(jobs, 0, 12, 32);
+  EXPECT_EQ(d.why, Decision::Why::kSpeedup);
+  EXPECT_EQ(d.reason(), "speedup");
+  EXPECT_EQ(d.parallelism, 7) << "12 workers - 4 kept - 1 for the other job";
+  EXPECT_EQ(decide_by_speedup(jobs, 1, 12, 32).parallelism, 1);
+  Decision capped = decide_by_speedup(jobs, 0, 12, 5);
+  EXPECT_EQ(capped.parallelism, 5);
 }
 
 }  // namespace

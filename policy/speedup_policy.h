@@ -1,0 +1,29 @@
+// The speedup policy (--parallelism-policy speedup): a job's next epoch runs
+// at its share of an allocation of the whole cluster by marginal speedup
+// (speedup_allocation.h), each job's speed model fitted from the epochs it
+// reported (speed_model.h), instead of KubeML's rule that looks at one job at
+// a time. A job that has not reported an epoch yet keeps its parallelism out
+// of the pool (nothing is known of it). Pure: the jobs in, a decision out.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "policy/parallelism_policy.h"
+#include "policy/speed_model.h"
+
+namespace uvsched {
+
+struct SpeedupJob {
+  SpeedModel model = SpeedModel::of(0, 1, 0, 0);
+  bool measured = false;  // it reported at least one epoch
+  int parallelism = 1;    // what it runs now
+  int remaining_epochs = 1;
+};
+
+// The decision for jobs[which] (jobs in arrival order), within [1,
+// min(max_parallelism, capacity)]; `capacity` is the cluster's workers.
+Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism);
+
+}  // namespace uvsched

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The simulator's bookkeeping on a hand-computed case, and the ordering its
+# results rest on, on a slice of the real workload.
+#   ml_trace_sim_test.sh SIM TRACE_DIR
+set -euo pipefail
+sim=$1
+trace=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Two jobs of app "a" (2 epochs; 10 s an epoch at 1 worker, 6 s at 2) on 2
+# slots, static at 1 worker: job 0 arrives at 0 and ends at 20, job 1 arrives
+# at 5 and ends at 25. JCTs 20 and 20, makespan 25, 40 busy slot-seconds of 50.
+mkdir "$work/two"
+cat > "$work/two/workload.csv" <<'CSV'
+name,submit_seconds,application,initial_replicas,batch_size
+a-0,0,a,1,64
+a-1,5,a,1,64
+CSV
+cat > "$work/two/epochs.csv" <<'CSV'
+application,epochs_to_finish,typical_batch_size,data_passes_to_finish,dataset_size,init_batch_size,max_batch_size,min_local_bsz,max_local_bsz
+a,2,64,2,1000,64,64,1,64
+CSV
+cat > "$work/two/scaling_by_batch_size.csv" <<'CSV'
+application,nominal_batch_size,replicas,epoch_seconds,sim_epoch_seconds,effective_batch_size,num_nodes,local_bsz,accum_steps,step_seconds,sync_seconds,source
+a,64,1,10,10,64,1,64,0,1,0,measured_placement
+a,64,2,6,6,64,1,32,0,1,0,measured_placement
+CSV
+"$sim" --trace "$work/two" --slots 2 --policies static --csv-dir "$work" > "$work/out.txt"
+line=$(grep '^static,' "$work/summary.csv")
+IFS=, read -r policy slots noise restart avg median p99 makespan util changes <<<"$line"
+[ "$avg" = 20 ] || fail "average JCT $avg, want 20 ($line)"
+[ "$p99" = 20 ] || fail "p99 JCT $p99, want 20"
+[ "$makespan" = 25 ] || fail "makespan $makespan, want 25"
+[ "$util" = 0.8 ] || fail "utilization $util, want 0.8"
+[ "$changes" = 0 ] || fail "changes $changes, want 0"
+
+# One slot: job 1 waits for job 0 (ends at 20), then runs 20 s: JCTs 20 and 35.
+"$sim" --trace "$work/two" --slots 1 --policies static --csv-dir "$work" > "$work/out.txt"
+IFS=, read -r policy slots noise restart avg median p99 makespan util changes <<<"$(grep '^static,' "$work/summary.csv")"
+[ "$avg" = 27.5 ] || fail "one slot: average JCT $avg, want 27.5"
+[ "$makespan" = 40 ] || fail "one slot: makespan $makespan, want 40"
+
+# With a restart cost, a job that never changes pays it once, at its start.
+"$sim" --trace "$work/two" --slots 2 --policies static --restart-seconds 3 --csv-dir "$work" > "$work/out.txt"
+IFS=, read -r policy slots noise restart avg median p99 makespan util changes <<<"$(grep '^static,' "$work/summary.csv")"
+[ "$avg" = 23 ] || fail "restart cost: average JCT $avg, want 23"
+
+# The real workload's first 80 jobs on 32 slots: speedup ahead of kubeml on
+# average JCT, p99 and makespan, and every /job answered as a train job expects.
+"$sim" --trace "$trace" --jobs 80 --slots 32 --policies kubeml,speedup --csv-dir "$work" > "$work/out.txt"
+grep -q "protocol errors" "$work/out.txt" && fail "protocol errors: $(cat "$work/out.txt")"
+IFS=, read -r _ _ _ _ k_avg _ k_p99 k_make _ _ <<<"$(grep '^kubeml,' "$work/summary.csv")"
+IFS=, read -r _ _ _ _ s_avg _ s_p99 s_make _ _ <<<"$(grep '^speedup,' "$work/summary.csv")"
+awk -v s="$s_avg" -v k="$k_avg" 'BEGIN { exit !(s < k) }' || fail "speedup average JCT $s_avg not below kubeml's $k_avg"
+awk -v s="$s_p99" -v k="$k_p99" 'BEGIN { exit !(s <= k) }' || fail "speedup p99 $s_p99 above kubeml's $k_p99"
+awk -v s="$s_make" -v k="$k_make" 'BEGIN { exit !(s <= k) }' || fail "speedup makespan $s_make above kubeml's $k_make"
+echo "ok: bookkeeping exact; slice: kubeml avg $k_avg, speedup avg $s_avg"
