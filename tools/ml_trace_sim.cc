@@ -220,6 +220,7 @@ class Run {
     double epoch_seconds = 0;  // the running epoch's own time (what it reports)
     double finish = 0;
     double admitted = 0;
+    int told = 1;  // the parallelism /start named
     int changes = 0;
   };
 
@@ -270,7 +271,15 @@ class Run {
       std::cerr << "ml_trace_sim: /train answered " << ex->out << "\n";
       std::exit(3);
     }
-    if (auto* start = ps_.next("POST /start")) ps_.answer(start, 200);
+    // The PS starts it at the parallelism /start names: the scheduler's choice.
+    jobs_[i].told = trace_.jobs[i].initial;
+    if (auto* start = ps_.next("POST /start")) {
+      size_t at_p = start->request.body.find("\"parallelism\":");
+      if (at_p != std::string::npos) jobs_[i].told = std::atoi(start->request.body.c_str() + at_p + 14);
+      ps_.answer(start, 200);
+    } else {
+      ++protocol_errors_;
+    }
     line_.push_back(i);
     admit();
   }
@@ -280,7 +289,7 @@ class Run {
   void admit() {
     while (!line_.empty() && used_ < slots_) {
       size_t i = line_.front();
-      int want = std::min({trace_.jobs[i].initial, curve_max(i), slots_});
+      int want = std::min({std::max(jobs_[i].told, 1), curve_max(i), slots_});
       if (policy_ == Policy::kStatic && slots_ - used_ < want) return;
       line_.pop_front();
       jobs_[i].admitted = now_;

@@ -341,6 +341,8 @@ void MlScheduler::create_job(Queued& q) {
   PolicyInput in;
   in.op = PolicyInput::Op::kCreate;
   in.default_parallelism = static_cast<int>(jobs_[id].request.options.default_parallelism);
+  // Both policies start a job at its default within its fair share (starting
+  // it with only the free workers did worse in tools/ml_trace_sim).
   in.cap = cap_for(id);
   record_create(jobs_[id], policy_.decide(PolicyState{}, in), q.responder);
 }
