@@ -58,8 +58,9 @@ class MlSchedulerTest : public ::testing::Test {
     ml_->stop();
     log_configure(LogLevel::kInfo, LogFormat::kText);
   }
-  std::unique_ptr<MlScheduler> make_scheduler() {
+  std::unique_ptr<MlScheduler> make_scheduler(ParallelismPolicyKind policy = ParallelismPolicyKind::kKubeml) {
     MlScheduler::Settings s;
+    s.policy = policy;
     s.ps_url = "http://ps";
     s.metrics_poll_interval_ms = 0;
     s.recompute_interval_ms = 0;
@@ -296,6 +297,34 @@ TEST_F(MlSchedulerTest, AStandbyRefusesTrainingButTheLeaderServes) {
   EXPECT_EQ(status_of(test::route(router_, "POST", "/job", job_report("abc", 3, 10.0))), 503);
   leading_ = true;
   EXPECT_FALSE(train().empty());
+}
+
+TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndSharesThemWithANewcomer) {
+  ml_->stop();
+  ml_ = make_scheduler(ParallelismPolicyKind::kSpeedup);
+  ml_->set_capacity([]() -> std::optional<long> { return 8; });
+  ml_->start();
+  store_.run();
+  std::string first = train();
+  // One epoch at 3 workers: the prior (95% parallel) says more workers pay: all 8.
+  report(first, 3, 40.0);
+  turn();
+  EXPECT_EQ(update_parallelism(first), 8);
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
+  // At 8 it took 15 s: t(p) = 120/p fits both points; 8 is still best.
+  report(first, 8, 15.0);
+  turn();
+  EXPECT_EQ(update_parallelism(first), 8);
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
+  // A second job starts at its default (3, within its fair share of 4); until
+  // it reports, those workers are its own, and the first job's next answer
+  // is what is left.
+  std::string second = train();
+  report(first, 8, 15.0);
+  turn();
+  EXPECT_EQ(update_parallelism(first), 5);
+  std::string job = test::route(router_, "GET", "/v1/jobs/" + first);
+  EXPECT_NE(body_of(job).find("\"speedup\""), std::string::npos) << "the decision's reason: " << job;
 }
 
 }  // namespace
