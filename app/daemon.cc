@@ -193,6 +193,7 @@ void Daemon::wire_domains() {
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {
     return scheduler_->handle_delete(ns, name, std::move(res));
   });
+  pods_->set_preview_hook([this](const JsonValue& pod) { return scheduler_->preview_placement(pod); });
   pods_->set_create_hook([this](const std::string& ns, const std::string& name, JsonValue& pod) {
     return scheduler_->place_on_create(ns, name, pod);
   });

@@ -185,7 +185,20 @@ std::string openapi_v2() {
   JsonWriter w;
   w.begin_object().key("swagger").value("2.0");
   w.key("info").begin_object().key("title").value("uvsched").key("version").value("v1.32.0").end_object();
-  w.key("paths").begin_object().end_object().key("definitions").begin_object();
+  // Pods take dryRun (and fieldValidation): kubectl 1.20 looks for the
+  // parameter on the kind's PATCH before it sends --dry-run=server.
+  w.key("paths").begin_object();
+  w.key("/api/v1/namespaces/{namespace}/pods/{name}").begin_object().key("patch").begin_object();
+  w.key("x-kubernetes-group-version-kind").begin_object();
+  w.key("group").value("").key("kind").value("Pod").key("version").value("v1").end_object();
+  w.key("parameters").begin_array();
+  for (const char* name : {"dryRun", "fieldValidation"}) {
+    w.begin_object().key("name").value(name).key("in").value("query").key("type").value("string").end_object();
+  }
+  w.end_array();
+  w.key("responses").begin_object().key("200").begin_object().key("description").value("OK").end_object().end_object();
+  w.end_object().end_object();
+  w.end_object().key("definitions").begin_object();
   write_described_types(w, /*v2=*/true);
   for (const char* kind : {"PodList", "Node", "NodeList", "NamespaceList"}) {
     w.key(std::string("io.k8s.api.core.v1.") + kind).begin_object().key("type").value("object");

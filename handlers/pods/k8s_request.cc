@@ -80,6 +80,13 @@ std::optional<PatchType> patch_type(const std::string* content_type) {
 // The write's field manager (fieldManager), which an apply must name, and
 // whether it forces conflicts (force, for an apply only); or the 422 the API
 // server answers for options it refuses.
+namespace {
+HttpResponse unsupported_dry_run(const std::string& value) {
+  return k8s_error(400, "BadRequest",
+                   "Invalid dry run value: dryRun: Unsupported value: \"" + value + "\": supported values: \"All\"");
+}
+}  // namespace
+
 std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply) {
   auto manager = query_param(query, "fieldManager");
   auto invalid = [](std::string_view field, std::string_view what) {
@@ -93,7 +100,38 @@ std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, b
   if (manager && manager->size() > 128) return invalid("fieldManager", "Too long: may not be longer than 128");
   bool force = query_flag(query, "force");
   if (force && !apply) return invalid("force", "Forbidden: may not be specified for non-apply patch");
-  return WriteOptions{manager ? *manager : std::string(), force};
+  bool dry = false;
+  if (auto value = query_param(query, "dryRun")) {
+    if (*value != "All") return unsupported_dry_run(*value);
+    dry = true;
+  }
+  return WriteOptions{manager ? *manager : std::string(), force, dry};
+}
+
+std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request) {
+  bool dry = false;
+  if (auto value = query_param(request.query(), "dryRun")) {
+    if (*value != "All") return unsupported_dry_run(*value);
+    dry = true;
+  }
+  if (request.body.empty()) return dry;
+  std::string error;
+  auto options = JsonValue::parse(request.body, &error);  // a DELETE's DeleteOptions
+  const JsonValue* list = options && options->is_object() ? options->get("dryRun") : nullptr;
+  if (!list) return dry;
+  if (!list->is_array()) return k8s_error(400, "BadRequest", "dryRun must be a list of strings");
+  for (const auto& v : list->items()) {
+    if (!v.is_string() || v.text() != "All") return unsupported_dry_run(v.is_string() ? v.text() : v.dump());
+    dry = true;
+  }
+  return dry;
+}
+
+std::optional<HttpResponse> refuse_dry_run(const HttpRequest& request) {
+  auto dry = dry_run_of(request);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return std::move(*refused);
+  if (!std::get<bool>(dry)) return std::nullopt;
+  return k8s_error(400, "BadRequest", "dryRun is not supported for this request by uvsched");
 }
 
 std::variant<ApplyRequest, HttpResponse> read_apply_request(const HttpRequest& request, std::string_view type,

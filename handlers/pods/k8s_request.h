@@ -48,7 +48,14 @@ std::optional<PatchType> patch_type(const std::string* content_type);
 struct WriteOptions {
   std::string manager;  // empty: none named (not for an apply)
   bool force = false;
+  bool dry_run = false;  // dryRun=All: everything but the write
 };
+// A request's dryRun, in its query or (a DELETE's DeleteOptions) its body:
+// false when absent, true for All, or the 400 the API server answers for
+// any other value.
+std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request);
+// The 400 for a write that uvsched does not dry-run (bindings, namespaces).
+std::optional<HttpResponse> refuse_dry_run(const HttpRequest& request);
 std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply);
 
 // A server-side apply (PATCH, application/apply-patch+yaml) read as the API

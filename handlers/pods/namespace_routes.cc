@@ -37,6 +37,7 @@ void PodRegistry::list_namespaces(RequestContext& ctx) {
 
 void PodRegistry::create_namespace(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
+  if (auto refused = refuse_dry_run(ctx.request)) return ctx.reply(std::move(*refused));
   std::string error;
   // kubectl's `create namespace` sends protobuf (a typed client), and takes
   // JSON back.
@@ -88,6 +89,7 @@ void PodRegistry::create_namespace(RequestContext& ctx) {
 // pod's fields are (field_manager.h).
 void PodRegistry::apply_namespace(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
+  if (auto refused = refuse_dry_run(ctx.request)) return ctx.reply(std::move(*refused));
   auto type = patch_type(ctx.request.header("Content-Type"));
   if (!type || *type != PatchType::kApply) {
     return ctx.reply(k8s_error(415, "UnsupportedMediaType",
@@ -170,6 +172,7 @@ void PodRegistry::get_namespace(RequestContext& ctx) {
 
 void PodRegistry::delete_namespace(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
+  if (auto refused = refuse_dry_run(ctx.request)) return ctx.reply(std::move(*refused));
   std::string name = ctx.param("ns");
   Responder res = ctx.responder;
   // Its pods go first (one revision), then the namespace itself.

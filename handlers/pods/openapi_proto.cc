@@ -36,7 +36,12 @@ class ProtoWriter {
 
 // Field numbers of gnostic's OpenAPIv2.proto.
 namespace field {
-constexpr int kDocSwagger = 1, kDocInfo = 2, kDocDefinitions = 9;
+constexpr int kDocSwagger = 1, kDocInfo = 2, kDocPaths = 8, kDocDefinitions = 9;
+constexpr int kPathsPath = 2;      // Paths: NamedPathItem
+constexpr int kPathItemPatch = 8;  // PathItem: the patch Operation
+constexpr int kOperationParameters = 8, kOperationVendorExtension = 13;
+constexpr int kParametersItemParameter = 1, kParameterNonBody = 2, kNonBodyQuery = 3;
+constexpr int kQueryIn = 2, kQueryName = 4, kQueryType = 6;  // QueryParameterSubSchema
 constexpr int kInfoTitle = 1, kInfoVersion = 2, kInfoDescription = 3;
 constexpr int kNamedName = 1, kNamedValue = 2;  // NamedSchema, NamedAny
 constexpr int kRepeatedItems = 1;               // Definitions, Properties, TypeItem, ItemsItem
@@ -117,6 +122,50 @@ ProtoWriter schema(simdjson::dom::object s) {
   return w;
 }
 
+// The paths' PATCH operations: their kind (x-kubernetes-group-version-kind)
+// and query parameters, which kubectl 1.20 reads to learn that a kind takes
+// dryRun before it sends --dry-run=server.
+ProtoWriter paths(simdjson::dom::object map) {
+  ProtoWriter out;
+  for (auto [path, item] : map) {
+    simdjson::dom::object patch;
+    if (item["patch"].get(patch)) continue;
+    ProtoWriter op;
+    simdjson::dom::array params;
+    if (!patch["parameters"].get(params)) {
+      for (simdjson::dom::element p : params) {
+        std::string_view name, in, type;
+        if (p["name"].get(name) || p["in"].get(in) || in != "query") continue;
+        ProtoWriter q;
+        q.string(field::kQueryIn, in);
+        q.string(field::kQueryName, name);
+        if (!p["type"].get(type)) q.string(field::kQueryType, type);
+        ProtoWriter non_body, parameter, item_w;
+        non_body.message(field::kNonBodyQuery, q);
+        parameter.message(field::kParameterNonBody, non_body);
+        item_w.message(field::kParametersItemParameter, parameter);
+        op.message(field::kOperationParameters, item_w);
+      }
+    }
+    for (auto [key, value] : patch) {
+      if (key.rfind("x-", 0) != 0) continue;
+      ProtoWriter any;
+      any.string(field::kAnyYaml, simdjson::minify(value));  // JSON is YAML
+      ProtoWriter named;
+      named.string(field::kNamedName, key);
+      named.message(field::kNamedValue, any);
+      op.message(field::kOperationVendorExtension, named);
+    }
+    ProtoWriter path_item;
+    path_item.message(field::kPathItemPatch, op);
+    ProtoWriter named;
+    named.string(field::kNamedName, path);
+    named.message(field::kNamedValue, path_item);
+    out.message(field::kPathsPath, named);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> openapi_v2_protobuf(std::string_view json) {
@@ -135,6 +184,8 @@ std::optional<std::string> openapi_v2_protobuf(std::string_view json) {
     if (!info["description"].get(v)) i.string(field::kInfoDescription, v);
     d.message(field::kDocInfo, i);
   }
+  simdjson::dom::object path_map;
+  if (!doc["paths"].get(path_map)) d.message(field::kDocPaths, paths(path_map));
   simdjson::dom::object definitions;
   if (!doc["definitions"].get(definitions)) d.message(field::kDocDefinitions, named_schemas(definitions));
   return d.bytes();

@@ -190,20 +190,48 @@ void PodRegistry::create_pod(RequestContext& ctx) {
   meta.erase("deletionTimestamp");  // a deletion is started by DELETE
   meta.erase("managedFields");      // the server's to keep
   record_update(nullptr, *pod, std::get<WriteOptions>(options).manager, rfc3339(clock_.unix_ms()));
-  create_checked(ctx.responder, ns, std::move(*pod), std::move(warnings));
+  create_checked(ctx.responder, ns, std::move(*pod), std::move(warnings), std::get<WriteOptions>(options).dry_run);
 }
 
-void PodRegistry::create_checked(Responder res, const std::string& ns, JsonValue pod,
-                                 std::vector<std::string> warnings) {
+void PodRegistry::create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings,
+                                 bool dry_run) {
   std::string name = pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "";
   if (auto issues = validate_pod(pod); !issues.empty()) {
     return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
   }
   default_pod(pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
+  if (dry_run) return dry_run_create(std::move(res), ns, name, std::move(pod), std::move(warnings));
   // The namespace is checked by the create's own txn (no read before it).
   CreateOutcome created = create_hook_ ? create_hook_(ns, name, pod) : nullptr;
   PodWrite how{.ok_status = 201, .created = std::move(created), .warnings = std::move(warnings)};
   store_new_pod(std::move(res), ns, name, std::move(pod), std::move(how));
+}
+
+// A create with dryRun=All: validated and defaulted as it would be stored,
+// its namespace and name checked as the store would check them, and nothing
+// written. uvsched adds where it would be placed now (the
+// uvsched.io/dry-run-placement annotation): an agent, or why it would wait.
+void PodRegistry::dry_run_create(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
+                                 std::vector<std::string> warnings) {
+  if (preview_hook_) {
+    pod.ensure({"metadata", "annotations"}).set(kDryRunPlacementAnnotation, JsonValue::string(preview_hook_(pod)));
+  }
+  store_.get(kNamespacePrefix + ns, {},
+             [this, res, ns, name, pod = std::move(pod), warnings = std::move(warnings)](RangeResult&& n) mutable {
+               if (!n.status.ok()) return res.send(store_down(n.status));
+               if (n.kvs.empty()) {
+                 return res.send(k8s_error(404, "NotFound", "namespaces \"" + ns + "\" not found", "namespaces", ns));
+               }
+               store_.get(pod_key(ns, name), {},
+                          [res, name, pod = std::move(pod), warnings = std::move(warnings)](RangeResult&& p) mutable {
+                            if (!p.status.ok()) return res.send(store_down(p.status));
+                            if (!p.kvs.empty()) {
+                              return res.send(k8s_error(409, "AlreadyExists", "pods \"" + name + "\" already exists",
+                                                        "pods", name));
+                            }
+                            res.send(with_warnings(k8s_object(201, pod.dump()), warnings));
+                          });
+             });
 }
 
 void PodRegistry::store_new_pod(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
@@ -253,6 +281,7 @@ void PodRegistry::update_pod(Responder res, const std::string& ns, const std::st
   auto refusal = std::make_shared<std::optional<HttpResponse>>();
   PodWriter::Update u;
   u.key = pod_key(ns, name);
+  u.dry_run = how.dry_run;
   u.change = [change = std::move(change), refusal](JsonValue& pod, int64_t revision) {
     if (!pod.is_object()) {
       *refusal = k8s_error(500, "InternalError", "stored pod is unreadable");
@@ -336,6 +365,7 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
   };
   PodWrite how;
   how.warnings = std::move(warnings);
+  how.dry_run = std::get<WriteOptions>(options).dry_run;
   update_pod(ctx.responder, ns, name, std::move(change), std::move(how));
 }
 
@@ -390,6 +420,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
   };
   PodWrite how;
   how.change_warnings = warnings;  // known only once the patch is applied to the pod read
+  how.dry_run = std::get<WriteOptions>(options).dry_run;
   update_pod(ctx.responder, ns, name, std::move(change), std::move(how));
 }
 
@@ -409,13 +440,15 @@ void PodRegistry::apply_pod(RequestContext& ctx) {
   std::string now = rfc3339(clock_.unix_ms());
   PodWrite how;
   how.warnings = warnings;
+  how.dry_run = apply.options.dry_run;
   // Not there yet: the apply creates it, owning all it set.
   Responder res = ctx.responder;
-  how.on_missing = [this, res, ns, name, config = apply.config, manager, now, warnings]() mutable {
+  how.on_missing = [this, res, ns, name, config = apply.config, manager, now, warnings,
+                    dry = apply.options.dry_run]() mutable {
     JsonValue pod = JsonValue::object();
     pod.ensure({"metadata"}).set("name", JsonValue::string(name));
     apply_config(pod, config, manager, /*force=*/false, now);  // nobody else's fields: no conflict
-    create_checked(res, ns, std::move(pod), std::move(warnings));
+    create_checked(res, ns, std::move(pod), std::move(warnings), dry);
   };
   PodChange change = [ns, name, config = std::move(apply.config), manager, force, now](
                          JsonValue& pod, int64_t) -> std::optional<HttpResponse> {
@@ -432,7 +465,19 @@ void PodRegistry::apply_pod(RequestContext& ctx) {
 
 void PodRegistry::delete_pod(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
+  auto dry = dry_run_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
   std::string ns = ctx.param("ns"), name = ctx.param("name");
+  if (std::get<bool>(dry)) {
+    // A dry-run delete: the pod as it is, and nothing deleted or killed.
+    Responder res = ctx.responder;
+    store_.get(pod_key(ns, name), {}, [res, name](RangeResult&& r) mutable {
+      if (!r.status.ok()) return res.send(store_down(r.status));
+      if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+      res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
+    });
+    return;
+  }
   if (delete_hook_ && delete_hook_(ns, name, ctx.responder)) return;
   Responder res = ctx.responder;
   delete_pod_object(store_, pod_key(ns, name), rfc3339(clock_.unix_ms()), /*hold=*/false,
@@ -446,6 +491,7 @@ void PodRegistry::delete_pod(RequestContext& ctx) {
 
 void PodRegistry::bind_pod(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
+  if (auto refused = refuse_dry_run(ctx.request)) return ctx.reply(std::move(*refused));
   std::string ns = ctx.param("ns"), error;
   auto binding = JsonValue::parse(ctx.request.body, &error);
   if (!binding || !binding->is_object())

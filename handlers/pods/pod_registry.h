@@ -41,6 +41,11 @@ class PodRegistry {
   using CreateOutcome = std::function<void(bool written, int64_t revision, const std::string& json)>;
   using CreateHook = std::function<CreateOutcome(const std::string& ns, const std::string& name, JsonValue& pod)>;
   void set_create_hook(CreateHook hook) { create_hook_ = std::move(hook); }
+  // Where a pod would be placed now (an agent's name) or why it would wait:
+  // what a dry-run create says in kDryRunPlacementAnnotation.
+  using PreviewHook = std::function<std::string(const JsonValue& pod)>;
+  void set_preview_hook(PreviewHook hook) { preview_hook_ = std::move(hook); }
+  static constexpr const char* kDryRunPlacementAnnotation = "uvsched.io/dry-run-placement";
   void add_routes(Router& router);
   // Makes sure the namespaces every cluster has (default, kube-system) exist.
   void start();
@@ -81,11 +86,15 @@ class PodRegistry {
     CreateOutcome created;              // hears whether a create was written
     std::vector<std::string> warnings;  // Warning headers for the answer (fields the decoder dropped)
     std::function<void()> on_missing;   // update_pod found no pod: do this instead of 404 (an apply creates)
-    std::shared_ptr<const std::vector<std::string>>
-        change_warnings;  // more, filled by the change (a patch's dropped fields)
+    // More, filled by the change (a patch's dropped fields).
+    std::shared_ptr<const std::vector<std::string>> change_warnings;
+    bool dry_run = false;  // dryRun=All: answered as written, nothing stored
   };
   // Validates, defaults and creates a new pod (a POST, or an apply of a pod not there yet).
-  void create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings);
+  void create_checked(Responder res, const std::string& ns, JsonValue pod, std::vector<std::string> warnings,
+                      bool dry_run = false);
+  void dry_run_create(Responder res, const std::string& ns, const std::string& name, JsonValue pod,
+                      std::vector<std::string> warnings);
   // Server-side apply (PATCH, application/apply-patch+yaml): see field_manager.h.
   void apply_pod(RequestContext& ctx);
   // Stores a new pod (its name and namespace checked in the same txn) and answers.
@@ -119,6 +128,7 @@ class PodRegistry {
   NodeLister nodes_;
   DeleteHook delete_hook_;
   CreateHook create_hook_;
+  PreviewHook preview_hook_;
 };
 
 }  // namespace uvsched

@@ -467,6 +467,15 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   };
 }
 
+std::string PodScheduler::preview_placement(const JsonValue& pod) {
+  if (const JsonValue* node = pod.find({"spec", "nodeName"}); node && !node->text().empty()) {
+    return "bound: " + node->text();
+  }
+  Search search = search_offers(pod_needs(pod), nullptr, clock_.now_ms());
+  if (search.offer) return search.offer->agent;
+  return "pending: " + search.reason();
+}
+
 PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key, const PodNeeds& needs,
                                                           const Offer& offer) {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);

@@ -70,6 +70,9 @@ class PodScheduler final : public AgentEvents {
   // is to be called with the create's outcome (and the stored revision and JSON).
   using CreateOutcome = std::function<void(bool written, int64_t revision, const std::string& json)>;
   CreateOutcome place_on_create(const std::string& ns, const std::string& name, JsonValue& pod);
+  // Where `pod` would be placed now, claiming nothing: the agent of the first
+  // live offer it fits, or "pending: " and why it would wait (a dry run).
+  std::string preview_placement(const JsonValue& pod);
 
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
   void status_update(const std::string& agent, const TaskStatus& status) override;

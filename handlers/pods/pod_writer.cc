@@ -3,6 +3,26 @@
 #include <memory>
 
 namespace uvsched {
+namespace {
+
+// Results made field by field: GCC 12's release build takes a braced
+// StoreStatus{} inside an aggregate for maybe-uninitialized.
+PodWriter::Result result(PodWriter::Outcome o, int64_t revision = 0, std::string stored = {}) {
+  PodWriter::Result r;
+  r.outcome = o;
+  r.revision = revision;
+  r.stored = std::move(stored);
+  return r;
+}
+
+PodWriter::Result store_down(const StoreStatus& status) {
+  PodWriter::Result r;
+  r.outcome = PodWriter::Outcome::kStoreDown;
+  r.status = status;
+  return r;
+}
+
+}  // namespace
 
 // One record for every try of an update, shared by its callbacks instead of
 // copying the key, the change and the callback into each.
@@ -12,7 +32,7 @@ struct PodWriter::Attempt {
   void finish(Result&& r) const {
     if (u.done) u.done(std::move(r));
   }
-  void finish(Outcome o) const { finish(Result{o, {}, 0, {}}); }
+  void finish(Outcome o) const { finish(result(o)); }
 };
 
 const char* PodWriter::outcome_name(Outcome o) {
@@ -47,7 +67,7 @@ void PodWriter::attempt(std::shared_ptr<Attempt> a) {
   }
   std::string key = a->u.key;
   store_.get(key, {}, [this, a = std::move(a)](RangeResult&& r) mutable {
-    if (!r.status.ok()) return a->finish(Result{Outcome::kStoreDown, r.status, 0, {}});
+    if (!r.status.ok()) return a->finish(store_down(r.status));
     if (r.kvs.empty()) return a->finish(Outcome::kMissing);
     write(std::move(a), r.kvs[0].mod_revision, r.kvs[0].value);
   });
@@ -64,6 +84,10 @@ void PodWriter::write(std::shared_ptr<Attempt> a, int64_t revision, const std::s
     if (verdict == Verdict::kDecline) return a->finish(Outcome::kDeclined);
     next = pod->dump();
   }
+  if (a->u.dry_run) {
+    return a->finish(
+        result(verdict == Verdict::kDelete ? Outcome::kDeleted : Outcome::kWritten, revision, std::move(*next)));
+  }
   auto text = std::make_shared<const std::string>(std::move(*next));
   TxnRequest t;
   t.compares.push_back({a->u.key, Compare::Target::kModRevision, Compare::Op::kEqual, revision, {}});
@@ -79,12 +103,12 @@ void PodWriter::write(std::shared_ptr<Attempt> a, int64_t revision, const std::s
     if (written) {
       if (verdict == Verdict::kDelete) {
         kept_.erase(key);
-        return a->finish(Result{Outcome::kDeleted, {}, tr.revision, *text});
+        return a->finish(result(Outcome::kDeleted, tr.revision, *text));
       }
       refresh(key, tr.revision, *text);
-      return a->finish(Result{Outcome::kWritten, {}, tr.revision, *text});
+      return a->finish(result(Outcome::kWritten, tr.revision, *text));
     }
-    if (!tr.status.ok()) return a->finish(Result{Outcome::kStoreDown, tr.status, 0, {}});
+    if (!tr.status.ok()) return a->finish(store_down(tr.status));
     kept_.erase(key);  // stale: the next try reads the store
     if (--a->left <= 0) return a->finish(Outcome::kConflict);
     attempt(std::move(a));

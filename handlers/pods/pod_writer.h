@@ -54,10 +54,11 @@ class PodWriter {
     std::string key;
     Change change;
     TextEdit edit;  // optional
-    bool cached =
-        false;         // may start from the kept copy (not for a client's precondition: it names the store's revision)
-    bool own = false;  // remembered until the watch brings it back (own_write_returned)
-    Done done;         // optional
+    // May start from the kept copy (not for a client's precondition: it names the store's revision).
+    bool cached = false;
+    bool own = false;      // remembered until the watch brings it back (own_write_returned)
+    bool dry_run = false;  // everything but the write: the result says what would be stored
+    Done done;             // optional
   };
 
   explicit PodWriter(Store& store) : store_(store) {}

@@ -253,6 +253,41 @@ TEST_F(PodRegistryTest, KubectlCreatesANamespaceAndAPodInIt) {
   EXPECT_NE(out.find("already exists"), std::string::npos) << out;
 }
 
+// kubectl's --dry-run=server: create, label, apply and delete answer as they
+// would, and nothing changes; writes uvsched does not dry-run are refused,
+// never done.
+TEST_F(PodRegistryTest, KubectlServerDryRunChangesNothing) {
+  std::string manifest = daemon_->data_dir() + "/dry.yaml";
+  std::ofstream(manifest) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: dry\nspec:\n  containers:\n"
+                          << "  - name: c\n    image: nginx\n";
+  int code = 0;
+  std::string out = kubectl("create --dry-run=server -f " + manifest + " -o yaml", &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("uvsched.io/dry-run-placement: 'pending: no offers'"), std::string::npos) << out;
+  EXPECT_NE(out.find("uid: "), std::string::npos) << out;
+  auto r = req("GET", "/api/v1/namespaces/default/pods/dry");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404) << "nothing stored";
+  out = kubectl("create -f " + manifest, &code);
+  ASSERT_EQ(code, 0) << out;
+  std::string rv =
+      field(answered(req("GET", "/api/v1/namespaces/default/pods/dry")).body, {"metadata", "resourceVersion"});
+  out = kubectl("label pod dry team=a --dry-run=server -o jsonpath={.metadata.labels.team}", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_EQ(out, "a");
+  out = kubectl("delete pod dry --dry-run=server", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("(server dry run)"), std::string::npos) << out;
+  std::string after = answered(req("GET", "/api/v1/namespaces/default/pods/dry")).body;
+  EXPECT_EQ(field(after, {"metadata", "resourceVersion"}), rv) << "unchanged: " << after;
+  EXPECT_EQ(field(after, {"metadata", "labels"}), "<missing>") << after;
+  out = kubectl("create namespace dry-ns --dry-run=server", &code);
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(out.find("dryRun is not supported"), std::string::npos) << out;
+  out = kubectl("get namespace dry-ns", &code);
+  EXPECT_NE(code, 0) << "refused, not created: " << out;
+}
+
 // kubectl explain reads the same description the decoder checks against.
 TEST_F(PodRegistryTest, KubectlExplainReachesTheLeaves) {
   int code = 0;

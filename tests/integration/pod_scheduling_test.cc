@@ -110,6 +110,35 @@ TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
   EXPECT_TRUE(pod_shows("web", "404")) << get_pod("web");
 }
 
+// A server-side dry run (?dryRun=All, what kubectl create --dry-run=server
+// sends) names the agent a pod would go to now, or why it would wait; it
+// stores nothing and claims no offer: the real create after it is placed.
+TEST_F(PodSchedulingTest, ADryRunCreateNamesTheAgentAndTakesNothing) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  auto dry = http_request(port(), "POST", "/api/v1/namespaces/default/pods?dryRun=All", pod_json("web", "500m"));
+  ASSERT_TRUE(dry && dry->status == 201) << (dry ? dry->body : "");
+  EXPECT_NE(dry->body.find(R"("uvsched.io/dry-run-placement":"edge-1")"), std::string::npos) << dry->body;
+  EXPECT_NE(dry->body.find(R"("uid":")"), std::string::npos) << "defaulted as it would be stored: " << dry->body;
+  auto big = http_request(port(), "POST", "/api/v1/namespaces/default/pods?dryRun=All", pod_json("big", "8"));
+  ASSERT_TRUE(big && big->status == 201) << (big ? big->body : "");
+  EXPECT_NE(big->body.find(R"("uvsched.io/dry-run-placement":"pending: 1 offers, none fit)"), std::string::npos)
+      << big->body;
+  EXPECT_EQ(get_pod("web"), "404") << "a dry run stores nothing";
+  auto bad = http_request(port(), "POST", "/api/v1/namespaces/default/pods?dryRun=Some", pod_json("web", "500m"));
+  ASSERT_TRUE(bad && bad->status == 400) << (bad ? bad->body : "");
+  EXPECT_NE(bad->body.find(R"(supported values: \"All\")"), std::string::npos) << bad->body;
+  // The offer is still there for the real create.
+  create(pod_json("web", "500m"));
+  EXPECT_FALSE(task_id_of(agent.next("LAUNCH")).empty()) << daemon_->log();
+  // A dry-run delete leaves the pod and sends no KILL.
+  auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/web?dryRun=All");
+  ASSERT_TRUE(del && del->status == 200) << (del ? del->body : "");
+  EXPECT_TRUE(lacks("web", "deletionTimestamp"));
+}
+
 // TASK_RUNNING's `data` is the pod's status as the agent sees it: it is
 // merged into the stored status (the phase stays the scheduler's), and the
 // rest of the pod is left as it was.

@@ -213,5 +213,16 @@ TEST_F(PodWriterTest, AFailedOwnWriteIsNotRememberedAsOurs) {
   EXPECT_FALSE(writer_.own_write_returned(kKey, &would));
 }
 
+TEST_F(PodWriterTest, ADryRunWritesNothingButSaysWhatWouldBeStored) {
+  size_t before = store_.writes();
+  std::string was = stored();
+  PodWriter::Result r = update({.dry_run = true});
+  EXPECT_EQ(r.outcome, Outcome::kWritten);
+  EXPECT_NE(r.stored.find(R"("n":1)"), std::string::npos) << r.stored;
+  EXPECT_EQ(r.revision, revision()) << "the revision it was read at";
+  EXPECT_EQ(store_.writes(), before);
+  EXPECT_EQ(stored(), was);
+}
+
 }  // namespace
 }  // namespace uvsched
