@@ -5,18 +5,24 @@
 
 namespace uvsched {
 
-std::optional<std::string> misfit(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels) {
-  if (!pod.node_name.empty() && pod.node_name != offer.agent) return "spec.nodeName is " + pod.node_name;
-  if (!LabelSelector::equals_all(pod.node_selector).matches(agent_labels)) return "nodeSelector does not match";
+std::optional<Misfit> misfit_of(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels) {
+  if (!pod.node_name.empty() && pod.node_name != offer.agent) {
+    return Misfit{MisfitKind::kNodeName, "spec.nodeName is " + pod.node_name};
+  }
+  if (!LabelSelector::equals_all(pod.node_selector).matches(agent_labels)) {
+    return Misfit{MisfitKind::kSelector, "nodeSelector does not match"};
+  }
   constexpr double kEpsilon = 1e-9;  // 0.1 + 0.2 must cover 0.3
-  if (offer.resources.cpus + kEpsilon < pod.cpus) return "insufficient cpus";
-  if (offer.resources.mem_mib + kEpsilon < pod.mem_mib) return "insufficient memory";
+  if (offer.resources.cpus + kEpsilon < pod.cpus) return Misfit{MisfitKind::kCpu, "insufficient cpus"};
+  if (offer.resources.mem_mib + kEpsilon < pod.mem_mib) return Misfit{MisfitKind::kMemory, "insufficient memory"};
   std::set<uint32_t> seen;
   for (uint32_t port : pod.host_ports) {
-    if (!seen.insert(port).second) return "hostPort " + std::to_string(port) + " asked twice";
+    if (!seen.insert(port).second) {
+      return Misfit{MisfitKind::kPorts, "hostPort " + std::to_string(port) + " asked twice"};
+    }
     bool offered = std::any_of(offer.resources.ports.begin(), offer.resources.ports.end(),
                                [&](const PortRange& r) { return port >= r.begin && port <= r.end; });
-    if (!offered) return "hostPort " + std::to_string(port) + " not offered";
+    if (!offered) return Misfit{MisfitKind::kPorts, "hostPort " + std::to_string(port) + " not offered"};
   }
   return std::nullopt;
 }

@@ -26,7 +26,19 @@ struct PodNeeds {
 inline constexpr double kDefaultCpus = 0.25;
 inline constexpr double kDefaultMemMib = 64;
 
+// What kind of misfit an offer is, for counting agents by reason as
+// kube-scheduler does (pending_reason.h).
+enum class MisfitKind { kNodeName, kSelector, kCpu, kMemory, kPorts };
+struct Misfit {
+  MisfitKind kind;
+  std::string why;
+};
+
 // Why `offer` cannot take the pod, or nullopt when it can.
-std::optional<std::string> misfit(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels);
+std::optional<Misfit> misfit_of(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels);
+inline std::optional<std::string> misfit(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels) {
+  auto m = misfit_of(pod, offer, agent_labels);
+  return m ? std::optional<std::string>(std::move(m->why)) : std::nullopt;
+}
 
 }  // namespace uvsched

@@ -346,7 +346,7 @@ void PodScheduler::try_place(const std::string& key) {
     launch(key, entry.needs, chosen);
     return;
   }
-  std::string reason = search.reason();
+  std::string reason = why_pending(search, entry.needs);
   bool news = wait_for_offer(key, entry, reason, now);
   // A pod that waits gives its cached copy up (a backlog of waiting pods
   // would hold them all); its binding, when an offer comes, reads it first.
@@ -374,21 +374,23 @@ bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
 PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const std::string* claimant, uint64_t now) {
   Search s;
   auto look = [&](const Offer& o) {
-    ++s.seen;
     const AgentHub::Agent* agent = hub_.agent(o.agent);
-    if (!agent || !agent->connected) return false;
-    auto m = misfit(needs, o, agent->labels);
-    if (m && s.why.empty()) s.why = *m;
-    return !m;
+    if (!agent || !agent->connected) {
+      s.seen.saw(o, std::nullopt);
+      return false;
+    }
+    auto m = misfit_of(needs, o, agent->labels);
+    if (!m) return true;
+    s.seen.saw(o, m->kind);
+    return false;
   };
   auto& offers = hub_.offers();
   s.offer = claimant ? offers.acquire_first(look, *claimant, now) : offers.find_first(look, now);
   return s;
 }
 
-std::string PodScheduler::Search::reason() const {
-  if (seen == 0) return "no offers";
-  return std::to_string(seen) + " offers, none fit: " + (why.empty() ? "their agents are not connected" : why);
+std::string PodScheduler::why_pending(const Search& s, const PodNeeds& needs) const {
+  return s.seen.message(needs, hub_.agents().size());
 }
 
 bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now) {
@@ -454,7 +456,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   Pending& entry = pending_[key];
   entry.needs = std::move(needs);
   entry.from_create = true;
-  std::string reason = search.reason();
+  std::string reason = why_pending(search, entry.needs);
   wait_for_offer(key, entry, reason, now);
   arm_queue_timer();
   set_condition(pod, "PodScheduled", "False", "Unschedulable", reason, rfc3339(clock_.unix_ms()));
@@ -471,9 +473,10 @@ std::string PodScheduler::preview_placement(const JsonValue& pod) {
   if (const JsonValue* node = pod.find({"spec", "nodeName"}); node && !node->text().empty()) {
     return "bound: " + node->text();
   }
-  Search search = search_offers(pod_needs(pod), nullptr, clock_.now_ms());
+  PodNeeds needs = pod_needs(pod);
+  Search search = search_offers(needs, nullptr, clock_.now_ms());
   if (search.offer) return search.offer->agent;
-  return "pending: " + search.reason();
+  return "pending: " + why_pending(search, needs);
 }
 
 PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key, const PodNeeds& needs,

@@ -24,6 +24,7 @@
 #include "handlers/pods/pod_writer.h"
 #include "handlers/pods/task_reconciliation.h"
 #include "policy/delay_queue.h"
+#include "policy/pending_reason.h"
 #include "policy/placement.h"
 #include "policy/pod_task.h"
 #include "policy/pod_task_registry.h"
@@ -96,10 +97,10 @@ class PodScheduler final : public AgentEvents {
   // for `claimant` when given), or else what was seen and why it failed.
   struct Search {
     const Offer* offer = nullptr;
-    size_t seen = 0;
-    std::string why;
-    std::string reason() const;
+    PendingReason seen;  // the offers weighed and why each did not fit
   };
+  // Why a pod that needs `needs` waits, in kube-scheduler's words (PendingReason).
+  std::string why_pending(const Search& s, const PodNeeds& needs) const;
 
   void load();
   void forget_everything();

@@ -172,7 +172,7 @@ TEST_F(AgentSimTest, HostPortsAreOfferedTakenAndGivenBack) {
         << pod(name);
   }
   ASSERT_NO_FATAL_FAILURE(create("web-c", spec));
-  EXPECT_TRUE(pod_shows("web-c", "hostPort 31000 not offered")) << pod("web-c");
+  EXPECT_TRUE(pod_shows("web-c", "node(s) didn't have free ports for the requested pod ports")) << pod("web-c");
   std::string a = pod("web-a");
   std::string host = a.find("\"nodeName\":\"sim-0\"") != std::string::npos ? "sim-0" : "sim-1";
   auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/web-a");
@@ -240,7 +240,7 @@ TEST_F(AgentSimTest, ASecondSimulatorAddsLabelledAgents) {
   ASSERT_NO_FATAL_FAILURE(start_sim("--agents 2"));
   ASSERT_TRUE(agents_connected(2)) << daemon_->log();
   ASSERT_NO_FATAL_FAILURE(create("gpu", R"({"nodeSelector":{"accel":"gpu"},"containers":[{"name":"c","image":"i"}]})"));
-  EXPECT_TRUE(pod_shows("gpu", "nodeSelector does not match")) << pod("gpu");
+  EXPECT_TRUE(pod_shows("gpu", "didn't match Pod's node affinity/selector")) << pod("gpu");
   ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --prefix gpu --labels accel=gpu,zone=a"));
   ASSERT_TRUE(agents_connected(3)) << daemon_->log();
   EXPECT_TRUE(pod_shows("gpu", "\"phase\":\"Running\"")) << pod("gpu") << sim_log(1);

@@ -103,8 +103,10 @@ TEST_F(PodRegistryTest, CreateFillsDefaultsAndGetReturnsIt) {
   EXPECT_GE(std::stoll(field(g->body, {"metadata", "resourceVersion"})), std::stoll(rv));
   // With no agent offering anything, the scheduler says why the pod waits.
   std::string waiting = settled("web");
-  EXPECT_NE(waiting.find(R"("type":"PodScheduled","status":"False","reason":"Unschedulable","message":"no offers")"),
-            std::string::npos)
+  EXPECT_NE(
+      waiting.find(
+          R"("type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/0 nodes are available: no agent has subscribed. pod requests cpu 0.5, memory 128Mi; there are no free offers.")"),
+      std::string::npos)
       << waiting;
   EXPECT_EQ(field(g->body, {"spec", "containers"}),
             R"([{"name":"c","image":"nginx","resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}])");
@@ -263,7 +265,9 @@ TEST_F(PodRegistryTest, KubectlServerDryRunChangesNothing) {
   int code = 0;
   std::string out = kubectl("create --dry-run=server -f " + manifest + " -o yaml", &code);
   ASSERT_EQ(code, 0) << out;
-  EXPECT_NE(out.find("uvsched.io/dry-run-placement: 'pending: no offers'"), std::string::npos) << out;
+  EXPECT_NE(out.find("uvsched.io/dry-run-placement: 'pending: 0/0 nodes are available"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("uid: "), std::string::npos) << out;
   auto r = req("GET", "/api/v1/namespaces/default/pods/dry");
   ASSERT_TRUE(r);

@@ -124,7 +124,10 @@ TEST_F(PodSchedulingTest, ADryRunCreateNamesTheAgentAndTakesNothing) {
   EXPECT_NE(dry->body.find(R"("uid":")"), std::string::npos) << "defaulted as it would be stored: " << dry->body;
   auto big = http_request(port(), "POST", "/api/v1/namespaces/default/pods?dryRun=All", pod_json("big", "8"));
   ASSERT_TRUE(big && big->status == 201) << (big ? big->body : "");
-  EXPECT_NE(big->body.find(R"("uvsched.io/dry-run-placement":"pending: 1 offers, none fit)"), std::string::npos)
+  EXPECT_NE(
+      big->body.find(
+          R"("uvsched.io/dry-run-placement":"pending: 0/1 nodes are available: 1 Insufficient cpu. pod requests cpu 8, memory 128Mi; the largest free offer is cpu 2, memory 1024Mi on edge-1.")"),
+      std::string::npos)
       << big->body;
   EXPECT_EQ(get_pod("web"), "404") << "a dry run stores nothing";
   auto bad = http_request(port(), "POST", "/api/v1/namespaces/default/pods?dryRun=Some", pod_json("web", "500m"));
@@ -436,7 +439,7 @@ TEST_F(PodSchedulingTest, ANewPodQueuesBehindAWaitingOne) {
   ASSERT_TRUE(agent.subscribe());
   ASSERT_FALSE(agent.offer(2, 1024).empty());
   create(pod_json("waiting", "500m", R"(,"nodeSelector":{"zone":"nowhere"})"));
-  ASSERT_TRUE(pod_shows("waiting", "nodeSelector does not match")) << get_pod("waiting");
+  ASSERT_TRUE(pod_shows("waiting", "didn't match Pod's node affinity/selector")) << get_pod("waiting");
   auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("later", "500m"));
   ASSERT_TRUE(created && created->status == 201);
   EXPECT_EQ(created->body.find("nodeName"), std::string::npos) << "bound past a waiting pod: " << created->body;
@@ -480,7 +483,8 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWhenCreatedSaysWhyInItsCreate) {
   auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("big", "4"));
   ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "");
   EXPECT_NE(created->body.find(R"("reason":"Unschedulable")"), std::string::npos) << created->body;
-  EXPECT_NE(created->body.find("1 offers, none fit: insufficient cpus"), std::string::npos) << created->body;
+  EXPECT_NE(created->body.find("0/1 nodes are available: 1 Insufficient cpu. pod requests cpu 4"), std::string::npos)
+      << created->body;
   std::string rv = created->body.substr(created->body.find("\"resourceVersion\""), 30);
   const std::string failed = "uvsched_pod_placements_total{result=\"unschedulable\"}";
   EXPECT_EQ(metric(failed), 1);  // the create was its first try
@@ -492,7 +496,7 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWhenCreatedSaysWhyInItsCreate) {
   // A reason that changes is written.
   auto rescinded = http_request(port(), "DELETE", "/v1/agents/small/offers/" + offer);
   ASSERT_TRUE(rescinded && rescinded->status == 200);
-  EXPECT_TRUE(pod_shows("big", "no offers", 15s)) << get_pod("big");
+  EXPECT_TRUE(pod_shows("big", "1 node(s) had no free offer", 15s)) << get_pod("big");
 }
 
 // After a restart a waiting pod's condition already says why: the new
@@ -501,7 +505,7 @@ TEST_F(PodSchedulingTest, AnUnchangedReasonIsNotWrittenAgainAfterARestart) {
   start();
   auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("waits", "4"));
   ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "");
-  EXPECT_NE(created->body.find("no offers"), std::string::npos) << created->body;
+  EXPECT_NE(created->body.find("there are no free offers"), std::string::npos) << created->body;
   std::string rv = created->body.substr(created->body.find("\"resourceVersion\""), 30);
   std::string data = daemon_->data_dir();
   ASSERT_EQ(daemon_->stop(SIGTERM), 0);
@@ -568,19 +572,19 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWaitsAndSaysWhy) {
   ASSERT_TRUE(agent.subscribe());
   ASSERT_FALSE(agent.offer(1, 1024, R"({"begin":31000,"end":31010})").empty());
   create(pod_json("big", "4"));
-  EXPECT_TRUE(pod_shows("big", "insufficient cpus")) << get_pod("big");
+  EXPECT_TRUE(pod_shows("big", "1 Insufficient cpu")) << get_pod("big");
   std::string p80 =
       R"({"metadata":{"name":"port80"},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80,"hostPort":80}]}]}})";
   create(p80);
-  EXPECT_TRUE(pod_shows("port80", "hostPort 80 not offered")) << get_pod("port80");
+  EXPECT_TRUE(pod_shows("port80", "1 node(s) didn't have free ports for the requested pod ports")) << get_pod("port80");
   EXPECT_TRUE(lacks("big", "nodeName"));
   // kubectl describe says why too: its Events section reads the pod's events.
   std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
   std::string out;
   EXPECT_EQ(run_shell(kubectl + "describe pod big", &out), 0) << out;
   EXPECT_NE(out.find("FailedScheduling"), std::string::npos) << out;
-  EXPECT_NE(out.find("insufficient cpus"), std::string::npos) << out;
-  EXPECT_EQ(out.find("hostPort 80"), std::string::npos) << "another pod's event: " << out;
+  EXPECT_NE(out.find("1 Insufficient cpu"), std::string::npos) << out;
+  EXPECT_EQ(out.find("free ports"), std::string::npos) << "another pod's event: " << out;
   out.clear();
   create(pod_json("fits", "500m"));
   ASSERT_FALSE(agent.next("LAUNCH").empty());
@@ -606,7 +610,7 @@ TEST_F(PodSchedulingTest, AnOfferThatFitsWakesAWaitingPodBeforeItsBackoffEnds) {
   // late poll would move the offer towards the backoff's end).
   auto failed = std::chrono::steady_clock::now();
   ASSERT_GE(metric("uvsched_pod_placements_total{result=\"unschedulable\"}"), 4);
-  EXPECT_NE(get_pod("south-only").find("nodeSelector does not match"), std::string::npos);
+  EXPECT_NE(get_pod("south-only").find("didn't match Pod's node affinity/selector"), std::string::npos);
   ScriptedAgent south(port(), "south");
   ASSERT_TRUE(south.subscribe(R"({"zone":"south"})"));
   ASSERT_FALSE(south.offer(4, 4096).empty());
@@ -681,7 +685,7 @@ TEST_F(PodSchedulingTest, DeletingAPendingPodRemovesItAndLaunchesNothing) {
   ScriptedAgent agent(port(), "edge-1");
   ASSERT_TRUE(agent.subscribe());
   create(pod_json("waiting", "500m"));
-  ASSERT_TRUE(pod_shows("waiting", "no offers")) << get_pod("waiting");
+  ASSERT_TRUE(pod_shows("waiting", "no free offer")) << get_pod("waiting");
   auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/waiting");
   ASSERT_TRUE(del);
   EXPECT_EQ(del->status, 200) << del->body;

@@ -127,7 +127,7 @@ TEST_F(PodSchedulerTest, APodThatFitsNowhereSaysWhyAndIsTriedAgainAfterItsBackof
   put_pod("web", stored_pod("web"));
   settle();
   EXPECT_NE(pod("web").find(R"("type":"PodScheduled","status":"False")"), std::string::npos) << pod("web");
-  EXPECT_NE(pod("web").find("no offers"), std::string::npos) << pod("web");
+  EXPECT_NE(pod("web").find("there are no free offers"), std::string::npos) << pod("web");
   EXPECT_EQ(scheduler_->pending(), 1u);
   double tries = metric(R"(uvsched_pod_placements_total{result="unschedulable"})");
   EXPECT_EQ(tries, 1);

@@ -1,0 +1,40 @@
+// Why a pod waits, in kube-scheduler's words and with numbers, so people and
+// tools recognise it: "0/5 nodes are available: 3 Insufficient cpu, 2
+// node(s) didn't match Pod's node affinity/selector." followed by what would
+// be needed: "pod requests cpu 6, memory 1024Mi; the largest free offer is
+// cpu 4, memory 7168Mi on sim-1." Agents are the nodes; each is counted once,
+// by the first of its offers the pod was weighed against. Pure: the walk over
+// the offers is the caller's, which tells this what it saw.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <set>
+#include <string>
+
+#include "policy/placement.h"
+
+namespace uvsched {
+
+class PendingReason {
+ public:
+  // An offer of `agent` weighed for the pod; `misfit` is why it did not fit
+  // (nullopt: the agent is not connected).
+  void saw(const Offer& offer, std::optional<MisfitKind> misfit);
+  // How many offers were weighed.
+  size_t offers() const { return offers_; }
+  // The message, for a pod that needs `pod`, with `agents` agents known.
+  std::string message(const PodNeeds& pod, size_t agents) const;
+
+ private:
+  static constexpr size_t kKinds = 6;  // MisfitKind's five, and not connected
+  std::array<size_t, kKinds> counts_{};
+  std::set<std::string> agents_;  // those counted
+  size_t offers_ = 0;
+  // The offer with the most cpus, then memory, of those weighed.
+  bool any_ = false;
+  double largest_cpus_ = 0, largest_mem_mib_ = 0;
+  std::string largest_agent_;
+};
+
+}  // namespace uvsched
