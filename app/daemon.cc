@@ -182,6 +182,7 @@ void Daemon::make_domains() {
   sched.failover_timeout_ms = config_.failover_timeout_ms;
   scheduler_ = std::make_unique<PodScheduler>(
       *store_, clock_, *hub_, *pod_writer_, metrics_, [this] { return is_leader(); }, sched);
+  scheduler_->add_routes(router_);
 }
 
 // Who tells whom: the agents' events go to the pod scheduler; the registry

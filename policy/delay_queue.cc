@@ -57,6 +57,14 @@ std::vector<std::string> DelayQueue::pop_due(uint64_t now) {
   return out;
 }
 
+std::vector<std::pair<std::string, uint64_t>> DelayQueue::in_order(size_t limit) const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (auto it = by_due_.begin(); it != by_due_.end() && out.size() < limit; ++it) {
+    out.emplace_back(it->second, it->first.first);
+  }
+  return out;
+}
+
 std::optional<uint64_t> DelayQueue::next_due() const {
   if (by_due_.empty()) return std::nullopt;
   return by_due_.begin()->first.first;

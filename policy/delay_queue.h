@@ -55,6 +55,9 @@ class DelayQueue {
   // Pops every pod due at or before `now`, earliest first.
   std::vector<std::string> pop_due(uint64_t now);
   std::optional<uint64_t> next_due() const;
+  // The first `limit` waiting pods in the order they will be tried, with
+  // when each is due.
+  std::vector<std::pair<std::string, uint64_t>> in_order(size_t limit) const;
   bool contains(const std::string& pod) const { return due_of_.count(pod) != 0; }
   size_t size() const { return due_of_.size(); }
 

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "handlers/agents/agent_events.h"
+#include "handlers/json_response.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_needs.h"
@@ -12,6 +13,7 @@
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/secure_random.h"
+#include "reactor/url.h"
 #include "storage/unwaited.h"
 
 namespace uvsched {
@@ -293,11 +295,53 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   }
   // What placement needs is kept, not the pod: 100k waiting pods as parsed
   // trees took over a gigabyte. The binding reads the stored pod.
-  Pending& entry = pending_[key];
+  Pending& entry = pending_entry(key);
   entry.needs = pod_needs(*pod);
   if (entry.last_reason.empty()) entry.last_reason = unschedulable_message(*pod);  // (after a restart)
   queue_.add(key, clock_.now_ms());                                                // an update keeps its place
   pass_.schedule();
+}
+
+PodScheduler::Pending& PodScheduler::pending_entry(const std::string& key) {
+  auto [it, fresh] = pending_.try_emplace(key);
+  if (fresh) it->second.waiting_since_ms = clock_.now_ms();
+  return it->second;
+}
+
+void PodScheduler::add_routes(Router& router) {
+  router.add("GET", "/v1/queue", [this](RequestContext& ctx) { list_queue(ctx); });
+}
+
+// The queue as an operator reads it: each waiting pod's position (the order
+// it will be tried in), when its next try is, how long it has waited and why.
+void PodScheduler::list_queue(RequestContext& ctx) {
+  size_t limit = 500;
+  if (auto l = query_param(ctx.request.query(), "limit")) {
+    long n = std::strtol(l->c_str(), nullptr, 10);
+    if (n < 1 || n > 100'000)
+      return ctx.reply(json_error(400, "limit must be a whole number from 1 to 100000", "limit"));
+    limit = static_cast<size_t>(n);
+  }
+  uint64_t now = clock_.now_ms();
+  JsonWriter w;
+  w.begin_object().key("pending").value(static_cast<uint64_t>(pending_.size())).key("pods").begin_array();
+  size_t position = 0;
+  auto write = [&](const std::string& key, const Pending& p, std::optional<uint64_t> due) {
+    w.begin_object().key("position").value(static_cast<uint64_t>(++position)).key("pod").value(key);
+    w.key("next_try_in_ms").value(due ? (*due > now ? *due - now : 0) : 0);
+    w.key("waiting_seconds").value(static_cast<double>(now - std::min(now, p.waiting_since_ms)) / 1000);
+    w.key("reason").value(p.last_reason).end_object();
+  };
+  for (const auto& [key, due] : queue_.in_order(limit)) {
+    if (auto it = pending_.find(key); it != pending_.end()) write(key, it->second, due);
+  }
+  // Being tried this very turn (out of the queue until it fails again): last.
+  for (const auto& [key, p] : pending_) {
+    if (position >= limit) break;
+    if (!queue_.contains(key)) write(key, p, std::nullopt);
+  }
+  w.end_array().end_object();
+  ctx.reply(json_response(200, w.take()));
 }
 
 void PodScheduler::drop_pending(const std::string& key) {
@@ -453,7 +497,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
       bound(key, serial, offer, written, launch_event(head, json));
     };
   }
-  Pending& entry = pending_[key];
+  Pending& entry = pending_entry(key);
   entry.needs = std::move(needs);
   entry.from_create = true;
   std::string reason = why_pending(search, entry.needs);

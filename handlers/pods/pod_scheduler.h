@@ -23,6 +23,7 @@
 #include "handlers/pods/framework_registration.h"
 #include "handlers/pods/pod_writer.h"
 #include "handlers/pods/task_reconciliation.h"
+#include "handlers/router.h"
 #include "policy/delay_queue.h"
 #include "policy/pending_reason.h"
 #include "policy/placement.h"
@@ -81,6 +82,8 @@ class PodScheduler final : public AgentEvents {
   void agent_lost(const std::string& agent) override;
 
   size_t pending() const { return pending_.size(); }
+  // GET /v1/queue: the waiting pods in the order they will be tried.
+  void add_routes(Router& router);
   // The pods are loaded and their changes followed.
   bool watching() const { return watching_; }
   size_t tasks() const { return tasks_.size(); }
@@ -91,7 +94,8 @@ class PodScheduler final : public AgentEvents {
   struct Pending {
     PodNeeds needs;  // what placement reads of the pod
     std::string last_reason;
-    bool from_create = false;  // queued by its create: the watch's copy of the create is nothing new
+    bool from_create = false;       // queued by its create: the watch's copy of the create is nothing new
+    uint64_t waiting_since_ms = 0;  // monotonic: when it was first queued
   };
   // One walk over the live offers for a pod: the first that fits (claimed
   // for `claimant` when given), or else what was seen and why it failed.
@@ -104,6 +108,8 @@ class PodScheduler final : public AgentEvents {
 
   void load();
   void forget_everything();
+  void list_queue(RequestContext& ctx);
+  Pending& pending_entry(const std::string& key);  // the pod's entry, made (and stamped) when new
   // A status for a task not followed: its pod is read from the store and the
   // task adopted if the pod's annotations name it; killed only if the store
   // says the pod is gone or names another task.

@@ -42,3 +42,21 @@ TEST(DelayQueue, PopsInDueOrderKeepingOrReplacingPlaces) {
 
 }  // namespace
 }  // namespace uvsched
+
+namespace uvsched {
+namespace {
+
+TEST(DelayQueue, ListsPodsInTheOrderTheyWillBeTried) {
+  DelayQueue q;
+  q.add("b", 200);
+  q.add("a", 300);
+  q.add("c", 200);  // due with b: after it (FIFO among equals)
+  using Entry = std::pair<std::string, uint64_t>;
+  EXPECT_EQ(q.in_order(10), (std::vector<Entry>{{"b", 200}, {"c", 200}, {"a", 300}}));
+  EXPECT_EQ(q.in_order(2), (std::vector<Entry>{{"b", 200}, {"c", 200}}));
+  q.breakout("a", 100);
+  EXPECT_EQ(q.in_order(1), (std::vector<Entry>{{"a", 100}}));
+}
+
+}  // namespace
+}  // namespace uvsched

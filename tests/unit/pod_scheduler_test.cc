@@ -66,6 +66,7 @@ class PodSchedulerTest : public ::testing::Test {
         store_, clock_, *hub_, writer_, metrics_, [] { return true; }, PodScheduler::Settings{});
     hub_->set_events(scheduler_.get());
     hub_->add_routes(router_);
+    scheduler_->add_routes(router_);
     scheduler_->start();
     settle();
     ASSERT_TRUE(scheduler_->ready()) << "the pods were not loaded";
@@ -275,6 +276,35 @@ TEST_F(PodSchedulerTest, ItLoadsThePodsOnceTheStoreIsBack) {
   wait(1000);
   EXPECT_TRUE(scheduler_->ready());
   EXPECT_EQ(scheduler_->pending(), 1u);
+}
+
+TEST_F(PodSchedulerTest, TheQueueListsWaitingPodsInTheOrderTheyWillBeTriedWithWhy) {
+  start();
+  put_pod("zeta", stored_pod("zeta"));
+  settle();
+  wait(200);
+  put_pod("alpha", stored_pod("alpha"));
+  settle();
+  wait(300);  // zeta (queued first, named last): tried at 0, due at 1000; alpha: tried at 200, due at 1200
+  std::string answer = test::route(router_, "GET", "/v1/queue");
+  ASSERT_EQ(test::status_of(answer), 200) << answer;
+  std::string body = answer.substr(answer.find("\r\n\r\n") + 4);
+  std::string error;
+  auto v = JsonValue::parse(body, &error);
+  ASSERT_TRUE(v.has_value()) << error << body;
+  EXPECT_EQ(v->get("pending")->as_integer(), 2);
+  const auto& pods = v->get("pods")->items();
+  ASSERT_EQ(pods.size(), 2u) << body;
+  EXPECT_EQ(pods[0].str("pod"), "default/zeta");
+  EXPECT_EQ(pods[0].get("position")->as_integer(), 1);
+  EXPECT_EQ(pods[1].str("pod"), "default/alpha");
+  EXPECT_EQ(pods[0].get("next_try_in_ms")->as_integer(), 500);
+  EXPECT_EQ(pods[1].get("next_try_in_ms")->as_integer(), 700);
+  EXPECT_EQ(pods[0].get("waiting_seconds")->text(), "0.5");
+  EXPECT_NE(pods[0].str("reason").find("0/0 nodes are available"), std::string::npos) << body;
+  EXPECT_EQ(test::status_of(test::route(router_, "GET", "/v1/queue?limit=0")), 400);
+  std::string one = test::route(router_, "GET", "/v1/queue?limit=1");
+  EXPECT_EQ(one.find("default/alpha"), std::string::npos) << one;
 }
 
 }  // namespace
