@@ -135,6 +135,13 @@ struct RunResult {
   int protocol_errors = 0;  // answers that were not what KubeML's train job expects
 };
 
+// The "parallelism" a /start or /update body names (KubeML's TrainTask and
+// JobState both carry it), or `otherwise`.
+int parallelism_in(const std::string& body, int otherwise) {
+  size_t at = body.find("\"parallelism\":");
+  return at == std::string::npos ? otherwise : std::atoi(body.c_str() + at + 14);
+}
+
 std::string body_of(const std::string& answer) {
   size_t at = answer.find("\r\n\r\n");
   return at == std::string::npos ? "" : answer.substr(at + 4);
@@ -274,8 +281,7 @@ class Run {
     // The PS starts it at the parallelism /start names: the scheduler's choice.
     jobs_[i].told = trace_.jobs[i].initial;
     if (auto* start = ps_.next("POST /start")) {
-      size_t at_p = start->request.body.find("\"parallelism\":");
-      if (at_p != std::string::npos) jobs_[i].told = std::atoi(start->request.body.c_str() + at_p + 14);
+      jobs_[i].told = parallelism_in(start->request.body, jobs_[i].told);
       ps_.answer(start, 200);
     } else {
       ++protocol_errors_;
@@ -329,8 +335,7 @@ class Run {
     if (!update || test::status_of(ex->out) != 200) {
       ++protocol_errors_;  // a train job would wait forever: counted, and it keeps its parallelism
     } else {
-      size_t at_p = update->request.body.find("\"parallelism\":");
-      told = at_p == std::string::npos ? j.p : std::atoi(update->request.body.c_str() + at_p + 14);
+      told = parallelism_in(update->request.body, j.p);
       ps_.answer(update, 200);
     }
     // Slots a job gives back go to the line first; growth takes only free

@@ -85,6 +85,14 @@ HttpResponse unsupported_dry_run(const std::string& value) {
   return k8s_error(400, "BadRequest",
                    "Invalid dry run value: dryRun: Unsupported value: \"" + value + "\": supported values: \"All\"");
 }
+
+// dryRun in the query: absent, All, or refused.
+std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query) {
+  auto value = query_param(query, "dryRun");
+  if (!value) return false;
+  if (*value != "All") return unsupported_dry_run(*value);
+  return true;
+}
 }  // namespace
 
 std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply) {
@@ -100,21 +108,15 @@ std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, b
   if (manager && manager->size() > 128) return invalid("fieldManager", "Too long: may not be longer than 128");
   bool force = query_flag(query, "force");
   if (force && !apply) return invalid("force", "Forbidden: may not be specified for non-apply patch");
-  bool dry = false;
-  if (auto value = query_param(query, "dryRun")) {
-    if (*value != "All") return unsupported_dry_run(*value);
-    dry = true;
-  }
-  return WriteOptions{manager ? *manager : std::string(), force, dry};
+  auto dry = dry_run_in_query(query);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return std::move(*refused);
+  return WriteOptions{manager ? *manager : std::string(), force, std::get<bool>(dry)};
 }
 
 std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request) {
-  bool dry = false;
-  if (auto value = query_param(request.query(), "dryRun")) {
-    if (*value != "All") return unsupported_dry_run(*value);
-    dry = true;
-  }
-  if (request.body.empty()) return dry;
+  auto in_query = dry_run_in_query(request.query());
+  if (std::holds_alternative<HttpResponse>(in_query) || request.body.empty()) return in_query;
+  bool dry = std::get<bool>(in_query);
   std::string error;
   auto options = JsonValue::parse(request.body, &error);  // a DELETE's DeleteOptions
   const JsonValue* list = options && options->is_object() ? options->get("dryRun") : nullptr;

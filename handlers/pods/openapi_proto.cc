@@ -67,6 +67,19 @@ ProtoWriter named_schemas(simdjson::dom::object map) {
   return list;
 }
 
+// The object's x-* members as NamedAny entries of field `at` in `w`.
+void vendor_extensions(ProtoWriter& w, int at, simdjson::dom::object o) {
+  for (auto [key, value] : o) {
+    if (key.substr(0, 2) != "x-") continue;
+    ProtoWriter any;
+    any.string(field::kAnyYaml, simdjson::minify(value));  // JSON is YAML
+    ProtoWriter named;
+    named.string(field::kNamedName, key);
+    named.message(field::kNamedValue, any);
+    w.message(at, named);
+  }
+}
+
 ProtoWriter schema(simdjson::dom::object s) {
   ProtoWriter w;
   auto text = [&](const char* key, int f) {
@@ -110,15 +123,7 @@ ProtoWriter schema(simdjson::dom::object s) {
   }
   simdjson::dom::object properties;
   if (!s["properties"].get(properties)) w.message(field::kSchemaProperties, named_schemas(properties));
-  for (auto [key, value] : s) {
-    if (key.substr(0, 2) != "x-") continue;
-    ProtoWriter any;
-    any.string(field::kAnyYaml, simdjson::minify(value));  // JSON is YAML
-    ProtoWriter named;
-    named.string(field::kNamedName, key);
-    named.message(field::kNamedValue, any);
-    w.message(field::kSchemaVendorExtension, named);
-  }
+  vendor_extensions(w, field::kSchemaVendorExtension, s);
   return w;
 }
 
@@ -147,15 +152,7 @@ ProtoWriter paths(simdjson::dom::object map) {
         op.message(field::kOperationParameters, item_w);
       }
     }
-    for (auto [key, value] : patch) {
-      if (key.rfind("x-", 0) != 0) continue;
-      ProtoWriter any;
-      any.string(field::kAnyYaml, simdjson::minify(value));  // JSON is YAML
-      ProtoWriter named;
-      named.string(field::kNamedName, key);
-      named.message(field::kNamedValue, any);
-      op.message(field::kOperationVendorExtension, named);
-    }
+    vendor_extensions(op, field::kOperationVendorExtension, patch);
     ProtoWriter path_item;
     path_item.message(field::kPathItemPatch, op);
     ProtoWriter named;
