@@ -96,6 +96,19 @@ TEST_F(KubemlTest, JobsWhosePsStartTakesOverTenSecondsFinishEveryEpoch) {
   EXPECT_EQ(emu_.stats()["tasks_listed"], 0) << "no /start timed out, so /tasks was never needed";
 }
 
+// The speedup policy against KubeML as it runs: still one /start per job, one
+// update per /job and nothing the train jobs would not take; its decisions
+// are recorded as "speedup".
+TEST_F(KubemlTest, TheSpeedupPolicyKeepsKubemlsProtocol) {
+  start_emulator({"--start-delay", "0", "--jobs", "6", "--epochs", "12", "--epoch-ms", "30", "--serial-fraction", "0.3",
+                  "--wait-limit", "3"});
+  start_daemon({"--parallelism-policy", "speedup"});
+  expect_all_finished_cleanly(6, 12, 60s);
+  auto metrics = http_request(port_, "GET", "/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("uvsched_ml_decisions_total{reason=\"speedup"), std::string::npos) << metrics->body;
+}
+
 TEST_F(KubemlTest, AStartTimeOutAsksThePsInsteadOfStartingTwice) {
   start_emulator({"--start-delay", "2", "--jobs", "2", "--epochs", "4", "--epoch-ms", "50", "--wait-limit", "3"});
   start_daemon({"--ps-start-timeout", "0.5"});
