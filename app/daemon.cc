@@ -83,12 +83,16 @@ int Daemon::start() {
       ml_.reset();
       scheduler_.reset();
       hub_.reset();
+      priorities_.reset();
+      objects_.reset();
       pods_.reset();
     });
     return rc;
   }
   const bool elected = config_.store.rfind("etcd:", 0) == 0;
   pods_->start();
+  objects_->start();
+  priorities_->start();
   if (!elected) {  // alone on its store: it leads from the start
     ml_->start();
     scheduler_->start();
@@ -171,6 +175,11 @@ void Daemon::make_domains() {
   pod_writer_ = std::make_unique<PodWriter>(*store_);
   pods_ = std::make_unique<PodRegistry>(*store_, clock_, *pod_writer_, [this] { return is_leader(); });
   pods_->add_routes(router_);
+  objects_ = std::make_unique<ObjectRegistry>(*store_, clock_, [this] { return is_leader(); });
+  objects_->add_kind(pod_group_kind());
+  objects_->add_kind(priority_class_kind());
+  objects_->add_routes(router_);
+  priorities_ = std::make_unique<PriorityClassBook>(*store_, clock_);
   AgentHub::Settings agents;
   agents.offer_ttl_ms = config_.offer_ttl_ms;
   agents.offer_linger_ms = config_.offer_linger_ttl_ms;
@@ -194,6 +203,9 @@ void Daemon::wire_domains() {
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {
     return scheduler_->handle_delete(ns, name, std::move(res));
   });
+  pods_->set_admission({.ready = [this] { return priorities_->loaded(); },
+                        .when_ready = [this](std::function<void()> cb) { priorities_->when_loaded(std::move(cb)); },
+                        .admit = [this](JsonValue& pod) { return priorities_->admit(pod); }});
   pods_->set_preview_hook([this](const JsonValue& pod) { return scheduler_->preview_placement(pod); });
   pods_->set_create_hook([this](const std::string& ns, const std::string& name, JsonValue& pod) {
     return scheduler_->place_on_create(ns, name, pod);
@@ -320,6 +332,7 @@ void Daemon::stop(std::function<void()> done) {
   if (election_) election_->stop(one_done);
   if (ml_) ml_->stop();
   if (scheduler_) scheduler_->stop();
+  if (priorities_) priorities_->stop();
   if (hub_) hub_->stop();
   *after = [this, done = std::move(done)]() mutable {
     auto finish = [done = std::move(done)] {

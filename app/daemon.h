@@ -22,8 +22,10 @@
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/ops/readiness.h"
 #include "handlers/ops/standby_redirect.h"
+#include "handlers/pods/object_registry.h"
 #include "handlers/pods/pod_registry.h"
 #include "handlers/pods/pod_scheduler.h"
+#include "handlers/pods/scheduling_objects.h"
 #include "handlers/router.h"
 #include "reactor/clock.h"
 #include "reactor/http_client.h"
@@ -94,6 +96,8 @@ class Daemon {
   std::unique_ptr<MlScheduler> ml_;
   std::unique_ptr<PodWriter> pod_writer_;  // the registry's and the scheduler's one way to update a pod
   std::unique_ptr<PodRegistry> pods_;
+  std::unique_ptr<ObjectRegistry> objects_;        // PodGroups and PriorityClasses
+  std::unique_ptr<PriorityClassBook> priorities_;  // a new pod's priority
   std::unique_ptr<AgentHub> hub_;
   std::unique_ptr<PodScheduler> scheduler_;
   bool stopping_ = false;

@@ -15,6 +15,11 @@
 #  - statuses held: the agents' TASK_STARTING/RUNNING posts wait until the
 #    report, as scheduler_perf's nodes (no kubelets) never report; they are
 #    then sent, and the pods run.
+#  - gangs of 8: the same pods in PodGroups of 8 (minMember 8), placed all or nothing;
+#  - full, then preempting: agents of 0.5 cpu, so the pods fill them; then a
+#    tenth as many pods again, of priority 1000, each placed by preempting one
+#    (KILL, TASK_KILLED, the room offered again): preemptions/s and the p99 of
+#    the daemon's decision (uvsched_preemption_decision_seconds).
 # The agents' TASK_RUNNING carries no pod status (agent_sim --pod-status 0),
 # as in every earlier run of this benchmark: with it, each running pod's
 # status is merged into the stored pod (see bench/RESULTS.md, session 10).
@@ -56,6 +61,15 @@ run_one() {
   [ -n "$etcd_pid" ] && cpu="$cpu etcd_cpu_us_per_pod=$(per_pod $((e1 - e0)))"
   echo "$name: $(grep '^placed=' "$work/$name.out") $cpu daemon_peak_rss_mib=$rss"
   grep '^held' "$work/$name.out" | sed "s/^/  $name: /" || true
+  if grep -q '^high_priority' "$work/$name.out"; then
+    # The decision's p99 from the daemon's histogram: the first bucket bound
+    # holding 99% of the decisions.
+    local p99; p99=$(curl -s "http://127.0.0.1:$port/metrics" | awk '
+      /^uvsched_preemption_decision_seconds_bucket/ { split($0, a, "le=\""); split(a[2], b, "\""); le[n] = b[1]; c[n++] = $NF }
+      /^uvsched_preemption_decision_seconds_count/ { total = $NF }
+      END { for (i = 0; i < n; i++) if (c[i] >= 0.99 * total) { print le[i] " s (of " total " decisions)"; exit } }')
+    echo "  $name: $(grep '^high_priority' "$work/$name.out") decision_p99<=$p99"
+  fi
   echo "$name $(grep -o 'pods_per_second=[0-9]*' "$work/$name.out" | cut -d= -f2)" >>"$work/rates"
   kill "$upid"; wait "$upid" 2>/dev/null || true
 }
@@ -67,6 +81,9 @@ round() {
   run_one embedded-pipelined "--pipeline 8" "embedded:$work/data-pipelined-$r"
   run_one embedded-pipelined-agents-muxed "--pipeline 8 --agent-mux 16" "embedded:$work/data-muxed-$r"
   run_one embedded-pipelined-statuses-held "--pipeline 8 --hold-statuses 1" "embedded:$work/data-held-$r"
+  run_one embedded-pipelined-gangs-of-8 "--pipeline 8 --gang-size 8" "embedded:$work/data-gangs-$r"
+  # Full: two 250m pods fill each agent; then 10% more pods of a higher priority, each placed by preempting one.
+  run_one embedded-pipelined-full-then-preempting "--pipeline 8 --cpus 0.5 --high-pods $((pods / 10))" "embedded:$work/data-preempt-$r"
   rm -rf "$work"/data-*
   local flavour args
   for flavour in etcd:--pipeline\ 1 etcd-pipelined:--pipeline\ 8; do

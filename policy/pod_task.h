@@ -21,6 +21,10 @@ struct PodTask {
   bool launched = false;
   bool bound = false;
   bool deleted = false;  // the pod was deleted: a KILL is on its way
+  bool grouped = false;  // a member of a pod group: never preempted alone (a gang is placed, and kept, whole)
+  int32_t priority = 0;  // the pod's spec.priority: who may preempt it
+  float cpus = 0;        // what it holds on its agent, for preemption to weigh
+  float mem_mib = 0;
 };
 
 // What the scheduler does after a status update.

@@ -83,12 +83,36 @@ PodTaskRegistry::SlotPtr PodTaskRegistry::make_slot(std::string_view pod_key, Po
 
 PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task) {
   task.serial &= kSerialMask;
-  if (auto it = tasks_.find(pod_key); it != tasks_.end()) return (*it)->task = task;
-  return (*tasks_.insert(make_slot(pod_key, task)).first)->task;
+  if (auto it = tasks_.find(pod_key); it != tasks_.end()) {
+    Slot* slot = it->get();
+    if (slot->task.agent != task.agent) {
+      by_agent_[slot->task.agent].erase(slot);
+      by_agent_[task.agent].insert(slot);
+    }
+    return slot->task = task;
+  }
+  Slot* slot = tasks_.insert(make_slot(pod_key, task)).first->get();
+  by_agent_[task.agent].insert(slot);
+  return slot->task;
 }
 
 void PodTaskRegistry::erase_pod(std::string_view pod_key) {
-  if (auto it = tasks_.find(pod_key); it != tasks_.end()) tasks_.erase(it);
+  auto it = tasks_.find(pod_key);
+  if (it == tasks_.end()) return;
+  if (auto a = by_agent_.find((*it)->task.agent); a != by_agent_.end()) {
+    a->second.erase(it->get());
+    if (a->second.empty()) by_agent_.erase(a);
+  }
+  tasks_.erase(it);
+}
+
+std::vector<std::pair<std::string_view, const PodTask*>> PodTaskRegistry::on_agent(uint32_t agent) const {
+  std::vector<std::pair<std::string_view, const PodTask*>> out;
+  if (auto a = by_agent_.find(agent); a != by_agent_.end()) {
+    out.reserve(a->second.size());
+    for (const Slot* s : a->second) out.emplace_back(s->key(), &s->task);
+  }
+  return out;
 }
 
 PodTask* PodTaskRegistry::by_pod(std::string_view pod_key) {

@@ -37,6 +37,11 @@ class PodTaskRegistry {
   static std::string id_of(std::string_view pod_key, const PodTask& task) { return make_id(pod_key, task.serial); }
 
   uint32_t intern_agent(std::string_view hostname);
+  // The agent's number if any task ever named it.
+  std::optional<uint32_t> agent_index(std::string_view hostname) const {
+    auto it = agent_ids_.find(hostname);
+    return it == agent_ids_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
+  }
   const std::string& agent_name(uint32_t agent) const { return agent_names_.at(agent); }
   const std::string& agent_of(const PodTask& task) const { return agent_name(task.agent); }
 
@@ -48,6 +53,8 @@ class PodTaskRegistry {
   PodTask& add(std::string_view pod_key, PodTask task);
   void erase_pod(std::string_view pod_key);
   size_t size() const { return tasks_.size(); }
+  // The tasks on one agent (preemption weighs them), in no particular order.
+  std::vector<std::pair<std::string_view, const PodTask*>> on_agent(uint32_t agent) const;
 
  private:
   // A task and its pod's key in one block.
@@ -97,6 +104,7 @@ class PodTaskRegistry {
 
  private:
   Set tasks_;  // by pod key
+  absl::flat_hash_map<uint32_t, absl::flat_hash_set<const Slot*>> by_agent_;
   std::vector<std::string> agent_names_;
   absl::flat_hash_map<std::string, uint32_t, Hash, Eq> agent_ids_;  // looked up by string_view, no copy
 };

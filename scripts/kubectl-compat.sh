@@ -14,4 +14,4 @@ if [ ! -x "$dir/usr/bin/kubectl" ]; then
 fi
 echo "kubectl-compat: $("$dir/usr/bin/kubectl" version --client --short 2>/dev/null || "$dir/usr/bin/kubectl" version --client)"
 PATH="$(readlink -f "$dir/usr/bin"):$PATH" meson test -C "$build" --print-errorlogs --num-processes 2 \
-  it_auth it_pod_registry it_pod_scheduling it_ha
+  it_auth it_pod_registry it_pod_scheduling it_gang_priority it_ha

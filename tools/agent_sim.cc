@@ -68,6 +68,8 @@ struct Options {
   double reoffer_s = 4;  // inside the daemon's default 5 s offer TTL
   bool hold_statuses = false;
   bool pod_status = true;
+  int gang_size = 0;       // --gang-size: the pods go in PodGroups of this many (minMember all of them)
+  int high_pods = 0;       // --high-pods: once the pods are placed, this many more of a higher priority
   std::string events_log;  // a line per LAUNCH and KILL received, for drills that count them
 };
 
@@ -501,6 +503,7 @@ class Sim {
   void all_offered() {
     fprintf(stderr, "all %d agents subscribed and offering\n", o_.agents);
     if (o_.pods <= 0) return;
+    if (!setup_done_) return set_up([this] { all_offered(); });
     start_ns_ = uv_hrtime();
     start_cpu_us_ = cpu_us();
     reporting_ = true;
@@ -529,22 +532,81 @@ class Sim {
 
   uvsched::ClientRequest create_request(int n) {
     std::string name = "perf-" + std::to_string(n);
+    std::string labels, spec;
+    if (o_.gang_size > 0)
+      labels = R"(,"labels":{"scheduling.x-k8s.io/pod-group":"gang-)" + std::to_string(n / o_.gang_size) + R"("})";
+    return pod_request(name, labels, spec);
+  }
+
+  uvsched::ClientRequest pod_request(const std::string& name, const std::string& labels, const std::string& spec) {
     uvsched::ClientRequest req;
     req.method = "POST";
     req.url = servers_[0] + "/api/v1/namespaces/default/pods";
-    req.body = R"({"metadata":{"name":")" + name +
-               R"("},"spec":{"containers":[{"name":"c","image":"i",)"
+    req.body = R"({"metadata":{"name":")" + name + R"(")" + labels + R"(},"spec":{)" + spec +
+               R"("containers":[{"name":"c","image":"i",)"
                R"("resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}]}})";
     created_at_["default/" + name] = uv_hrtime();
     return req;
+  }
+
+  // What the pods need made first, one request after another: the PodGroups
+  // (--gang-size) and the PriorityClass of the --high-pods.
+  void set_up(std::function<void()> then) {
+    std::vector<std::pair<std::string, std::string>> objects;  // (collection path, body)
+    if (o_.high_pods > 0) {
+      objects.emplace_back("/apis/scheduling.k8s.io/v1/priorityclasses",
+                           R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass",)"
+                           R"("metadata":{"name":"bench-high"},"value":1000})");
+    }
+    for (int g = 0; o_.gang_size > 0 && g * o_.gang_size < o_.pods; ++g) {
+      objects.emplace_back(
+          "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups",
+          R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":"gang-)" +
+              std::to_string(g) + R"("},"spec":{"minMember":)" + std::to_string(o_.gang_size) + "}}");
+    }
+    auto left = std::make_shared<size_t>(objects.size());
+    setup_done_ = true;
+    if (objects.empty()) return then();
+    for (auto& [path, body] : objects) {
+      uvsched::ClientRequest req;
+      req.method = "POST";
+      req.url = servers_[0] + path;
+      req.body = body;
+      client_.request(std::move(req), [left, then](uvsched::ClientResponse&& r) {
+        if (r.error != 0 || (r.status != 201 && r.status != 409)) {  // 409: made by an earlier run
+          fprintf(stderr, "agent_sim: set-up create answered %d: %s\n", r.status, r.body.c_str());
+          exit(1);
+        }
+        if (--*left == 0) then();
+      });
+    }
+  }
+
+  // --high-pods: the cluster is full of the first pods; these, of a higher
+  // priority, are each placed by preempting one of them.
+  void create_high_pods() {
+    high_start_ns_ = uv_hrtime();
+    high_left_ = o_.high_pods;
+    for (int i = 0; i < o_.high_pods; ++i) {
+      client_.request(pod_request("high-" + std::to_string(i), "", R"("priorityClassName":"bench-high",)"),
+                      [this](uvsched::ClientResponse&& r) {
+                        if (!r.ok() || r.status != 201) ++create_errors_;
+                      });
+    }
   }
 
   void launched(const std::string& pod) {
     auto it = created_at_.find(pod);
     if (it == created_at_.end()) return;
     uint64_t now = uv_hrtime();
-    latencies_ms_.push_back(static_cast<double>(now - it->second) / 1e6);
+    double ms = static_cast<double>(now - it->second) / 1e6;
     created_at_.erase(it);
+    if (pod.rfind("default/high-", 0) == 0) {
+      high_latencies_ms_.push_back(ms);
+      if (--high_left_ == 0) report_high(now);
+      return;
+    }
+    latencies_ms_.push_back(ms);
     if (static_cast<int>(latencies_ms_.size()) == o_.pods) report(now);
   }
 
@@ -570,10 +632,23 @@ class Sim {
         static_cast<double>(cpu_us() - start_cpu_us_) / o_.pods);
     fflush(stdout);
     reporting_ = false;
+    if (o_.high_pods > 0) return create_high_pods();
     if (!held_.empty()) {
       send_held(getenv("AGENT_SIM_EXIT_AFTER_REPORT") != nullptr);
       return;
     }
+    if (getenv("AGENT_SIM_EXIT_AFTER_REPORT")) exit(0);
+  }
+
+  void report_high(uint64_t now) {
+    double secs = static_cast<double>(now - high_start_ns_) / 1e9;
+    auto& l = high_latencies_ms_;
+    std::sort(l.begin(), l.end());
+    auto pct = [&](double p) { return l[static_cast<size_t>(p * (l.size() - 1))]; };
+    printf(
+        "high_priority placed=%d seconds=%.3f preemptions_per_second=%.0f p50_ms=%.1f p99_ms=%.1f create_errors=%d\n",
+        o_.high_pods, secs, o_.high_pods / secs, pct(0.5), pct(0.99), create_errors_);
+    fflush(stdout);
     if (getenv("AGENT_SIM_EXIT_AFTER_REPORT")) exit(0);
   }
 
@@ -615,6 +690,10 @@ class Sim {
   uint64_t start_cpu_us_ = 0;
   std::map<std::string, uint64_t> created_at_;
   bool reporting_ = false;  // between the first create and the report
+  bool setup_done_ = false;
+  uint64_t high_start_ns_ = 0;
+  int high_left_ = 0;
+  std::vector<double> high_latencies_ms_;
   std::vector<std::pair<Agent*, std::string>> held_;
   size_t held_next_ = 0, held_left_ = 0;
   uint64_t held_start_ns_ = 0;
@@ -630,13 +709,16 @@ class Sim {
 constexpr const char* kUsage =
     "usage: agent_sim [--server URL[,URL...]] [--agents N] [--prefix NAME] [--labels K=V,...] [--cpus C] [--mem MIB]\n"
     "                 [--ports B-E,...|none] [--finish-after S] [--reoffer S] [--pod-status 0]\n"
-    "                 [--pods M [--concurrency C] [--pipeline P] [--agent-mux K] [--hold-statuses 1]]\n"
+    "                 [--pods M [--concurrency C] [--pipeline P] [--agent-mux K] [--hold-statuses 1]\n"
+    "                  [--gang-size G] [--high-pods H]]\n"
     "  N simulated agents (default 1000) named NAME-0.. (default sim) subscribe to the daemon at URL\n"
     "  (default http://127.0.0.1:10200), each offering C cpus (4), MIB memory (8192) and the port\n"
     "  ranges (31000-32000), labelled K=V (sim=true). They answer LAUNCH with TASK_STARTING and\n"
     "  TASK_RUNNING (TASK_FINISHED S seconds later with --finish-after) and KILL with TASK_KILLED.\n"
     "  TASK_RUNNING carries the pod's status, its containers running and ready (--pod-status 0: none).\n"
-    "  With --pods M it then creates M pods and reports pods placed per second.\n"
+    "  With --pods M it then creates M pods and reports pods placed per second; with --gang-size G\n"
+    "  in PodGroups of G (minMember G); with --high-pods H, once the M are placed, H more of\n"
+    "  priority 1000 (PriorityClass bench-high), placed by preemption when the M fill the agents.\n"
     "  With several URLs (daemons on one etcd) each agent follows a standby's redirect to the leader\n"
     "  and, when its stream ends, subscribes again to the next.\n"
     "  --events-log FILE appends a line per LAUNCH and KILL received.\n";
@@ -737,6 +819,10 @@ int main(int argc, char** argv) {
       ok = parse_number(v, 1, &o.pipeline);
     else if (k == "--agent-mux")
       ok = parse_number(v, 1, &o.agent_mux);
+    else if (k == "--gang-size")
+      ok = parse_number(v, 1, &o.gang_size);
+    else if (k == "--high-pods")
+      ok = parse_number(v, 1, &o.high_pods);
     else if (k == "--reoffer")
       ok = parse_number(v, 0.001, &o.reoffer_s);
     else if (k == "--pod-status") {

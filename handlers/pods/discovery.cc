@@ -221,9 +221,6 @@ void add_discovery_routes(Router& router) {
   router.add("GET", "/api", [](RequestContext& ctx) {
     ctx.reply(k8s_object(200, R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]})"));
   });
-  router.add("GET", "/apis", [](RequestContext& ctx) {
-    ctx.reply(k8s_object(200, R"({"kind":"APIGroupList","apiVersion":"v1","groups":[]})"));
-  });
   static const std::string resources = api_resource_list();
   router.add("GET", "/api/v1", [](RequestContext& ctx) { ctx.reply(k8s_object(200, resources)); });
   static const std::string v3_core = openapi_v3_core();

@@ -1,6 +1,7 @@
 // What kubectl and the clients ask before anything else: /version, /api,
-// /api/v1 (the resources and their verbs), /apis (no groups) and the OpenAPI
-// documents kubectl reads to validate a manifest before it sends it.
+// /api/v1 (the resources and their verbs) and the OpenAPI
+// documents kubectl reads to validate a manifest before it sends it. (/apis
+// and its groups are the ObjectRegistry's.)
 #pragma once
 
 #include "handlers/router.h"

@@ -44,9 +44,12 @@ JsonValue event(const JsonValue& pod, const std::string& type, const std::string
 std::vector<JsonValue> pod_events(const JsonValue& pod) {
   std::vector<JsonValue> out;
   const JsonValue* scheduled = nullptr;
+  const JsonValue* disrupted = nullptr;
   if (const JsonValue* conds = pod.find({"status", "conditions"}); conds && conds->is_array()) {
     for (const JsonValue& c : conds->items()) {
       if (c.is_object() && c.str("type") == "PodScheduled") scheduled = &c;
+      if (c.is_object() && c.str("type") == "DisruptionTarget" && c.str("reason") == "PreemptionByScheduler")
+        disrupted = &c;
     }
   }
   std::string created = meta_str(pod, "creationTimestamp");
@@ -63,6 +66,9 @@ std::vector<JsonValue> pod_events(const JsonValue& pod) {
     std::string message = scheduled->str("message").empty() ? scheduled->str("reason") : scheduled->str("message");
     out.push_back(event(pod, "Warning", "FailedScheduling", message, when));
   }
+  // Preempted, as kube-scheduler records it on a victim (its message names the preemptor).
+  if (disrupted)
+    out.push_back(event(pod, "Normal", "Preempted", disrupted->str("message"), disrupted->str("lastTransitionTime")));
   return out;
 }
 

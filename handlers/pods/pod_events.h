@@ -1,7 +1,8 @@
 // Events, as `kubectl describe pod` and `kubectl get events` read them, made
 // from what the pods themselves record rather than stored apart: a pending
 // pod's PodScheduled=False condition is a Warning FailedScheduling (its
-// message says why), a bound pod's binding a Normal Scheduled.
+// message says why), a bound pod's binding a Normal Scheduled, a preemption
+// victim's DisruptionTarget condition a Normal Preempted naming the preemptor.
 #pragma once
 
 #include <string>

@@ -57,6 +57,13 @@ void keep_server_fields(JsonValue& next, const JsonValue& old, const std::string
       meta.erase(k);
     }
   }
+  // What admission set at create (the PriorityClass's priority and policy)
+  // stays when an update leaves it out, as defaults do; changed, it is 422.
+  for (const char* k : {"priorityClassName", "priority", "preemptionPolicy"}) {
+    const JsonValue* v = old.find({"spec", k});
+    JsonValue* spec = next.get("spec");
+    if (v && spec && spec->is_object() && !spec->get(k)) spec->set(k, *v);
+  }
 }
 
 // Applies `patch` to `pod` (only to its status, for the status subresource).
@@ -198,6 +205,15 @@ void PodRegistry::create_checked(Responder res, const std::string& ns, JsonValue
   std::string name = pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "";
   if (auto issues = validate_pod(pod); !issues.empty()) {
     return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
+  }
+  if (admission_.admit) {
+    if (!admission_.ready()) {
+      admission_.when_ready([this, res, ns, pod = std::move(pod), warnings = std::move(warnings), dry_run]() mutable {
+        if (res.connected()) create_checked(std::move(res), ns, std::move(pod), std::move(warnings), dry_run);
+      });
+      return;
+    }
+    if (auto refused = admission_.admit(pod)) return res.send(std::move(*refused));
   }
   default_pod(pod, ns, new_uid(), rfc3339(clock_.unix_ms()));
   if (dry_run) return dry_run_create(std::move(res), ns, name, std::move(pod), std::move(warnings));

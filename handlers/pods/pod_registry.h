@@ -44,6 +44,16 @@ class PodRegistry {
   // Where a pod would be placed now (an agent's name) or why it would wait:
   // what a dry-run create says in kDryRunPlacementAnnotation.
   using PreviewHook = std::function<std::string(const JsonValue& pod)>;
+  // Asked of a new pod once it is validated and defaulted: `admit` may
+  // complete it (its priority, from its PriorityClass) or refuse it with the
+  // answer to send. Until `ready` (the classes are read), creates wait for it
+  // (`when_ready`) rather than fail.
+  struct Admission {
+    std::function<bool()> ready;
+    std::function<void(std::function<void()>)> when_ready;
+    std::function<std::optional<HttpResponse>(JsonValue& pod)> admit;
+  };
+  void set_admission(Admission a) { admission_ = std::move(a); }
   void set_preview_hook(PreviewHook hook) { preview_hook_ = std::move(hook); }
   static constexpr const char* kDryRunPlacementAnnotation = "uvsched.io/dry-run-placement";
   void add_routes(Router& router);
@@ -129,6 +139,7 @@ class PodRegistry {
   DeleteHook delete_hook_;
   CreateHook create_hook_;
   PreviewHook preview_hook_;
+  Admission admission_;
 };
 
 }  // namespace uvsched

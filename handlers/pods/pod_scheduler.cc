@@ -1,5 +1,7 @@
 #include "handlers/pods/pod_scheduler.h"
 
+#include <algorithm>
+#include <chrono>
 #include <random>
 
 #include "handlers/agents/agent_events.h"
@@ -9,6 +11,8 @@
 #include "handlers/pods/pod_needs.h"
 #include "handlers/pods/pod_registry.h"
 #include "handlers/pods/pod_validation.h"
+#include "policy/gang.h"
+#include "policy/preemption.h"
 #include "policy/unscheduled.h"
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
@@ -44,6 +48,17 @@ uint64_t new_task_serial() {
   // Task ids are seen by every reader (the pod's annotations): their random
   // part must not let anyone predict the next.
   return secure_random_u64() >> 16;  // the 48 bits an id holds
+}
+
+int32_t priority_of(const JsonValue& pod) {
+  const JsonValue* p = pod.find({"spec", "priority"});
+  auto n = p ? p->as_integer() : std::nullopt;
+  return n ? static_cast<int32_t>(std::clamp<int64_t>(*n, INT32_MIN, INT32_MAX)) : 0;
+}
+
+bool preempt_never(const JsonValue& pod) {
+  const JsonValue* p = pod.find({"spec", "preemptionPolicy"});
+  return p && p->text() == "Never";
 }
 
 std::string phase_of(const JsonValue& pod) {
@@ -100,6 +115,23 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter&
       placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
       writer_(writer),
       settings_(settings),
+      groups_(
+          store, clock, writer, [this](const std::string&, const std::set<std::string>& m) { return count_members(m); },
+          [this](const std::string& group) {
+            // Its waiting members are tried on the next pass.
+            uint64_t now = clock_.now_ms();
+            if (const PodGroups::Group* g = groups_.find(group)) {
+              for (const auto& m : g->members) {
+                if (pending_.count(m)) queue_.breakout(m, now);
+              }
+            }
+            pass_.schedule();
+          }),
+      preemptions_(metrics.counter("uvsched_preemptions_total", "Lower-priority pods evicted to place a pod.")),
+      preemption_decisions_(metrics.histogram("uvsched_preemption_decision_seconds",
+                                              "Time to weigh the agents and choose the victims for a pod that fits "
+                                              "nowhere.",
+                                              {1e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 5e-2})),
       reconciliation_(clock, hub, tasks_, settings.reconcile_interval_ms),
       framework_(store, clock, settings.failover_timeout_ms),
       load_timer_(clock.new_timer()) {
@@ -120,6 +152,7 @@ PodScheduler::~PodScheduler() {
 
 void PodScheduler::stop() {
   queue_timer_->stop();
+  groups_.stop();
   reconciliation_.stop();
   framework_.stop();
   load_timer_->stop();
@@ -136,6 +169,7 @@ void PodScheduler::forget_everything() {
   backoff_ = PodBackoff();
   reconciliation_.clear();
   writer_.clear();
+  group_of_.clear();
 }
 
 void PodScheduler::leadership_changed(bool leading) {
@@ -147,6 +181,7 @@ void PodScheduler::leadership_changed(bool leading) {
 
 void PodScheduler::start() {
   framework_.start();
+  groups_.start();
   reconciliation_.start();
   load();
 }
@@ -232,6 +267,15 @@ std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
   t.launched = t.bound = true;
   t.state = phase_of(*pod) == "Running" ? TaskState::kRunning : TaskState::kPending;
   t.deleted = pod->find({"metadata", "deletionTimestamp"}) != nullptr;
+  t.priority = priority_of(*pod);
+  PodNeeds needs = pod_needs(*pod);
+  t.cpus = static_cast<float>(needs.cpus);
+  t.mem_mib = static_cast<float>(needs.mem_mib);
+  if (std::string group = PodGroups::group_of(*pod); !group.empty()) {
+    t.grouped = true;
+    group_of_[key] = group;
+    groups_.join(group, key);
+  }
   return t;
 }
 
@@ -274,6 +318,10 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   }
   if (deleted) {
     drop_pending(key);
+    if (auto g = group_of_.find(key); g != group_of_.end()) {
+      groups_.leave(g->second, key);
+      group_of_.erase(g);
+    }
     if (const Offer* held = hub_.offers().held_by(key)) hub_.offers().release(held->id, clock_.now_ms());
     if (PodTask* task = tasks_.by_pod(key); task && !task->deleted) {
       task->deleted = true;
@@ -288,7 +336,13 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return;
   const std::string phase = phase_of(*pod);
-  if (phase == "Succeeded" || phase == "Failed") writer_.forget(kv.key);  // done: nothing to update
+  if (phase == "Succeeded" || phase == "Failed") {
+    writer_.forget(kv.key);  // done: nothing to update
+    if (auto g = group_of_.find(key); g != group_of_.end()) {
+      groups_.leave(g->second, key, phase);
+      group_of_.erase(g);
+    }
+  }
   if (!is_unscheduled(facts_of(*pod, phase))) {
     drop_pending(key);
     return;
@@ -297,6 +351,19 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   // trees took over a gigabyte. The binding reads the stored pod.
   Pending& entry = pending_entry(key);
   entry.needs = pod_needs(*pod);
+  entry.priority = priority_of(*pod);
+  entry.preempt_never = preempt_never(*pod);
+  std::string group = PodGroups::group_of(*pod);
+  if (group != entry.group) {
+    if (!entry.group.empty()) groups_.leave(entry.group, key);
+    entry.group = group;
+    if (group.empty()) {
+      group_of_.erase(key);
+    } else {
+      group_of_[key] = group;
+      groups_.join(group, key);
+    }
+  }
   if (entry.last_reason.empty()) entry.last_reason = unschedulable_message(*pod);  // (after a restart)
   queue_.add(key, clock_.now_ms());                                                // an update keeps its place
   pass_.schedule();
@@ -330,9 +397,24 @@ void PodScheduler::list_queue(RequestContext& ctx) {
     w.begin_object().key("position").value(static_cast<uint64_t>(++position)).key("pod").value(key);
     w.key("next_try_in_ms").value(due ? (*due > now ? *due - now : 0) : 0);
     w.key("waiting_seconds").value(static_cast<double>(now - std::min(now, p.waiting_since_ms)) / 1000);
+    w.key("priority").value(static_cast<int64_t>(p.priority));
+    if (!p.group.empty()) w.key("group").value(p.group);
+    if (!p.nominated.empty()) w.key("nominated_node").value(p.nominated);
     w.key("reason").value(p.last_reason).end_object();
   };
-  for (const auto& [key, due] : queue_.in_order(limit)) {
+  // The order they will be tried in: by when each is due, and among those
+  // due together by priority (schedule_due).
+  std::vector<std::pair<std::string, uint64_t>> order = queue_.in_order(limit);
+  auto priority = [this](const std::string& key) {
+    auto it = pending_.find(key);
+    return it == pending_.end() ? 0 : it->second.priority;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    uint64_t da = std::max(a.second, now), db = std::max(b.second, now);
+    if (da != db) return da < db;
+    return priority(a.first) > priority(b.first);
+  });
+  for (const auto& [key, due] : order) {
     if (auto it = pending_.find(key); it != pending_.end()) write(key, it->second, due);
   }
   // Being tried this very turn (out of the queue until it fails again): last.
@@ -346,6 +428,7 @@ void PodScheduler::list_queue(RequestContext& ctx) {
 
 void PodScheduler::drop_pending(const std::string& key) {
   hub_.offers().unlisten(key);  // before the entry its filter points into goes
+  if (auto p = pending_.find(key); p != pending_.end()) unnominate(key, p->second);
   pending_.erase(key);
   queue_.remove(key);
 }
@@ -367,23 +450,35 @@ void PodScheduler::schedule_due() {
   }
   uint64_t now = clock_.now_ms();
   backoff_.gc(now);
-  for (const auto& key : queue_.pop_due(now)) try_place(key);
+  std::vector<std::string> due = queue_.pop_due(now);
+  // Of the pods due, the higher priority goes first; equals keep their turn.
+  std::stable_sort(due.begin(), due.end(), [this](const std::string& a, const std::string& b) {
+    auto pa = pending_.find(a), pb = pending_.find(b);
+    int32_t x = pa == pending_.end() ? 0 : pa->second.priority, y = pb == pending_.end() ? 0 : pb->second.priority;
+    return x > y;
+  });
+  groups_tried_.clear();
+  for (const auto& key : due) try_place(key);
   arm_queue_timer();
 }
 
 void PodScheduler::try_place(const std::string& key) {
   auto it = pending_.find(key);
-  if (it == pending_.end()) return;
+  if (it == pending_.end() || tasks_.has_pod(key)) return;
   Pending& entry = it->second;
-  auto& offers = hub_.offers();
   uint64_t now = clock_.now_ms();
+  if (!entry.group.empty()) {
+    if (groups_tried_.insert(entry.group).second) try_group(entry.group, now);
+    return;
+  }
+  auto& offers = hub_.offers();
   const Offer* offer = offers.held_by(key);  // a pod that holds a valid offer keeps it
   if (offer && !fits(entry.needs, *offer)) {
     offers.release(offer->id, now);
     offer = nullptr;
   }
   Search search;
-  if (!offer) offer = (search = search_offers(entry.needs, &key, now)).offer;
+  if (!offer) offer = (search = search_offers(entry.needs, {key, entry.priority, true}, now)).offer;
   if (offer) {
     placements_.add(placed_label());
     Offer chosen = *offer;
@@ -391,6 +486,13 @@ void PodScheduler::try_place(const std::string& key) {
     return;
   }
   std::string reason = why_pending(search, entry.needs);
+  if (!entry.preempt_never) {
+    if (std::string preempted = preempt_for(key, entry, now); !preempted.empty()) reason += " " + preempted;
+  }
+  wait_and_say(key, entry, reason, now);
+}
+
+void PodScheduler::wait_and_say(const std::string& key, Pending& entry, const std::string& reason, uint64_t now) {
   bool news = wait_for_offer(key, entry, reason, now);
   // A pod that waits gives its cached copy up (a backlog of waiting pods
   // would hold them all); its binding, when an offer comes, reads it first.
@@ -410,14 +512,232 @@ void PodScheduler::try_place(const std::string& key) {
       [this, cache_key](const PodWriter::Result&) { writer_.forget(cache_key); });
 }
 
+GangCounts PodScheduler::count_members(const std::set<std::string>& members) const {
+  GangCounts c;
+  for (const auto& m : members) {
+    const PodTask* t = const_cast<PodTaskRegistry&>(tasks_).by_pod(m);
+    if (!t) continue;
+    ++c.scheduled;
+    if (t->state == TaskState::kRunning) ++c.running;
+  }
+  return c;
+}
+
+void PodScheduler::try_group(const std::string& group, uint64_t now) {
+  const PodGroups::Group* g = groups_.find(group);
+  if (!g) return;
+  std::vector<std::string> waiting;
+  size_t placed = 0;
+  for (const auto& m : g->members) {
+    if (tasks_.has_pod(m)) {
+      ++placed;
+    } else if (pending_.count(m)) {
+      waiting.push_back(m);
+    }
+  }
+  if (waiting.empty()) return;
+  if (!g->exists) {
+    std::string reason = "pod group " + group + " does not exist: its pods wait until it is created";
+    for (const auto& m : waiting) wait_and_say(m, pending_.at(m), reason, now);
+    return;
+  }
+  if (g->members.size() < static_cast<size_t>(std::max<int64_t>(1, g->spec.min_member))) {
+    // Not all its members exist yet: each one created tries the group again,
+    // so a waiting member says why once, not at every sibling's arrival (a
+    // gang of 8 created pod by pod would rewrite its members 28 times).
+    std::string reason = "pod group " + group + ": " + std::to_string(g->members.size()) + " of its " +
+                         std::to_string(g->spec.min_member) + " members exist (minMember " +
+                         std::to_string(g->spec.min_member) + ")";
+    for (const auto& m : waiting) {
+      Pending& e = pending_.at(m);
+      if (e.last_reason.empty()) {
+        wait_and_say(m, e, reason, now);
+      } else {
+        wait_for_offer(m, e, e.last_reason, now);  // (keeps what it said)
+      }
+    }
+    return;
+  }
+  std::vector<GangMember> shapes;
+  for (const auto& m : waiting) shapes.push_back({pending_.at(m).needs.cpus, pending_.at(m).needs.mem_mib});
+  // Each member on an offer of its own, none claimed until the group goes.
+  std::set<std::string> taken;
+  std::vector<std::pair<std::string, Offer>> plan;
+  std::string first_reason;
+  for (size_t i : gang_try_order(shapes)) {
+    const std::string& m = waiting[i];
+    const PodNeeds& needs = pending_.at(m).needs;
+    Seeker who{m, pending_.at(m).priority, false};
+    Search s = search_offers(needs, who, now, &taken);
+    if (s.offer) {
+      taken.insert(s.offer->id);
+      plan.emplace_back(m, *s.offer);
+    } else if (first_reason.empty()) {
+      first_reason = search_offers(needs, who, now).offer
+                         ? "every offer it fits is taken by another member of the group"
+                         : why_pending(s, needs);
+    }
+  }
+  GangVerdict verdict = judge_gang(g->spec.min_member, placed, plan.size());
+  if (verdict.place) {
+    groups_.placed(group);
+    std::set<std::string> launched;
+    for (auto& [m, offer] : plan) {
+      const Offer* claimed =
+          hub_.offers().acquire_first([id = offer.id](const Offer& o) { return o.id == id; }, m, now);
+      if (!claimed) continue;  // (cannot happen within one turn: it was found live just now)
+      queue_.remove(m);
+      placements_.add(placed_label());
+      launched.insert(m);
+      Offer chosen = *claimed;
+      launch(m, pending_.at(m).needs, chosen);
+    }
+    for (const auto& m : waiting) {  // past the quorum, the rest go as they fit
+      if (!launched.count(m) && pending_.count(m)) wait_and_say(m, pending_.at(m), first_reason, now);
+    }
+    return;
+  }
+  groups_.waiting(group, now);
+  groups_.touch(group);  // (its status says when it times out)
+  std::string reason = gang_waiting_message(group, g->spec.min_member, placed, plan.size(), first_reason,
+                                            groups_.timed_out_after_s(group, now));
+  for (const auto& m : waiting) wait_and_say(m, pending_.at(m), reason, now);
+}
+
+std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, uint64_t now) {
+  // Victims still going: the room they leave is this pod's to take, not a reason to evict more.
+  entry.victims.erase(std::remove_if(entry.victims.begin(), entry.victims.end(),
+                                     [this](const auto& v) {
+                                       PodTask* t = tasks_.by_pod(v.first);
+                                       return !t || t->serial != v.second;
+                                     }),
+                      entry.victims.end());
+  if (!entry.victims.empty()) {
+    return "Waiting for " + std::to_string(entry.victims.size()) + " preempted pod(s) to end.";
+  }
+  // A measurement of this loop's own work, not a time it acts on: read
+  // from the steady clock, not the injected one.
+  auto started = std::chrono::steady_clock::now();
+  auto observe = [&] {
+    preemption_decisions_.observe("",
+                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  };
+  // What each agent has on offer now.
+  std::map<std::string, std::pair<double, double>> free;
+  for (const auto& [offer, state] : hub_.offers().all()) {
+    if (state != OfferRegistry::State::kLive) continue;
+    auto& f = free[offer->agent];
+    f.first += offer->resources.cpus;
+    f.second += offer->resources.mem_mib;
+  }
+  PodNeeds placement_only = entry.needs;  // the node's name and labels, not its resources
+  placement_only.cpus = placement_only.mem_mib = 0;
+  placement_only.host_ports.clear();
+  std::vector<PreemptionNode> nodes;
+  std::vector<std::string> names;
+  std::vector<std::string_view> pods;
+  for (const auto& [host, agent] : hub_.agents()) {
+    if (!agent->connected) continue;
+    // An agent already evicting for another pod of at least this priority:
+    // its victims' room is that pod's (and its victims are on their way out).
+    if (!nominated_on_.empty() && reserved_for_other(host, {key, entry.priority, false})) continue;
+    std::optional<uint32_t> index = tasks_.agent_index(host);
+    if (!index) continue;
+    Offer anywhere;
+    anywhere.agent = host;
+    if (misfit(placement_only, anywhere, agent->labels)) continue;
+    PreemptionNode node;
+    for (const auto& [pod, task] : tasks_.on_agent(*index)) {
+      if (task->deleted || task->priority >= entry.priority) continue;
+      node.pods.push_back({pods.size(), task->priority, task->cpus, task->mem_mib, task->grouped});
+      pods.push_back(pod);
+    }
+    if (node.pods.empty()) continue;
+    node.id = names.size();
+    names.push_back(host);
+    if (auto f = free.find(host); f != free.end()) {
+      node.free_cpus = f->second.first;
+      node.free_mem_mib = f->second.second;
+    }
+    nodes.push_back(std::move(node));
+  }
+  std::optional<PreemptionChoice> choice =
+      choose_preemption(entry.needs.cpus, entry.needs.mem_mib, entry.priority, nodes);
+  observe();
+  if (!choice) return "";
+  const std::string& node = names[choice->node];
+  for (size_t v : choice->victims) {
+    std::string victim(pods[v]);
+    if (PodTask* t = tasks_.by_pod(victim)) entry.victims.emplace_back(victim, t->serial);
+    evict(victim, key, entry.priority, node);
+  }
+  nominate(key, entry, node);
+  preemptions_.add("", static_cast<double>(choice->victims.size()));
+  update_pod(PodRegistry::kPodPrefix + key, [node](JsonValue& p) {
+    p.ensure({"status"}).set("nominatedNodeName", JsonValue::string(node));
+    return true;
+  });
+  log_info("pods_preempted")
+      .kv("preemptor", key)
+      .kv("node", node)
+      .kv("victims", static_cast<uint64_t>(choice->victims.size()));
+  (void)now;
+  return "Preempting " + std::to_string(choice->victims.size()) + " lower-priority pod(s) on " + node + ".";
+}
+
+// A victim of preemption: told why (the DisruptionTarget condition, which
+// `kubectl describe` shows as a Preempted event) and killed; its restart
+// policy then decides, as for any task killed under it.
+void PodScheduler::evict(const std::string& victim, const std::string& preemptor, int32_t priority,
+                         const std::string& node) {
+  std::string stamp = rfc3339(clock_.unix_ms());
+  std::string message = "Preempted by " + preemptor + " (priority " + std::to_string(priority) + ") on node " + node;
+  update_pod(PodRegistry::kPodPrefix + victim, [stamp, message](JsonValue& p) {
+    set_condition(p, "DisruptionTarget", "True", "PreemptionByScheduler", message, stamp);
+    return true;
+  });
+  if (PodTask* task = tasks_.by_pod(victim)) kill(victim, *task);
+}
+
 bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
   return agent && agent->connected && !misfit(needs, offer, agent->labels);
 }
 
-PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const std::string* claimant, uint64_t now) {
+bool PodScheduler::reserved_for_other(const std::string& agent, const Seeker& who) const {
+  auto n = nominated_on_.find(agent);
+  if (n == nominated_on_.end()) return false;
+  for (const auto& other : n->second) {
+    if (other == who.key) continue;
+    if (auto p = pending_.find(other); p != pending_.end() && p->second.priority >= who.priority) return true;
+  }
+  return false;
+}
+
+void PodScheduler::nominate(const std::string& key, Pending& entry, const std::string& agent) {
+  unnominate(key, entry);
+  entry.nominated = agent;
+  nominated_on_[agent].insert(key);
+}
+
+void PodScheduler::unnominate(const std::string& key, Pending& entry) {
+  if (entry.nominated.empty()) return;
+  if (auto n = nominated_on_.find(entry.nominated); n != nominated_on_.end()) {
+    n->second.erase(key);
+    if (n->second.empty()) nominated_on_.erase(n);
+  }
+  entry.nominated.clear();
+}
+
+PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Seeker& who, uint64_t now,
+                                                 const std::set<std::string>* taken) {
   Search s;
   auto look = [&](const Offer& o) {
+    if (taken && taken->count(o.id)) return false;
+    if (!nominated_on_.empty() && reserved_for_other(o.agent, who)) {
+      s.seen.saw(o, MisfitKind::kCpu);  // as kube-scheduler counts a nominated pod's requests as used
+      return false;
+    }
     const AgentHub::Agent* agent = hub_.agent(o.agent);
     if (!agent || !agent->connected) {
       s.seen.saw(o, std::nullopt);
@@ -429,7 +749,7 @@ PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const st
     return false;
   };
   auto& offers = hub_.offers();
-  s.offer = claimant ? offers.acquire_first(look, *claimant, now) : offers.find_first(look, now);
+  s.offer = who.claim ? offers.acquire_first(look, who.key, now) : offers.find_first(look, now);
   return s;
 }
 
@@ -480,15 +800,18 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   std::string key = ns + "/" + name;
   if (!is_leader_() || !watching_ || pending_.count(key) || tasks_.has_pod(key)) return nullptr;
   if (const std::string phase = phase_of(pod); !is_unscheduled(facts_of(pod, phase))) return nullptr;
+  // A group's member is placed with its group (the watch queues it).
+  if (!PodGroups::group_of(pod).empty()) return nullptr;
   PodNeeds needs = pod_needs(pod);
   uint64_t now = clock_.now_ms();
   bool first_in_line = pending_.empty();
-  Search search = search_offers(needs, first_in_line ? &key : nullptr, now);
+  Search search = search_offers(needs, {key, priority_of(pod), first_in_line}, now);
   if (search.offer && !first_in_line) return nullptr;
   if (search.offer) {
     placements_.add(placed_label());
     Offer chosen = *search.offer;
     PreparedLaunch p = prepare_launch(key, needs, chosen);
+    tasks_.by_pod(key)->priority = priority_of(pod);
     p.bind(pod);
     return [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
                bool written, int64_t revision, const std::string& json) {
@@ -499,6 +822,8 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   }
   Pending& entry = pending_entry(key);
   entry.needs = std::move(needs);
+  entry.priority = priority_of(pod);
+  entry.preempt_never = preempt_never(pod);
   entry.from_create = true;
   std::string reason = why_pending(search, entry.needs);
   wait_for_offer(key, entry, reason, now);
@@ -518,7 +843,8 @@ std::string PodScheduler::preview_placement(const JsonValue& pod) {
     return "bound: " + node->text();
   }
   PodNeeds needs = pod_needs(pod);
-  Search search = search_offers(needs, nullptr, clock_.now_ms());
+  std::string none;
+  Search search = search_offers(needs, {none, priority_of(pod), false}, clock_.now_ms());
   if (search.offer) return search.offer->agent;
   return "pending: " + why_pending(search, needs);
 }
@@ -530,6 +856,12 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   PodTask task;
   task.serial = new_task_serial();
   task.agent = tasks_.intern_agent(offer.agent);
+  task.cpus = static_cast<float>(needs.cpus);
+  task.mem_mib = static_cast<float>(needs.mem_mib);
+  if (auto p = pending_.find(key); p != pending_.end()) {
+    task.priority = p->second.priority;
+    task.grouped = !p->second.group.empty();
+  }
   std::string id = PodTaskRegistry::id_of(key, task);
   std::string head = launch_event_head(id, key, agent_id, needs.cpus, needs.mem_mib, needs.host_ports);
   hub_.offers().unlisten(key);
@@ -580,6 +912,7 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
   }
   drop_pending(key);
   backoff_.reset(key);
+  if (auto g = group_of_.find(key); g != group_of_.end()) groups_.touch(g->second);  // one more scheduled
   if (!hub_.send(tasks_.agent_of(task), launch)) {
     // The agent left after the offer: the task is lost like the agent's others.
     apply(key, task, apply_status(task, "TASK_LOST"), nullptr);
@@ -656,6 +989,11 @@ void PodScheduler::offers_arrived(const std::vector<std::string>& offer_ids) {
   uint64_t now = clock_.now_ms();
   for (const auto& id : offer_ids) {
     for (const auto& key : hub_.offers().wake(id)) queue_.breakout(key, now);  // skip the rest of the backoff
+    // Room on an agent a preemption was for: its preemptors are tried now too.
+    const std::string* agent = nominated_on_.empty() ? nullptr : hub_.offers().agent_of(id);
+    if (auto n = agent ? nominated_on_.find(*agent) : nominated_on_.end(); n != nominated_on_.end()) {
+      for (const auto& key : n->second) queue_.breakout(key, now);
+    }
   }
   pass_.schedule();
 }
@@ -731,6 +1069,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
   }
   if (t.action == TaskAction::kNone || t.action == TaskAction::kBind) return;  // TASK_STARTING: nothing to write
   std::string key = PodRegistry::kPodPrefix + pod;
+  if (auto g = group_of_.find(pod); g != group_of_.end()) groups_.touch(g->second);  // its counts moved
   switch (t.action) {
     case TaskAction::kNone:
     case TaskAction::kBind:
@@ -750,7 +1089,21 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       // leaves the cache, and those rare updates read it first.
       bool merge = extra != nullptr;
       auto running = [extra](JsonValue& st) {
-        if (extra) st.merge_patch(*extra);
+        if (extra) {
+          // Conditions merge by type (their patch strategy): the agent's
+          // replace theirs, and those it does not report (PodScheduled, a
+          // DisruptionTarget from a preemption) stay.
+          JsonValue before = st.get("conditions") ? *st.get("conditions") : JsonValue::array();
+          st.merge_patch(*extra);
+          JsonValue* after = st.get("conditions");
+          if (after && after->is_array() && before.is_array()) {
+            for (auto& c : before.items()) {
+              bool reported = false;
+              for (const auto& n : after->items()) reported = reported || n.str("type") == c.str("type");
+              if (!reported) after->push(std::move(c));
+            }
+          }
+        }
         st.set("phase", JsonValue::string("Running"));
         return true;
       };
@@ -801,10 +1154,11 @@ void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& wh
       st.set("reason", JsonValue::string(why));
       return true;
     }
-    // Always / OnFailure: back to the queue, unbound.
+    // Always / OnFailure: back to the queue, unbound; its containers run no more.
     unbind(p);
     JsonValue& st = p.ensure({"status"});
     st.set("phase", JsonValue::string("Pending"));
+    st.erase("containerStatuses");
     return true;
   });
 }

@@ -21,6 +21,7 @@
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/pods/framework_registration.h"
+#include "handlers/pods/pod_groups.h"
 #include "handlers/pods/pod_writer.h"
 #include "handlers/pods/task_reconciliation.h"
 #include "handlers/router.h"
@@ -92,7 +93,12 @@ class PodScheduler final : public AgentEvents {
 
  private:
   struct Pending {
-    PodNeeds needs;  // what placement reads of the pod
+    PodNeeds needs;        // what placement reads of the pod
+    std::string group;     // the pod group it belongs to ("ns/name"), or ""
+    int32_t priority = 0;  // spec.priority: the queue's order, and whom it may preempt
+    bool preempt_never = false;
+    std::vector<std::pair<std::string, uint64_t>> victims;  // the tasks (pod, serial) it preempted, until they end
+    std::string nominated;                                  // the agent its preemption made room on
     std::string last_reason;
     bool from_create = false;       // queued by its create: the watch's copy of the create is nothing new
     uint64_t waiting_since_ms = 0;  // monotonic: when it was first queued
@@ -120,8 +126,34 @@ class PodScheduler final : public AgentEvents {
   void schedule_due();
   void arm_queue_timer();
   void try_place(const std::string& key);
+  // Places a pod group whole or not at all (policy/gang.h): every waiting
+  // member is weighed, on an offer of its own, and all that fit are launched
+  // only if the group reaches minMember with them; else none claims anything.
+  void try_group(const std::string& group, uint64_t now);
+  // A waiting pod says why (its PodScheduled condition, once per new reason)
+  // and backs off until an offer that fits arrives.
+  void wait_and_say(const std::string& key, Pending& entry, const std::string& reason, uint64_t now);
+  // A pod that fits nowhere, with lower-priority pods running: evicts the
+  // fewest and lowest on one agent (policy/preemption.h), records the node
+  // as status.nominatedNodeName, and says what it did; empty when it cannot.
+  // It preempts again only once its earlier victims are gone.
+  std::string preempt_for(const std::string& key, Pending& entry, uint64_t now);
+  void evict(const std::string& victim, const std::string& preemptor, int32_t priority, const std::string& node);
+  GangCounts count_members(const std::set<std::string>& members) const;
   bool fits(const PodNeeds& needs, const Offer& offer) const;
-  Search search_offers(const PodNeeds& needs, const std::string* claimant, uint64_t now);
+  // Who looks: its key (claiming what it finds when `claim`) and its
+  // priority. Agents nominated for another pod of at least its priority are
+  // passed over: the room a preemption made there is that pod's.
+  struct Seeker {
+    const std::string& key;
+    int32_t priority = 0;
+    bool claim = false;
+  };
+  Search search_offers(const PodNeeds& needs, const Seeker& who, uint64_t now,
+                       const std::set<std::string>* taken = nullptr);
+  bool reserved_for_other(const std::string& agent, const Seeker& who) const;
+  void nominate(const std::string& key, Pending& entry, const std::string& agent);
+  void unnominate(const std::string& key, Pending& entry);
   // A pod no offer fits: counted, backed off, queued for its next try and
   // listening for an offer that fits. True when `reason` is news to the pod.
   bool wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now);
@@ -175,7 +207,13 @@ class PodScheduler final : public AgentEvents {
   // unschedulable pods would parse every pod three times).
   PodWriter& writer_;
   Settings settings_;
-  TaskReconciliation reconciliation_;  // asks the agents about tasks_
+  PodGroups groups_;
+  std::map<std::string, std::string> group_of_;  // member pod -> its group, for the pods in groups
+  std::set<std::string> groups_tried_;           // in this pass: one try of a group for all its members due
+  std::map<std::string, std::set<std::string>> nominated_on_;  // agent -> the pods nominated to it
+  CounterFamily& preemptions_;
+  HistogramFamily& preemption_decisions_;  // how long choosing victims takes
+  TaskReconciliation reconciliation_;      // asks the agents about tasks_
   FrameworkRegistration framework_;
   std::unique_ptr<Timer> load_timer_;  // a failed load, or a lost watch, tries again
 };

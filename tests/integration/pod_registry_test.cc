@@ -265,9 +265,7 @@ TEST_F(PodRegistryTest, KubectlServerDryRunChangesNothing) {
   int code = 0;
   std::string out = kubectl("create --dry-run=server -f " + manifest + " -o yaml", &code);
   ASSERT_EQ(code, 0) << out;
-  EXPECT_NE(out.find("uvsched.io/dry-run-placement: 'pending: 0/0 nodes are available"),
-            std::string::npos)
-      << out;
+  EXPECT_NE(out.find("uvsched.io/dry-run-placement: 'pending: 0/0 nodes are available"), std::string::npos) << out;
   EXPECT_NE(out.find("uid: "), std::string::npos) << out;
   auto r = req("GET", "/api/v1/namespaces/default/pods/dry");
   ASSERT_TRUE(r);

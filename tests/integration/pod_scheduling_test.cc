@@ -350,7 +350,10 @@ TEST_F(PodSchedulingTest, TheRunningStatusDataIsMergedIntoThePod) {
   ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
   std::string after = get_pod("web");
   EXPECT_NE(after.find(R"("podIP":"10.0.0.7")"), std::string::npos) << after;
-  EXPECT_NE(after.find(R"("conditions":[{"type":"Ready","status":"True"}])"), std::string::npos) << after;
+  // Conditions merge by type: the agent's Ready, and the scheduler's PodScheduled kept.
+  EXPECT_NE(after.find(R"("conditions":[{"type":"Ready","status":"True"},{"type":"PodScheduled","status":"True")"),
+            std::string::npos)
+      << after;
   EXPECT_NE(after.find(R"("containerStatuses":[{"name":"c","ready":true,"restartCount":0}])"), std::string::npos)
       << after;
   // Everything before the status is as it was (the binding, the spec).

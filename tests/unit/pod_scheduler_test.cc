@@ -309,3 +309,82 @@ TEST_F(PodSchedulerTest, TheQueueListsWaitingPodsInTheOrderTheyWillBeTriedWithWh
 
 }  // namespace
 }  // namespace uvsched
+
+namespace uvsched {
+namespace {
+
+std::string task_of(const std::string& launch) {
+  const std::string marker = R"("task_id":{"value":")";
+  size_t at = launch.find(marker) + marker.size();
+  return launch.substr(at, launch.find('"', at) - at);
+}
+
+// A gang of three (a PodGroup with minMember 3): two offers launch none of
+// it, and the third launches all three at once; the group's status follows.
+TEST_F(PodSchedulerTest, AGangIsLaunchedOnlyWhenMinMemberFitAtOnce) {
+  store_.put("/registry/scheduling.x-k8s.io/podgroups/default/g",
+             R"({"kind":"PodGroup","apiVersion":"scheduling.x-k8s.io/v1alpha1","metadata":{"name":"g",)"
+             R"("namespace":"default"},"spec":{"minMember":3},"status":{"phase":"Pending"}})",
+             0, [](WriteResult&&) {});
+  start();
+  auto edge = subscribe("edge-1");
+  for (const char* name : {"m0", "m1", "m2"})
+    put_pod(name, stored_pod(name, "Always", R"(,"labels":{"scheduling.x-k8s.io/pod-group":"g"})"));
+  settle();
+  offer("edge-1", 0.5, 1024);
+  offer("edge-1", 0.5, 1024);
+  EXPECT_TRUE(edge->events("LAUNCH").empty()) << "two of three fit: none may go";
+  EXPECT_NE(pod("m0").find("pod group default/g: 2 of its 3 members needed (minMember 3) fit now"), std::string::npos)
+      << pod("m0");
+  offer("edge-1", 0.5, 1024);
+  auto launches = edge->events("LAUNCH");
+  ASSERT_EQ(launches.size(), 3u);
+  for (const char* name : {"m0", "m1", "m2"})
+    EXPECT_NE(pod(name).find(R"("nodeName":"edge-1")"), std::string::npos) << pod(name);
+  std::string group = store_.value("/registry/scheduling.x-k8s.io/podgroups/default/g").value_or("");
+  EXPECT_NE(group.find(R"("phase":"Scheduled")"), std::string::npos) << group;
+  for (const auto& l : launches) scheduler_->status_update("edge-1", {task_of(l), "TASK_RUNNING", ""});
+  settle();
+  group = store_.value("/registry/scheduling.x-k8s.io/podgroups/default/g").value_or("");
+  EXPECT_NE(group.find(R"("phase":"Running")"), std::string::npos) << group;
+  EXPECT_NE(group.find(R"("running":3)"), std::string::npos) << group;
+}
+
+// A pod of priority 100 that fits nowhere evicts the one lower pod whose
+// room it needs (KILL, and a DisruptionTarget condition), is nominated to its
+// agent, and the room that comes back is its own: a waiting pod of equal
+// priority does not take it.
+TEST_F(PodSchedulerTest, APreemptorEvictsTheLowerPodAndTakesTheRoomItMade) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("low", stored_pod("low", "Always", "", R"(,"priority":1)"));
+  settle();
+  offer("edge-1", 0.5, 1024);
+  auto launches = edge->events("LAUNCH");
+  ASSERT_EQ(launches.size(), 1u);
+  std::string low_task = task_of(launches[0]);
+  scheduler_->status_update("edge-1", {low_task, "TASK_RUNNING", ""});
+  settle();
+  put_pod("peer", stored_pod("peer", "Always", "", R"(,"priority":100,"preemptionPolicy":"Never")"));
+  settle();
+  put_pod("high", stored_pod("high", "Always", "", R"(,"priority":100)"));
+  settle();
+  auto kills = edge->events("KILL");
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_NE(kills[0].find(low_task), std::string::npos);
+  EXPECT_NE(pod("low").find(R"("reason":"PreemptionByScheduler")"), std::string::npos) << pod("low");
+  EXPECT_NE(pod("high").find(R"("nominatedNodeName":"edge-1")"), std::string::npos) << pod("high");
+  EXPECT_EQ(metric("uvsched_preemptions_total"), 1);
+  // The victim ends, and its agent offers the room again.
+  scheduler_->status_update("edge-1", {low_task, "TASK_KILLED", ""});
+  settle();
+  offer("edge-1", 0.5, 1024);
+  launches = edge->events("LAUNCH");
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_NE(launches[1].find(R"("name":"default/high")"), std::string::npos) << launches[1];
+  EXPECT_EQ(pod("peer").find("nodeName"), std::string::npos) << pod("peer");
+  EXPECT_EQ(metric("uvsched_preemptions_total"), 1) << "no second preemption";
+}
+
+}  // namespace
+}  // namespace uvsched

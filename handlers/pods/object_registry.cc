@@ -1,0 +1,485 @@
+#include "handlers/pods/object_registry.h"
+
+#include <cstdlib>
+#include <ctime>
+
+#include "handlers/pods/json_patch.h"
+#include "handlers/pods/k8s_request.h"
+#include "handlers/pods/pod_table.h"
+#include "handlers/pods/pod_validation.h"
+#include "handlers/pods/stored_object.h"
+#include "reactor/json_writer.h"
+#include "reactor/url.h"
+#include "storage/unwaited.h"
+
+namespace uvsched {
+
+struct ObjectRegistry::Served {
+  ObjectKind kind;
+  std::string prefix;
+  std::string list_kind;
+};
+
+namespace {
+
+std::string name_of(const JsonValue& obj) {
+  const JsonValue* n = obj.find({"metadata", "name"});
+  return n && n->is_string() ? n->text() : "";
+}
+
+int64_t created_ms(const JsonValue& obj) {
+  const JsonValue* ts = obj.find({"metadata", "creationTimestamp"});
+  if (!ts || !ts->is_string()) return 0;
+  struct tm tm = {};
+  if (strptime(ts->text().c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return 0;
+  return static_cast<int64_t>(timegm(&tm)) * 1000;
+}
+
+// kubectl's Table for objects of `kind`: NAME, the kind's columns, AGE.
+std::string table_of(const ObjectKind& kind, const std::vector<JsonValue>& objs, const std::string& rv,
+                     int64_t now_ms) {
+  JsonWriter w;
+  w.begin_object().key("kind").value("Table").key("apiVersion").value("meta.k8s.io/v1");
+  w.key("metadata").begin_object().key("resourceVersion").value(rv).end_object();
+  w.key("columnDefinitions").begin_array();
+  auto column = [&](const std::string& name, const std::string& type, const char* format) {
+    w.begin_object().key("name").value(name).key("type").value(type).key("format").value(format);
+    w.key("description").value("").key("priority").value(0).end_object();
+  };
+  column("Name", "string", "name");
+  for (const auto& c : kind.columns) column(c.name, c.type, "");
+  column("Age", "date", "");
+  w.end_array().key("rows").begin_array();
+  for (const auto& obj : objs) {
+    w.begin_object().key("cells").begin_array().value(name_of(obj));
+    for (const auto& c : kind.columns) {
+      std::string cell = c.cell(obj);
+      if (c.type == "integer" && !cell.empty()) {
+        w.value(static_cast<int64_t>(std::strtoll(cell.c_str(), nullptr, 10)));
+      } else {
+        w.value(cell.empty() ? "<none>" : cell);
+      }
+    }
+    int64_t created = created_ms(obj);
+    w.value(created ? human_age(std::max<int64_t>(0, (now_ms - created) / 1000)) : "<unknown>");
+    w.end_array();
+    w.key("object").begin_object().key("kind").value("PartialObjectMetadata").key("apiVersion").value("meta.k8s.io/v1");
+    w.key("metadata");
+    if (const JsonValue* m = obj.get("metadata")) {
+      m->write(w);
+    } else {
+      w.begin_object().end_object();
+    }
+    w.end_object().end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+// What the API server checks of every object before its kind's rules.
+std::vector<FieldIssue> check_identity(const ObjectKind& kind, const JsonValue& obj, const std::string& ns) {
+  std::vector<FieldIssue> issues;
+  if (obj.str("apiVersion") != kind.api_version())
+    issues.push_back({"apiVersion", "FieldValueInvalid", "Invalid value: must be " + kind.api_version()});
+  if (obj.str("kind") != kind.kind)
+    issues.push_back({"kind", "FieldValueInvalid", "Invalid value: must be " + kind.kind});
+  for (auto& i : validate_object_name(obj)) issues.push_back(std::move(i));
+  if (kind.namespaced) {
+    const JsonValue* n = obj.find({"metadata", "namespace"});
+    if (n && n->is_string() && !n->text().empty() && n->text() != ns) {
+      issues.push_back({"metadata.namespace", "FieldValueInvalid",
+                        "Invalid value: \"" + n->text() + "\": does not match the namespace of the request"});
+    }
+  }
+  return issues;
+}
+
+}  // namespace
+
+ObjectRegistry::ObjectRegistry(Store& store, Clock& clock, std::function<bool()> is_leader)
+    : store_(store), clock_(clock), is_leader_(std::move(is_leader)) {}
+
+ObjectRegistry::~ObjectRegistry() = default;
+
+void ObjectRegistry::add_kind(ObjectKind kind) {
+  auto s = std::make_unique<Served>();
+  s->prefix = kind.prefix();
+  s->list_kind = kind.kind + "List";
+  s->kind = std::move(kind);
+  served_.push_back(std::move(s));
+}
+
+void ObjectRegistry::start() {
+  for (const auto& s : served_) {
+    for (const auto& b : s->kind.builtins) {
+      JsonValue obj = b;
+      obj.ensure({"metadata"}).set("uid", JsonValue::string(new_uid()));
+      obj.ensure({"metadata"}).set("creationTimestamp", JsonValue::string(rfc3339(clock_.unix_ms())));
+      std::string key = s->prefix + name_of(obj);
+      TxnRequest t;
+      t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+      t.success.push_back({TxnOp::Type::kPut, key, obj.dump(), 0, false});
+      store_.txn(std::move(t), unwaited<TxnResult>("builtin_object_create", key));
+    }
+  }
+}
+
+std::string ObjectRegistry::group_list() const {
+  JsonWriter w;
+  w.begin_object().key("kind").value("APIGroupList").key("apiVersion").value("v1").key("groups").begin_array();
+  std::vector<std::string> seen;
+  for (const auto& s : served_) {
+    if (std::find(seen.begin(), seen.end(), s->kind.group) != seen.end()) continue;
+    seen.push_back(s->kind.group);
+    w.begin_object().key("name").value(s->kind.group).key("versions").begin_array();
+    w.begin_object().key("groupVersion").value(s->kind.api_version()).key("version").value(s->kind.version);
+    w.end_object().end_array();
+    w.key("preferredVersion").begin_object().key("groupVersion").value(s->kind.api_version());
+    w.key("version").value(s->kind.version).end_object().end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+std::string ObjectRegistry::resource_list(const Served& mine) const {
+  JsonWriter w;
+  w.begin_object().key("kind").value("APIResourceList").key("apiVersion").value("v1");
+  w.key("groupVersion").value(mine.kind.api_version()).key("resources").begin_array();
+  for (const auto& s : served_) {
+    if (s->kind.api_version() != mine.kind.api_version()) continue;
+    const ObjectKind& k = s->kind;
+    w.begin_object().key("name").value(k.resource).key("singularName").value("");
+    w.key("namespaced").value(k.namespaced).key("kind").value(k.kind).key("verbs").begin_array();
+    for (const char* v : {"create", "delete", "get", "list", "patch", "update", "watch"}) w.value(v);
+    w.end_array();
+    if (!k.short_names.empty()) {
+      w.key("shortNames").begin_array();
+      for (const auto& n : k.short_names) w.value(n);
+      w.end_array();
+    }
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+void ObjectRegistry::add_routes(Router& router) {
+  router.add("GET", "/apis", [this](RequestContext& ctx) { ctx.reply(k8s_object(200, group_list())); });
+  std::vector<std::string> versions;
+  for (const auto& sp : served_) {
+    const Served& s = *sp;
+    const ObjectKind& k = s.kind;
+    std::string base = "/apis/" + k.api_version();
+    if (std::find(versions.begin(), versions.end(), base) == versions.end()) {
+      versions.push_back(base);
+      router.add("GET", base, [this, &s](RequestContext& ctx) { ctx.reply(k8s_object(200, resource_list(s))); });
+    }
+    std::string coll = k.namespaced ? base + "/namespaces/{ns}/" + k.resource : base + "/" + k.resource;
+    std::string one = coll + "/{name}";
+    if (k.namespaced) {
+      router.add("GET", base + "/" + k.resource, [this, &s](RequestContext& ctx) { list(s, ctx, ""); });
+    }
+    router.add("GET", coll,
+               [this, &s](RequestContext& ctx) { list(s, ctx, s.kind.namespaced ? ctx.param("ns") : ""); });
+    router.add("POST", coll, [this, &s](RequestContext& ctx) { create(s, ctx); });
+    router.add("GET", one, [this, &s](RequestContext& ctx) { get(s, ctx); });
+    router.add("PUT", one, [this, &s](RequestContext& ctx) { replace(s, ctx); });
+    router.add("PATCH", one, [this, &s](RequestContext& ctx) { patch(s, ctx); });
+    router.add("DELETE", one, [this, &s](RequestContext& ctx) { remove(s, ctx); });
+  }
+}
+
+bool ObjectRegistry::refuse_unless_leader(RequestContext& ctx) {
+  if (is_leader_()) return false;
+  ctx.reply(k8s_error(503, "ServiceUnavailable", "this uvsched is a standby; ask the leader"));
+  return true;
+}
+
+std::string ObjectRegistry::key_of(const Served& s, const RequestContext& ctx) const {
+  return s.prefix + (s.kind.namespaced ? ctx.param("ns") + "/" : "") + ctx.param("name");
+}
+
+void ObjectRegistry::list(const Served& s, RequestContext& ctx, const std::string& ns) {
+  std::string prefix = s.prefix + (ns.empty() ? "" : ns + "/");
+  if (query_flag(ctx.request.query(), "watch")) return watch(s, ctx, prefix);
+  RangeOptions all;
+  all.prefix = true;
+  Responder res = ctx.responder;
+  bool table = wants_table(ctx.request.header("Accept"));
+  store_.get(prefix, all, [this, res, table, &s](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (table) {
+      std::vector<JsonValue> objs;
+      for (const auto& kv : r.kvs) {
+        if (auto v = parse_stored(kv)) objs.push_back(std::move(*v));
+      }
+      return res.send(k8s_object(200, table_of(s.kind, objs, std::to_string(r.revision), clock_.unix_ms())));
+    }
+    std::string out = "{\"kind\":\"" + s.list_kind + "\",\"apiVersion\":\"" + s.kind.api_version() + "\",\"items\":[";
+    for (size_t i = 0; i < r.kvs.size(); ++i) {
+      if (i) out += ',';
+      out += with_rv(r.kvs[i].value, r.kvs[i].mod_revision);
+    }
+    out += "],\"metadata\":{\"resourceVersion\":\"" + std::to_string(r.revision) + "\"}}";
+    res.send(k8s_object(200, std::move(out)));
+  });
+}
+
+// A watch of a few objects: the current ones as ADDED (unless the client
+// resumes from a resourceVersion), then the store's changes, until the client
+// leaves, the store's watch fails or timeoutSeconds passes.
+void ObjectRegistry::watch(const Served& s, RequestContext& ctx, const std::string& prefix) {
+  struct Watch {
+    ResponseStream stream;
+    Store::WatchId id = 0;
+    std::unique_ptr<Timer> timeout;
+    bool ended = false;
+    bool table = false;
+  };
+  std::string_view query = ctx.request.query();
+  int64_t from = 0;
+  if (auto rv = query_param(query, "resourceVersion"); rv && !rv->empty())
+    from = std::strtoll(rv->c_str(), nullptr, 10);
+  auto w = std::make_shared<Watch>();
+  w->table = wants_table(ctx.request.header("Accept"));
+  w->stream = ctx.responder.start_stream(200, "application/json");
+  auto end = [this](Watch& w) {
+    if (w.ended) return;
+    w.ended = true;
+    if (w.id) store_.cancel_watch(w.id);
+    if (w.timeout) w.timeout->stop();
+    w.stream.end();
+  };
+  if (auto t = query_param(query, "timeoutSeconds"); t && std::strtoll(t->c_str(), nullptr, 10) > 0) {
+    w->timeout = clock_.new_timer();
+    w->timeout->start(static_cast<uint64_t>(std::strtoll(t->c_str(), nullptr, 10)) * 1000, [w, end] { end(*w); });
+  }
+  auto send = [this, w, &s](std::string_view type, const std::string& object) {
+    std::string body = object;
+    if (w->table && type != "ERROR") {
+      std::string error;
+      if (auto obj = JsonValue::parse(object, &error)) body = table_of(s.kind, {*obj}, "", clock_.unix_ms());
+    }
+    return w->stream.write({"{\"type\":\"", type, "\",\"object\":", body, "}\n"});
+  };
+  auto on_events = [w, send, end](const StoreStatus& st, const std::vector<WatchEvent>& events) {
+    if (w->ended) return;
+    if (!st.ok()) {
+      int code = st.code == StoreCode::kCompacted ? 410 : 503;
+      send("ERROR", k8s_status_json(code, code == 410 ? "Expired" : "ServiceUnavailable", st.message));
+      return end(*w);
+    }
+    for (const auto& e : events) {
+      bool deleted = e.type == WatchEvent::Type::kDelete;
+      const KeyValue& kv = deleted && e.prev_kv ? *e.prev_kv : e.kv;
+      std::string_view type = deleted ? "DELETED" : (e.kv.version == 1 ? "ADDED" : "MODIFIED");
+      if (!send(type, with_rv(kv.value, e.kv.mod_revision))) return;
+    }
+  };
+  w->stream.on_close([w, end] { end(*w); });
+  if (from > 0) {
+    w->id = store_.watch(prefix, from + 1, on_events);
+    return;
+  }
+  RangeOptions all;
+  all.prefix = true;
+  store_.get(prefix, all, [this, w, prefix, send, on_events](RangeResult&& r) {
+    if (w->ended) return;
+    if (!r.status.ok()) return on_events(r.status, {});
+    for (const auto& kv : r.kvs) {
+      if (!send("ADDED", with_rv(kv.value, kv.mod_revision))) return;
+    }
+    w->id = store_.watch(prefix, r.revision + 1, on_events);
+  });
+}
+
+void ObjectRegistry::get(const Served& s, RequestContext& ctx) {
+  Responder res = ctx.responder;
+  std::string name = ctx.param("name");
+  store_.get(key_of(s, ctx), {}, [res, name, &s](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty())
+      return res.send(k8s_error(404, "NotFound", s.kind.resource + "." + s.kind.group + " \"" + name + "\" not found",
+                                s.kind.resource, name));
+    res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
+  });
+}
+
+void ObjectRegistry::create(const Served& s, RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
+  auto dry = dry_run_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
+  std::string error;
+  auto obj = JsonValue::parse(ctx.request.body, &error);
+  if (!obj || !obj->is_object())
+    return ctx.reply(k8s_error(400, "BadRequest", obj ? "the body must be a " + s.kind.kind : error));
+  JsonValue& meta = obj->ensure({"metadata"});
+  if (s.kind.namespaced) {
+    const JsonValue* n = meta.get("namespace");
+    if (!n || !n->is_string() || n->text().empty()) meta.set("namespace", JsonValue::string(ctx.param("ns")));
+  }
+  meta.erase("resourceVersion");
+  meta.set("uid", JsonValue::string(new_uid()));
+  meta.set("creationTimestamp", JsonValue::string(rfc3339(clock_.unix_ms())));
+  meta.set("generation", JsonValue::integer(1));
+  write(s, ctx.responder, std::move(*obj), nullptr, 0, 201, std::get<bool>(dry));
+}
+
+void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const JsonValue* old, int64_t revision,
+                           int ok_status, bool dry_run) {
+  std::string ns = next.find({"metadata", "namespace"}) ? next.find({"metadata", "namespace"})->text() : "";
+  std::string name = name_of(next);
+  std::vector<FieldIssue> issues = check_identity(s.kind, next, ns);
+  if (issues.empty() && s.kind.admit) issues = s.kind.admit(next, old);
+  if (!issues.empty()) return res.send(k8s_object(422, invalid_status_json(s.kind.kind, name, issues)));
+  if (old) {
+    for (const auto& b : s.kind.builtins) {
+      if (name_of(b) == name)
+        return res.send(k8s_error(403, "Forbidden", s.kind.kind + " \"" + name + "\" is built in"));
+    }
+  }
+  std::string json = next.dump();
+  if (dry_run) return res.send(k8s_object(ok_status, with_rv(json, revision)));
+  std::string key = s.prefix + (s.kind.namespaced ? ns + "/" : "") + name;
+  TxnRequest t;
+  if (revision == 0) {
+    t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+  } else {
+    t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, revision, {}});
+  }
+  t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
+  std::string what = s.kind.resource + "." + s.kind.group + " \"" + name + "\"";
+  store_.txn(std::move(t), [res, json, what, name, ok_status, revision, &s](TxnResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (!r.succeeded) {
+      if (revision == 0)
+        return res.send(k8s_error(409, "AlreadyExists", what + " already exists", s.kind.resource, name));
+      return res.send(k8s_error(409, "Conflict",
+                                "Operation cannot be fulfilled on " + what +
+                                    ": the object has been modified; please apply your changes to the latest version "
+                                    "and try again",
+                                s.kind.resource, name));
+    }
+    res.send(k8s_object(ok_status, with_rv(json, r.revision)));
+  });
+}
+
+void ObjectRegistry::replace(const Served& s, RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
+  auto dry = dry_run_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
+  std::string error;
+  auto obj = JsonValue::parse(ctx.request.body, &error);
+  if (!obj || !obj->is_object())
+    return ctx.reply(k8s_error(400, "BadRequest", obj ? "the body must be a " + s.kind.kind : error));
+  if (name_of(*obj) != ctx.param("name"))
+    return ctx.reply(k8s_error(400, "BadRequest", "the name of the object does not match the name on the URL"));
+  Responder res = ctx.responder;
+  bool dry_run = std::get<bool>(dry);
+  store_.get(key_of(s, ctx), {}, [this, res, next = std::move(*obj), dry_run, &s](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    std::string name = name_of(next);
+    if (r.kvs.empty())
+      return res.send(k8s_error(404, "NotFound", s.kind.resource + "." + s.kind.group + " \"" + name + "\" not found",
+                                s.kind.resource, name));
+    std::string error;
+    auto old = JsonValue::parse(r.kvs[0].value, &error);
+    if (!old) return res.send(k8s_error(500, "InternalError", "the stored object is not JSON"));
+    const JsonValue* rv = next.find({"metadata", "resourceVersion"});
+    int64_t revision = r.kvs[0].mod_revision;
+    if (rv && rv->is_string() && !rv->text().empty() && std::strtoll(rv->text().c_str(), nullptr, 10) != revision) {
+      return res.send(k8s_error(409, "Conflict",
+                                "Operation cannot be fulfilled on " + s.kind.resource + "." + s.kind.group + " \"" +
+                                    name +
+                                    "\": the object has been modified; please apply your changes to the "
+                                    "latest version and try again",
+                                s.kind.resource, name));
+    }
+    JsonValue& meta = next.ensure({"metadata"});
+    meta.erase("resourceVersion");
+    for (const char* k : {"uid", "creationTimestamp", "namespace"}) {
+      if (const JsonValue* v = old->find({"metadata", k})) meta.set(k, *v);
+    }
+    write(s, res, std::move(next), &*old, revision, 200, dry_run);
+  });
+}
+
+void ObjectRegistry::patch(const Served& s, RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  auto dry = dry_run_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
+  std::optional<PatchType> type = patch_type(ctx.request.header("Content-Type"));
+  if (!type || (*type != PatchType::kMerge && *type != PatchType::kJson)) {
+    // As the API server answers a custom resource: it has no strategic merge.
+    return ctx.reply(k8s_error(415, "UnsupportedMediaType",
+                               "the body of the request was in an unknown format - accepted media types include: "
+                               "application/json-patch+json, application/merge-patch+json"));
+  }
+  std::string error;
+  auto body = JsonValue::parse(ctx.request.body, &error);
+  if (!body) return ctx.reply(k8s_error(400, "BadRequest", error));
+  Responder res = ctx.responder;
+  std::string name = ctx.param("name");
+  bool dry_run = std::get<bool>(dry);
+  store_.get(key_of(s, ctx), {},
+             [this, res, name, dry_run, merge = *type == PatchType::kMerge, p = std::move(*body),
+              &s](RangeResult&& r) mutable {
+               if (!r.status.ok()) return res.send(store_down(r.status));
+               if (r.kvs.empty())
+                 return res.send(k8s_error(404, "NotFound",
+                                           s.kind.resource + "." + s.kind.group + " \"" + name + "\" not found",
+                                           s.kind.resource, name));
+               std::string error;
+               auto old = JsonValue::parse(r.kvs[0].value, &error);
+               if (!old) return res.send(k8s_error(500, "InternalError", "the stored object is not JSON"));
+               JsonValue next = *old;
+               if (merge) {
+                 if (!p.is_object()) return res.send(k8s_error(400, "BadRequest", "a merge patch must be an object"));
+                 next.merge_patch(p);
+               } else if (!apply_json_patch(next, p, &error)) {
+                 return res.send(k8s_request_invalid(error));
+               }
+               JsonValue& meta = next.ensure({"metadata"});
+               meta.erase("resourceVersion");
+               for (const char* k : {"uid", "creationTimestamp", "namespace", "name"}) {
+                 if (const JsonValue* v = old->find({"metadata", k})) meta.set(k, *v);
+               }
+               write(s, res, std::move(next), &*old, r.kvs[0].mod_revision, 200, dry_run);
+             });
+}
+
+void ObjectRegistry::remove(const Served& s, RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  auto dry = dry_run_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
+  std::string name = ctx.param("name");
+  for (const auto& b : s.kind.builtins) {
+    if (name_of(b) == name)
+      return ctx.reply(k8s_error(403, "Forbidden", s.kind.kind + " \"" + name + "\" is built in"));
+  }
+  Responder res = ctx.responder;
+  std::string key = key_of(s, ctx);
+  bool dry_run = std::get<bool>(dry);
+  store_.get(key, {}, [this, res, key, name, dry_run, &s](RangeResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    if (r.kvs.empty())
+      return res.send(k8s_error(404, "NotFound", s.kind.resource + "." + s.kind.group + " \"" + name + "\" not found",
+                                s.kind.resource, name));
+    std::string object = with_rv(r.kvs[0].value, r.kvs[0].mod_revision);
+    if (dry_run) return res.send(k8s_object(200, std::move(object)));
+    TxnRequest t;
+    t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, r.kvs[0].mod_revision, {}});
+    t.success.push_back({TxnOp::Type::kDelete, key, {}, 0, false});
+    store_.txn(std::move(t), [res, object, name, &s](TxnResult&& t) mutable {
+      if (!t.status.ok()) return res.send(store_down(t.status));
+      if (!t.succeeded)
+        return res.send(k8s_error(409, "Conflict", s.kind.kind + " \"" + name + "\" changed while being deleted",
+                                  s.kind.resource, name));
+      res.send(k8s_object(200, std::move(object)));
+    });
+  });
+}
+
+}  // namespace uvsched

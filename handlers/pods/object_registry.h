@@ -1,0 +1,78 @@
+// API objects that only hold data for the scheduler to read: PodGroups
+// (scheduling.x-k8s.io/v1alpha1) and PriorityClasses (scheduling.k8s.io/v1).
+// Each kind is described once (ObjectKind: its group, names, validation,
+// defaults, table columns and built-in objects) and served the way the API
+// server serves a custom resource: create (with dryRun), get, list (JSON or
+// kubectl's Table), watch, replace over a resourceVersion, merge and JSON
+// patches, delete, and discovery under /apis/<group>/<version>. Objects are
+// JSON at /registry/<group>/<resource>/[<namespace>/]<name>.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "handlers/json_value.h"
+#include "handlers/pods/k8s_status.h"
+#include "handlers/router.h"
+#include "reactor/clock.h"
+#include "storage/store.h"
+
+namespace uvsched {
+
+struct ObjectColumn {
+  std::string name;  // as kubectl prints it: "Min Member"
+  std::string type;  // string, integer
+  std::function<std::string(const JsonValue& obj)> cell;
+};
+
+struct ObjectKind {
+  std::string group, version, resource, kind;
+  bool namespaced = true;
+  std::vector<std::string> short_names;
+  // Defaults `obj` and says what is wrong with it (nothing: it may be stored).
+  // `old` is the stored object for an update, null for a create.
+  std::function<std::vector<FieldIssue>(JsonValue& obj, const JsonValue* old)> admit;
+  std::vector<ObjectColumn> columns;  // between NAME and AGE
+  std::vector<JsonValue> builtins;    // objects every cluster has, not removable
+  std::string api_version() const { return group + "/" + version; }
+  std::string prefix() const { return "/registry/" + group + "/" + resource + "/"; }
+};
+
+class ObjectRegistry {
+ public:
+  ObjectRegistry(Store& store, Clock& clock, std::function<bool()> is_leader);
+  ~ObjectRegistry();
+  // Serves `kind` (whose built-ins are stored by start()).
+  void add_kind(ObjectKind kind);
+  void add_routes(Router& router);
+  // Stores the built-in objects not there yet.
+  void start();
+  // The /apis answer: every group served, each at its one version.
+  std::string group_list() const;
+
+ private:
+  struct Served;
+  void list(const Served& s, RequestContext& ctx, const std::string& ns);
+  void watch(const Served& s, RequestContext& ctx, const std::string& prefix);
+  void get(const Served& s, RequestContext& ctx);
+  void create(const Served& s, RequestContext& ctx);
+  void replace(const Served& s, RequestContext& ctx);
+  void patch(const Served& s, RequestContext& ctx);
+  void remove(const Served& s, RequestContext& ctx);
+  // The store key of the object a request names.
+  std::string key_of(const Served& s, const RequestContext& ctx) const;
+  std::string resource_list(const Served& s) const;
+  // Writes `next` over `revision` (0: a create), after admitting it; answers.
+  void write(const Served& s, Responder res, JsonValue next, const JsonValue* old, int64_t revision, int ok_status,
+             bool dry_run);
+  bool refuse_unless_leader(RequestContext& ctx);
+
+  Store& store_;
+  Clock& clock_;
+  std::function<bool()> is_leader_;
+  std::vector<std::unique_ptr<Served>> served_;
+};
+
+}  // namespace uvsched
