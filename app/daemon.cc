@@ -176,7 +176,9 @@ void Daemon::make_domains() {
   pods_ = std::make_unique<PodRegistry>(*store_, clock_, *pod_writer_, [this] { return is_leader(); });
   pods_->add_routes(router_);
   objects_ = std::make_unique<ObjectRegistry>(*store_, clock_, [this] { return is_leader(); });
-  objects_->add_kind(pod_group_kind());
+  ObjectKind groups = pod_group_kind();
+  groups.preview = [this](const JsonValue& group) { return scheduler_->preview_group(group); };
+  objects_->add_kind(std::move(groups));
   objects_->add_kind(priority_class_kind());
   objects_->add_routes(router_);
   priorities_ = std::make_unique<PriorityClassBook>(*store_, clock_);

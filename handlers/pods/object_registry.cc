@@ -339,9 +339,24 @@ void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const
         return res.send(k8s_error(403, "Forbidden", s.kind.kind + " \"" + name + "\" is built in"));
     }
   }
+  if (dry_run && s.kind.preview) {
+    next.ensure({"metadata", "annotations"})
+        .set("uvsched.io/dry-run-placement", JsonValue::string(s.kind.preview(next)));
+  }
   std::string json = next.dump();
-  if (dry_run) return res.send(k8s_object(ok_status, with_rv(json, revision)));
   std::string key = s.prefix + (s.kind.namespaced ? ns + "/" : "") + name;
+  if (dry_run && revision != 0) return res.send(k8s_object(ok_status, with_rv(json, revision)));
+  if (dry_run) {  // a create: answered as the store would answer it, nothing written
+    store_.get(key, {}, [res, json, name, &s](RangeResult&& r) mutable {
+      if (!r.status.ok()) return res.send(store_down(r.status));
+      if (!r.kvs.empty())
+        return res.send(k8s_error(409, "AlreadyExists",
+                                  s.kind.resource + "." + s.kind.group + " \"" + name + "\" already exists",
+                                  s.kind.resource, name));
+      res.send(k8s_object(201, json));
+    });
+    return;
+  }
   TxnRequest t;
   if (revision == 0) {
     t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});

@@ -36,6 +36,9 @@ struct ObjectKind {
   std::function<std::vector<FieldIssue>(JsonValue& obj, const JsonValue* old)> admit;
   std::vector<ObjectColumn> columns;  // between NAME and AGE
   std::vector<JsonValue> builtins;    // objects every cluster has, not removable
+  // For a dry run: what uvsched would do with the object now, answered in
+  // the annotation uvsched.io/dry-run-placement (null: nothing to say).
+  std::function<std::string(const JsonValue& obj)> preview;
   std::string api_version() const { return group + "/" + version; }
   std::string prefix() const { return "/registry/" + group + "/" + resource + "/"; }
 };

@@ -523,6 +523,58 @@ GangCounts PodScheduler::count_members(const std::set<std::string>& members) con
   return c;
 }
 
+PodScheduler::GroupPlan PodScheduler::plan_group(const std::vector<std::string>& waiting, uint64_t now) {
+  std::vector<GangMember> shapes;
+  for (const auto& m : waiting) shapes.push_back({pending_.at(m).needs.cpus, pending_.at(m).needs.mem_mib});
+  // Each member on an offer of its own, none claimed until the group goes.
+  std::set<std::string> taken;
+  GroupPlan p;
+  for (size_t i : gang_try_order(shapes)) {
+    const std::string& m = waiting[i];
+    const PodNeeds& needs = pending_.at(m).needs;
+    Seeker who{m, pending_.at(m).priority, false};
+    Search s = search_offers(needs, who, now, &taken);
+    if (s.offer) {
+      taken.insert(s.offer->id);
+      p.plan.emplace_back(m, *s.offer);
+    } else if (p.first_reason.empty()) {
+      p.first_reason = search_offers(needs, who, now).offer
+                           ? "every offer it fits is taken by another member of the group"
+                           : why_pending(s, needs);
+    }
+  }
+  return p;
+}
+
+std::string PodScheduler::preview_group(const JsonValue& group) {
+  const JsonValue* ns = group.find({"metadata", "namespace"});
+  const JsonValue* name = group.find({"metadata", "name"});
+  std::string key = (ns ? ns->text() : "default") + "/" + (name ? name->text() : "");
+  int64_t min = pod_group_spec(group).min_member;
+  std::vector<std::string> waiting;
+  size_t placed = 0;
+  if (const PodGroups::Group* g = groups_.find(key)) {
+    for (const auto& m : g->members) {
+      if (tasks_.has_pod(m)) {
+        ++placed;
+      } else if (pending_.count(m)) {
+        waiting.push_back(m);
+      }
+    }
+  }
+  if (waiting.empty() && placed == 0) {
+    return "pending: no member pods yet (a pod joins with the label " + std::string(kPodGroupLabel) + ": " +
+           (name ? name->text() : "") + ")";
+  }
+  GroupPlan p = plan_group(waiting, clock_.now_ms());
+  if (!judge_gang(min, placed, p.plan.size()).place)
+    return "pending: " + gang_waiting_message(key, min, placed, p.plan.size(), p.first_reason, 0);
+  std::string out = "would place " + std::to_string(p.plan.size()) + " members now:";
+  for (const auto& [m, offer] : p.plan) out += " " + m.substr(m.find('/') + 1) + " on " + offer.agent + ",";
+  out.pop_back();
+  return out;
+}
+
 void PodScheduler::try_group(const std::string& group, uint64_t now) {
   const PodGroups::Group* g = groups_.find(group);
   if (!g) return;
@@ -558,26 +610,9 @@ void PodScheduler::try_group(const std::string& group, uint64_t now) {
     }
     return;
   }
-  std::vector<GangMember> shapes;
-  for (const auto& m : waiting) shapes.push_back({pending_.at(m).needs.cpus, pending_.at(m).needs.mem_mib});
-  // Each member on an offer of its own, none claimed until the group goes.
-  std::set<std::string> taken;
-  std::vector<std::pair<std::string, Offer>> plan;
-  std::string first_reason;
-  for (size_t i : gang_try_order(shapes)) {
-    const std::string& m = waiting[i];
-    const PodNeeds& needs = pending_.at(m).needs;
-    Seeker who{m, pending_.at(m).priority, false};
-    Search s = search_offers(needs, who, now, &taken);
-    if (s.offer) {
-      taken.insert(s.offer->id);
-      plan.emplace_back(m, *s.offer);
-    } else if (first_reason.empty()) {
-      first_reason = search_offers(needs, who, now).offer
-                         ? "every offer it fits is taken by another member of the group"
-                         : why_pending(s, needs);
-    }
-  }
+  GroupPlan planned = plan_group(waiting, now);
+  auto& plan = planned.plan;
+  const std::string& first_reason = planned.first_reason;
   GangVerdict verdict = judge_gang(g->spec.min_member, placed, plan.size());
   if (verdict.place) {
     groups_.placed(group);

@@ -76,6 +76,9 @@ class PodScheduler final : public AgentEvents {
   // Where `pod` would be placed now, claiming nothing: the agent of the first
   // live offer it fits, or "pending: " and why it would wait (a dry run).
   std::string preview_placement(const JsonValue& pod);
+  // The same for a PodGroup (a dry run of its create or update): whether its
+  // waiting members would be placed now, and where, or why they would wait.
+  std::string preview_group(const JsonValue& group);
 
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
   void status_update(const std::string& agent, const TaskStatus& status) override;
@@ -130,6 +133,13 @@ class PodScheduler final : public AgentEvents {
   // member is weighed, on an offer of its own, and all that fit are launched
   // only if the group reaches minMember with them; else none claims anything.
   void try_group(const std::string& group, uint64_t now);
+  // Which of a group's waiting members fit now, each on an offer of its own
+  // (the largest first), claiming nothing; and why the first that did not fit waits.
+  struct GroupPlan {
+    std::vector<std::pair<std::string, Offer>> plan;
+    std::string first_reason;
+  };
+  GroupPlan plan_group(const std::vector<std::string>& waiting, uint64_t now);
   // A waiting pod says why (its PodScheduled condition, once per new reason)
   // and backs off until an offer that fits arrives.
   void wait_and_say(const std::string& key, Pending& entry, const std::string& reason, uint64_t now);

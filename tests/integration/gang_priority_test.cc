@@ -83,6 +83,17 @@ TEST_F(GangPriorityTest, AGangWaitsWholeWhileSinglePodsRunAndRunsWholeWhenItFits
   std::string describe = kubectl("describe pod g0");
   EXPECT_NE(describe.find("FailedScheduling"), std::string::npos) << describe;
   EXPECT_NE(describe.find("pod group default/gang"), std::string::npos) << describe;
+  // A dry run of a group says what would become of its members now, and stores nothing.
+  std::string path = cache_.path() + "/dry.yaml";
+  std::ofstream(path) << group_yaml("other", 2);
+  std::string dry = kubectl("create --dry-run=server -f " + path + " -o yaml");
+  EXPECT_NE(dry.find("uvsched.io/dry-run-placement: 'pending: no member pods yet"), std::string::npos) << dry;
+  EXPECT_NE(kubectl("get podgroup other").find("NotFound"), std::string::npos) << "a dry run stores nothing";
+  std::ofstream(path) << group_yaml("gang", 3);
+  dry = kubectl("replace --dry-run=server -f " + path + " -o yaml");
+  EXPECT_NE(dry.find("would place 3 members now:"), std::string::npos) << dry;
+  EXPECT_EQ(kubectl("get podgroup gang -o jsonpath='{.spec.minMember}'"), "4");
+  EXPECT_EQ(bound_among({"g0", "g1", "g2", "g3"}), 0u);
   // A single pod behind it is not held up by it.
   ASSERT_NO_FATAL_FAILURE(create_yaml(pod_yaml("single", "1")));
   ASSERT_TRUE(pod_shows("single", "\"nodeName\":\"sim-")) << pod("single") << daemon_->log();
