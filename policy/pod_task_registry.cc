@@ -89,10 +89,13 @@ PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task) {
       by_agent_[slot->task.agent].erase(slot);
       by_agent_[task.agent].insert(slot);
     }
+    uncount(slot->task.priority);
+    ++priorities_[task.priority];
     return slot->task = task;
   }
   Slot* slot = tasks_.insert(make_slot(pod_key, task)).first->get();
   by_agent_[task.agent].insert(slot);
+  ++priorities_[task.priority];
   return slot->task;
 }
 
@@ -103,7 +106,13 @@ void PodTaskRegistry::erase_pod(std::string_view pod_key) {
     a->second.erase(it->get());
     if (a->second.empty()) by_agent_.erase(a);
   }
+  uncount((*it)->task.priority);
   tasks_.erase(it);
+}
+
+void PodTaskRegistry::uncount(int32_t priority) {
+  auto p = priorities_.find(priority);
+  if (p != priorities_.end() && --p->second == 0) priorities_.erase(p);
 }
 
 std::vector<std::pair<std::string_view, const PodTask*>> PodTaskRegistry::on_agent(uint32_t agent) const {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,10 @@ class PodTaskRegistry {
   PodTask& add(std::string_view pod_key, PodTask task);
   void erase_pod(std::string_view pod_key);
   size_t size() const { return tasks_.size(); }
+  // The lowest priority of any task; nullopt when there are none.
+  std::optional<int32_t> lowest_priority() const {
+    return priorities_.empty() ? std::nullopt : std::optional<int32_t>(priorities_.begin()->first);
+  }
   // The tasks on one agent (preemption weighs them), in no particular order.
   std::vector<std::pair<std::string_view, const PodTask*>> on_agent(uint32_t agent) const;
 
@@ -83,6 +88,7 @@ class PodTaskRegistry {
   };
   using Set = absl::flat_hash_set<SlotPtr, Hash, Eq>;
   static SlotPtr make_slot(std::string_view pod_key, PodTask task);
+  void uncount(int32_t priority);
 
  public:
   // Iterates (pod key, task) pairs.
@@ -105,6 +111,7 @@ class PodTaskRegistry {
  private:
   Set tasks_;  // by pod key
   absl::flat_hash_map<uint32_t, absl::flat_hash_set<const Slot*>> by_agent_;
+  std::map<int32_t, size_t> priorities_;  // how many tasks have each priority
   std::vector<std::string> agent_names_;
   absl::flat_hash_map<std::string, uint32_t, Hash, Eq> agent_ids_;  // looked up by string_view, no copy
 };

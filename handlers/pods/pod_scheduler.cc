@@ -458,7 +458,9 @@ void PodScheduler::schedule_due() {
     return x > y;
   });
   groups_tried_.clear();
+  offered_this_pass_.reset();
   for (const auto& key : due) try_place(key);
+  offered_this_pass_.reset();
   arm_queue_timer();
 }
 
@@ -657,21 +659,31 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
     preemption_decisions_.observe("",
                                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   };
+  // Nothing runs below this pod's priority: nothing to weigh (most pods, most of the time).
+  if (std::optional<int32_t> lowest = tasks_.lowest_priority(); !lowest || *lowest >= entry.priority) return "";
   // What each agent has on offer now.
-  std::map<std::string, std::pair<double, double>> free;
-  for (const auto& [offer, state] : hub_.offers().all()) {
-    if (state != OfferRegistry::State::kLive) continue;
-    auto& f = free[offer->agent];
-    f.first += offer->resources.cpus;
-    f.second += offer->resources.mem_mib;
+  if (!offered_this_pass_) {
+    offered_this_pass_.emplace();
+    for (const auto& [offer, state] : hub_.offers().all()) {
+      if (state != OfferRegistry::State::kLive) continue;
+      auto& f = (*offered_this_pass_)[offer->agent];
+      f.first += offer->resources.cpus;
+      f.second += offer->resources.mem_mib;
+    }
   }
+  const auto& free = *offered_this_pass_;
   PodNeeds placement_only = entry.needs;  // the node's name and labels, not its resources
   placement_only.cpus = placement_only.mem_mib = 0;
   placement_only.host_ports.clear();
   std::vector<PreemptionNode> nodes;
   std::vector<std::string> names;
   std::vector<std::string_view> pods;
+  // As kube-scheduler bounds its dry runs (minCandidateNodesAbsolute): the
+  // first agents where evictions would make room are enough to choose from.
+  constexpr size_t kCandidateAgents = 100;
+  size_t candidates = 0;
   for (const auto& [host, agent] : hub_.agents()) {
+    if (candidates >= kCandidateAgents) break;
     if (!agent->connected) continue;
     // An agent already evicting for another pod of at least this priority:
     // its victims' room is that pod's (and its victims are on their way out).
@@ -694,6 +706,11 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
       node.free_cpus = f->second.first;
       node.free_mem_mib = f->second.second;
     }
+    double cpus = node.free_cpus, mem = node.free_mem_mib;
+    for (const auto& c : node.pods) {
+      if (!c.protected_) cpus += c.cpus, mem += c.mem_mib;
+    }
+    if (cpus + 1e-9 >= entry.needs.cpus && mem + 1e-9 >= entry.needs.mem_mib) ++candidates;
     nodes.push_back(std::move(node));
   }
   std::optional<PreemptionChoice> choice =
@@ -817,7 +834,8 @@ void PodScheduler::resync(const std::string& key) {
 // The binding is made durable before the agent hears of the task, so after a
 // crash the pods' annotations name every task an agent may be running.
 void PodScheduler::launch(const std::string& key, const PodNeeds& needs, const Offer& offer) {
-  PreparedLaunch p = prepare_launch(key, needs, offer);
+  auto entry = pending_.find(key);
+  PreparedLaunch p = prepare_launch(key, needs, offer, entry == pending_.end() ? 0 : entry->second.priority);
   update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind),
              [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
                  const PodWriter::Result& r) { bound(key, serial, offer, r.written(), launch_event(head, r.stored)); });
@@ -845,8 +863,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   if (search.offer) {
     placements_.add(placed_label());
     Offer chosen = *search.offer;
-    PreparedLaunch p = prepare_launch(key, needs, chosen);
-    tasks_.by_pod(key)->priority = priority_of(pod);
+    PreparedLaunch p = prepare_launch(key, needs, chosen, priority_of(pod));
     p.bind(pod);
     return [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
                bool written, int64_t revision, const std::string& json) {
@@ -885,7 +902,7 @@ std::string PodScheduler::preview_placement(const JsonValue& pod) {
 }
 
 PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key, const PodNeeds& needs,
-                                                          const Offer& offer) {
+                                                          const Offer& offer, int32_t priority) {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
   std::string agent_id = agent ? agent->agent_id : "";
   PodTask task;
@@ -893,10 +910,8 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   task.agent = tasks_.intern_agent(offer.agent);
   task.cpus = static_cast<float>(needs.cpus);
   task.mem_mib = static_cast<float>(needs.mem_mib);
-  if (auto p = pending_.find(key); p != pending_.end()) {
-    task.priority = p->second.priority;
-    task.grouped = !p->second.group.empty();
-  }
+  task.priority = priority;
+  if (auto p = pending_.find(key); p != pending_.end()) task.grouped = !p->second.group.empty();
   std::string id = PodTaskRegistry::id_of(key, task);
   std::string head = launch_event_head(id, key, agent_id, needs.cpus, needs.mem_mib, needs.host_ports);
   hub_.offers().unlisten(key);

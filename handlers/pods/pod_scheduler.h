@@ -180,7 +180,8 @@ class PodScheduler final : public AgentEvents {
     std::function<bool(JsonValue&)> bind;  // writes the binding into the pod
   };
   // The task is added; the binding is not yet written, and the offer stays claimed until it is.
-  PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer);
+  // `priority` (spec.priority) is the task's, for preemption to weigh.
+  PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer, int32_t priority);
   void kill(const std::string& pod, const PodTask& task);
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status);
@@ -221,6 +222,9 @@ class PodScheduler final : public AgentEvents {
   std::map<std::string, std::string> group_of_;  // member pod -> its group, for the pods in groups
   std::set<std::string> groups_tried_;           // in this pass: one try of a group for all its members due
   std::map<std::string, std::set<std::string>> nominated_on_;  // agent -> the pods nominated to it
+  // What each agent has on offer, summed once per pass for the preemptions
+  // weighed in it (an offer's arrival or use within a pass is not seen).
+  std::optional<std::map<std::string, std::pair<double, double>>> offered_this_pass_;
   CounterFamily& preemptions_;
   HistogramFamily& preemption_decisions_;  // how long choosing victims takes
   TaskReconciliation reconciliation_;      // asks the agents about tasks_

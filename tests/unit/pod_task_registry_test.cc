@@ -70,5 +70,40 @@ TEST(PodTaskRegistry, AgentNamesAreInternedOnce) {
   EXPECT_EQ(reg.agent_name(b), "edge-2");
 }
 
+// What preemption asks of the registry: the tasks on one agent, and the
+// lowest priority of any task, kept through adds, replaces and erasures.
+TEST(PodTaskRegistry, KnowsEachAgentsTasksAndTheLowestPriority) {
+  PodTaskRegistry reg;
+  EXPECT_EQ(reg.lowest_priority(), std::nullopt);
+  uint32_t a = reg.intern_agent("a"), b = reg.intern_agent("b");
+  PodTask t;
+  t.agent = a;
+  t.priority = 5;
+  reg.add("default/x", t);
+  t.priority = 1;
+  reg.add("default/y", t);
+  t.agent = b;
+  t.priority = 9;
+  reg.add("default/z", t);
+  EXPECT_EQ(reg.lowest_priority(), 1);
+  EXPECT_EQ(reg.on_agent(a).size(), 2u);
+  ASSERT_EQ(reg.on_agent(b).size(), 1u);
+  EXPECT_EQ(reg.on_agent(b)[0].first, "default/z");
+  EXPECT_EQ(reg.agent_index("b"), b);
+  EXPECT_EQ(reg.agent_index("c"), std::nullopt);
+  reg.erase_pod("default/y");
+  EXPECT_EQ(reg.lowest_priority(), 5);
+  t.agent = a;  // z relaunched on a, at another priority
+  t.priority = 7;
+  reg.add("default/z", t);
+  EXPECT_TRUE(reg.on_agent(b).empty());
+  EXPECT_EQ(reg.on_agent(a).size(), 2u);
+  reg.erase_pod("default/x");
+  EXPECT_EQ(reg.lowest_priority(), 7);
+  reg.erase_pod("default/z");
+  EXPECT_EQ(reg.lowest_priority(), std::nullopt);
+  EXPECT_TRUE(reg.on_agent(a).empty());
+}
+
 }  // namespace
 }  // namespace uvsched
