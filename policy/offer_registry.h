@@ -104,6 +104,11 @@ class OfferRegistry {
   size_t size() const { return entries_.size() + lingering_.size(); }
   // Free resources on offer now (live and unclaimed), for the ML capacity cap.
   Resources free_total() const;
+  // Each live, unclaimed offer in arrival order, without the copy and the
+  // sort of all() (preemption sums them by agent).
+  void for_each_live(const std::function<void(const Offer&)>& fn) const {
+    for (const Entry* e : live_) fn(e->offer);
+  }
   // Every offer still held in full, for operators: (offer, state) in arrival
   // order. Lingering ones are remembered by id only and are not listed.
   std::vector<std::pair<const Offer*, State>> all() const;

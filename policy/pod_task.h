@@ -21,6 +21,7 @@ struct PodTask {
   bool launched = false;
   bool bound = false;
   bool deleted = false;  // the pod was deleted: a KILL is on its way
+  bool evicted = false;  // preempted: its KILL went, and it is no one's victim again
   bool grouped = false;  // a member of a pod group: never preempted alone (a gang is placed, and kept, whole)
   int32_t priority = 0;  // the pod's spec.priority: who may preempt it
   float cpus = 0;        // what it holds on its agent, for preemption to weigh

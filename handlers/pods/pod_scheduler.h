@@ -95,6 +95,9 @@ class PodScheduler final : public AgentEvents {
   void executor_lost(const std::string& agent) override { agent_registered(agent, true); }  // reconcile its tasks now
 
  private:
+  // How long a preemptor waits for the room its victims left to be offered
+  // before it may preempt elsewhere.
+  static constexpr uint64_t kNominationHoldMs = 30'000;
   struct Pending {
     PodNeeds needs;        // what placement reads of the pod
     std::string group;     // the pod group it belongs to ("ns/name"), or ""
@@ -102,6 +105,7 @@ class PodScheduler final : public AgentEvents {
     bool preempt_never = false;
     std::vector<std::pair<std::string, uint64_t>> victims;  // the tasks (pod, serial) it preempted, until they end
     std::string nominated;                                  // the agent its preemption made room on
+    uint64_t nominated_at_ms = 0;                           // monotonic
     std::string last_reason;
     bool from_create = false;       // queued by its create: the watch's copy of the create is nothing new
     uint64_t waiting_since_ms = 0;  // monotonic: when it was first queued
@@ -224,7 +228,7 @@ class PodScheduler final : public AgentEvents {
   std::map<std::string, std::set<std::string>> nominated_on_;  // agent -> the pods nominated to it
   // What each agent has on offer, summed once per pass for the preemptions
   // weighed in it (an offer's arrival or use within a pass is not seen).
-  std::optional<std::map<std::string, std::pair<double, double>>> offered_this_pass_;
+  std::optional<absl::flat_hash_map<std::string, std::pair<double, double>>> offered_this_pass_;
   CounterFamily& preemptions_;
   HistogramFamily& preemption_decisions_;  // how long choosing victims takes
   TaskReconciliation reconciliation_;      // asks the agents about tasks_

@@ -350,10 +350,10 @@ TEST_F(PodSchedulerTest, AGangIsLaunchedOnlyWhenMinMemberFitAtOnce) {
   EXPECT_NE(group.find(R"("running":3)"), std::string::npos) << group;
 }
 
-// A pod of priority 100 that fits nowhere evicts the one lower pod whose
-// room it needs (KILL, and a DisruptionTarget condition), is nominated to its
-// agent, and the room that comes back is its own: a waiting pod of equal
-// priority does not take it.
+// A pod of priority 100 that fits nowhere evicts the lowest pod whose room
+// it needs (KILL, and a DisruptionTarget condition), is nominated to its
+// agent, waits for that room to be offered rather than evicting elsewhere,
+// and the room is its own: a waiting pod of equal priority does not take it.
 TEST_F(PodSchedulerTest, APreemptorEvictsTheLowerPodAndTakesTheRoomItMade) {
   start();
   auto edge = subscribe("edge-1");
@@ -364,6 +364,14 @@ TEST_F(PodSchedulerTest, APreemptorEvictsTheLowerPodAndTakesTheRoomItMade) {
   ASSERT_EQ(launches.size(), 1u);
   std::string low_task = task_of(launches[0]);
   scheduler_->status_update("edge-1", {low_task, "TASK_RUNNING", ""});
+  settle();
+  // Another lower pod, on edge-2, of a priority between: the second choice.
+  auto edge2 = subscribe("edge-2");
+  offer("edge-2", 0.5, 1024);  // (first: else mid, fitting nowhere, would preempt low itself)
+  put_pod("mid", stored_pod("mid", "Always", "", R"(,"priority":50)"));
+  settle();
+  ASSERT_EQ(edge2->events("LAUNCH").size(), 1u);
+  scheduler_->status_update("edge-2", {task_of(edge2->events("LAUNCH")[0]), "TASK_RUNNING", ""});
   settle();
   put_pod("peer", stored_pod("peer", "Always", "", R"(,"priority":100,"preemptionPolicy":"Never")"));
   settle();
@@ -378,6 +386,12 @@ TEST_F(PodSchedulerTest, APreemptorEvictsTheLowerPodAndTakesTheRoomItMade) {
   // The victim ends, and its agent offers the room again.
   scheduler_->status_update("edge-1", {low_task, "TASK_KILLED", ""});
   settle();
+  // Tried again before the room is offered: it waits for it, evicting nobody
+  // else (mid, on edge-2, would do).
+  wait(4'000);
+  EXPECT_TRUE(edge2->events("KILL").empty());
+  EXPECT_EQ(metric("uvsched_preemptions_total"), 1) << pod("high");
+  EXPECT_NE(pod("high").find("Waiting for the room its preemption made on edge-1"), std::string::npos) << pod("high");
   offer("edge-1", 0.5, 1024);
   launches = edge->events("LAUNCH");
   ASSERT_EQ(launches.size(), 2u);
