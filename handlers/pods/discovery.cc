@@ -185,19 +185,39 @@ std::string openapi_v2() {
   JsonWriter w;
   w.begin_object().key("swagger").value("2.0");
   w.key("info").begin_object().key("title").value("uvsched").key("version").value("v1.32.0").end_object();
-  // Pods take dryRun (and fieldValidation): kubectl 1.20 looks for the
-  // parameter on the kind's PATCH before it sends --dry-run=server.
+  // Pods, PodGroups and PriorityClasses take dryRun (and fieldValidation):
+  // kubectl 1.20 looks for the parameter on the kind's PATCH before it sends
+  // --dry-run=server, and refuses ("doesn't support dry-run") without it.
+  struct Patchable {
+    const char* path;
+    const char* group;
+    const char* kind;
+    const char* version;
+  };
   w.key("paths").begin_object();
-  w.key("/api/v1/namespaces/{namespace}/pods/{name}").begin_object().key("patch").begin_object();
-  w.key("x-kubernetes-group-version-kind").begin_object();
-  w.key("group").value("").key("kind").value("Pod").key("version").value("v1").end_object();
-  w.key("parameters").begin_array();
-  for (const char* name : {"dryRun", "fieldValidation"}) {
-    w.begin_object().key("name").value(name).key("in").value("query").key("type").value("string").end_object();
+  for (const Patchable& p :
+       {Patchable{"/api/v1/namespaces/{namespace}/pods/{name}", "", "Pod", "v1"},
+        Patchable{"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{namespace}/podgroups/{name}", "scheduling.x-k8s.io",
+                  "PodGroup", "v1alpha1"},
+        Patchable{"/apis/scheduling.k8s.io/v1/priorityclasses/{name}", "scheduling.k8s.io", "PriorityClass", "v1"}}) {
+    w.key(p.path).begin_object().key("patch").begin_object();
+    w.key("x-kubernetes-group-version-kind").begin_object();
+    w.key("group").value(p.group).key("kind").value(p.kind).key("version").value(p.version).end_object();
+    w.key("parameters").begin_array();
+    for (const char* name : {"dryRun", "fieldValidation"}) {
+      w.begin_object().key("name").value(name).key("in").value("query").key("type").value("string").end_object();
+    }
+    w.end_array();
+    w.key("responses")
+        .begin_object()
+        .key("200")
+        .begin_object()
+        .key("description")
+        .value("OK")
+        .end_object()
+        .end_object();
+    w.end_object().end_object();
   }
-  w.end_array();
-  w.key("responses").begin_object().key("200").begin_object().key("description").value("OK").end_object().end_object();
-  w.end_object().end_object();
   w.end_object().key("definitions").begin_object();
   write_described_types(w, /*v2=*/true);
   for (const char* kind : {"PodList", "Node", "NodeList", "NamespaceList"}) {

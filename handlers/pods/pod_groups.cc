@@ -107,45 +107,57 @@ void PodGroups::gc(const std::string& group) {
   }
 }
 
+std::optional<JsonValue> PodGroups::status_of(const std::string& group) const {
+  auto it = groups_.find(group);
+  if (it == groups_.end() || !it->second.exists) return std::nullopt;
+  const Group& g = it->second;
+  GangCounts c = counter_(group, g.members);
+  c.min_member = g.spec.min_member;
+  c.members = g.members.size();
+  c.succeeded = g.succeeded;
+  c.failed = g.failed;
+  uint64_t timed_out = timed_out_after_s(group, clock_.now_ms());
+  c.timed_out = timed_out > 0;
+  JsonValue st = JsonValue::object();
+  st.set("phase", JsonValue::string(gang_phase(c)));
+  st.set("scheduled", JsonValue::integer(static_cast<int64_t>(c.scheduled)));
+  st.set("running", JsonValue::integer(static_cast<int64_t>(c.running)));
+  st.set("succeeded", JsonValue::integer(static_cast<int64_t>(c.succeeded)));
+  st.set("failed", JsonValue::integer(static_cast<int64_t>(c.failed)));
+  if (c.timed_out && c.scheduled < static_cast<size_t>(std::max<int64_t>(1, c.min_member))) {
+    st.set("reason", JsonValue::string("ScheduleTimeout"));
+    st.set("message", JsonValue::string("waited " + std::to_string(timed_out) + "s, past scheduleTimeoutSeconds " +
+                                        std::to_string(g.spec.timeout_s) + ", for minMember " +
+                                        std::to_string(g.spec.min_member) + " members to fit at once"));
+  }
+  return st;
+}
+
 // Each changed group's status, written over the object as the store has it.
 void PodGroups::flush() {
   std::set<std::string> dirty = std::move(dirty_);
   dirty_.clear();
-  uint64_t now = clock_.now_ms();
   for (const auto& group : dirty) {
-    auto it = groups_.find(group);
-    if (it == groups_.end() || !it->second.exists) continue;
-    Group& g = it->second;
-    GangCounts c = counter_(group, g.members);
-    c.min_member = g.spec.min_member;
-    c.members = g.members.size();
-    c.succeeded = g.succeeded;
-    c.failed = g.failed;
-    uint64_t timed_out = timed_out_after_s(group, now);
-    c.timed_out = timed_out > 0;
-    JsonValue st = JsonValue::object();
-    st.set("phase", JsonValue::string(gang_phase(c)));
-    st.set("scheduled", JsonValue::integer(static_cast<int64_t>(c.scheduled)));
-    st.set("running", JsonValue::integer(static_cast<int64_t>(c.running)));
-    st.set("succeeded", JsonValue::integer(static_cast<int64_t>(c.succeeded)));
-    st.set("failed", JsonValue::integer(static_cast<int64_t>(c.failed)));
-    if (c.timed_out && c.scheduled < static_cast<size_t>(std::max<int64_t>(1, c.min_member))) {
-      st.set("reason", JsonValue::string("ScheduleTimeout"));
-      st.set("message", JsonValue::string("waited " + std::to_string(timed_out) + "s, past scheduleTimeoutSeconds " +
-                                          std::to_string(g.spec.timeout_s) + ", for minMember " +
-                                          std::to_string(g.spec.min_member) + " members to fit at once"));
-    }
-    std::string text = st.dump();
+    std::optional<JsonValue> st = status_of(group);
+    if (!st) continue;
+    Group& g = groups_.at(group);
+    std::string text = st->dump();
     if (text == g.written) continue;
     g.written = text;
     PodWriter::Update u;
     u.key = prefix_ + group;
-    u.change = [st = std::move(st)](JsonValue& obj, int64_t) {
-      obj.set("status", st);
+    // The status as it is when the write is tried: a retry after a conflict
+    // (another status write went first) writes the latest counts, never the
+    // ones this update began with.
+    u.change = [this, group](JsonValue& obj, int64_t) {
+      std::optional<JsonValue> now = status_of(group);
+      if (!now) return PodWriter::Verdict::kDecline;
+      obj.set("status", std::move(*now));
       return PodWriter::Verdict::kPut;
     };
     u.done = [this, group](PodWriter::Result&& r) {
-      if (r.written() || r.outcome == PodWriter::Outcome::kMissing) return;
+      if (r.written() || r.outcome == PodWriter::Outcome::kMissing || r.outcome == PodWriter::Outcome::kDeclined)
+        return;
       log_warn("pod_group_status_failed").kv("group", group).kv("outcome", PodWriter::outcome_name(r.outcome));
       if (auto it = groups_.find(group); it != groups_.end()) it->second.written.clear();
     };

@@ -60,6 +60,9 @@ class PodGroups {
  private:
   void on_object(const std::string& key, const std::string* value);
   void flush();
+  // The status `group` has now (its members' counts, its phase); nullopt
+  // for a group without an object.
+  std::optional<JsonValue> status_of(const std::string& group) const;
   void gc(const std::string& group);  // a group with no object and no members is forgotten
 
   Clock& clock_;
