@@ -49,6 +49,7 @@ class PodTaskRegistry {
   PodTask* by_id(std::string_view task_id);
   const PodTask* by_id(std::string_view task_id) const { return const_cast<PodTaskRegistry*>(this)->by_id(task_id); }
   PodTask* by_pod(std::string_view pod_key);
+  const PodTask* by_pod(std::string_view pod_key) const { return const_cast<PodTaskRegistry*>(this)->by_pod(pod_key); }
   bool has_pod(std::string_view pod_key) const { return tasks_.find(pod_key) != tasks_.end(); }
   // Adds (or replaces) the task of `pod_key`; its serial is cut to the 48 bits an id holds.
   PodTask& add(std::string_view pod_key, PodTask task);

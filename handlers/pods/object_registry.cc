@@ -1,7 +1,7 @@
 #include "handlers/pods/object_registry.h"
 
 #include <cstdlib>
-#include <ctime>
+#include <variant>
 
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_request.h"
@@ -27,29 +27,14 @@ std::string name_of(const JsonValue& obj) {
   return n && n->is_string() ? n->text() : "";
 }
 
-int64_t created_ms(const JsonValue& obj) {
-  const JsonValue* ts = obj.find({"metadata", "creationTimestamp"});
-  if (!ts || !ts->is_string()) return 0;
-  struct tm tm = {};
-  if (strptime(ts->text().c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return 0;
-  return static_cast<int64_t>(timegm(&tm)) * 1000;
-}
-
 // kubectl's Table for objects of `kind`: NAME, the kind's columns, AGE.
 std::string table_of(const ObjectKind& kind, const std::vector<JsonValue>& objs, const std::string& rv,
                      int64_t now_ms) {
+  std::vector<TableColumn> columns = {{"Name", "string", "name", 0}};
+  for (const auto& c : kind.columns) columns.push_back({c.name.c_str(), c.type.c_str(), "", 0});
+  columns.push_back({"Age", "string", "", 0});
   JsonWriter w;
-  w.begin_object().key("kind").value("Table").key("apiVersion").value("meta.k8s.io/v1");
-  w.key("metadata").begin_object().key("resourceVersion").value(rv).end_object();
-  w.key("columnDefinitions").begin_array();
-  auto column = [&](const std::string& name, const std::string& type, const char* format) {
-    w.begin_object().key("name").value(name).key("type").value(type).key("format").value(format);
-    w.key("description").value("").key("priority").value(0).end_object();
-  };
-  column("Name", "string", "name");
-  for (const auto& c : kind.columns) column(c.name, c.type, "");
-  column("Age", "date", "");
-  w.end_array().key("rows").begin_array();
+  begin_table(w, columns, rv);
   for (const auto& obj : objs) {
     w.begin_object().key("cells").begin_array().value(name_of(obj));
     for (const auto& c : kind.columns) {
@@ -60,20 +45,42 @@ std::string table_of(const ObjectKind& kind, const std::vector<JsonValue>& objs,
         w.value(cell.empty() ? "<none>" : cell);
       }
     }
-    int64_t created = created_ms(obj);
-    w.value(created ? human_age(std::max<int64_t>(0, (now_ms - created) / 1000)) : "<unknown>");
-    w.end_array();
-    w.key("object").begin_object().key("kind").value("PartialObjectMetadata").key("apiVersion").value("meta.k8s.io/v1");
-    w.key("metadata");
-    if (const JsonValue* m = obj.get("metadata")) {
-      m->write(w);
-    } else {
-      w.begin_object().end_object();
-    }
-    w.end_object().end_object();
+    w.value(table_age(obj, now_ms)).end_array();
+    write_row_object(w, obj);
+    w.end_object();
   }
   w.end_array().end_object();
   return w.take();
+}
+
+// "podgroups.scheduling.x-k8s.io \"g\"", as the API server names an object in its messages.
+std::string named(const ObjectKind& kind, const std::string& name) {
+  return kind.resource + "." + kind.group + " \"" + name + "\"";
+}
+HttpResponse not_found(const ObjectKind& kind, const std::string& name) {
+  return k8s_error(404, "NotFound", named(kind, name) + " not found", kind.resource, name);
+}
+HttpResponse modified(const ObjectKind& kind, const std::string& name) {
+  return k8s_error(409, "Conflict",
+                   "Operation cannot be fulfilled on " + named(kind, name) +
+                       ": the object has been modified; please apply your changes to the latest version and try again",
+                   kind.resource, name);
+}
+
+// A create's or replace's request read as the API server reads it: the
+// object, and whether it is a dry run; or the refusal to send.
+struct WriteRequest {
+  JsonValue object;
+  bool dry_run = false;
+};
+std::variant<WriteRequest, HttpResponse> read_write(const ObjectKind& kind, const HttpRequest& request) {
+  if (auto refused = refuse_media_type(request)) return std::move(*refused);
+  auto dry = dry_run_of(request);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return std::move(*refused);
+  std::string error;
+  auto obj = JsonValue::parse(request.body, &error);
+  if (!obj || !obj->is_object()) return k8s_error(400, "BadRequest", obj ? "the body must be a " + kind.kind : error);
+  return WriteRequest{std::move(*obj), std::get<bool>(dry)};
 }
 
 // What the API server checks of every object before its kind's rules.
@@ -298,23 +305,17 @@ void ObjectRegistry::get(const Served& s, RequestContext& ctx) {
   std::string name = ctx.param("name");
   store_.get(key_of(s, ctx), {}, [res, name, &s](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty())
-      return res.send(k8s_error(404, "NotFound", s.kind.resource + "." + s.kind.group + " \"" + name + "\" not found",
-                                s.kind.resource, name));
+    if (r.kvs.empty()) return res.send(not_found(s.kind, name));
     res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
   });
 }
 
 void ObjectRegistry::create(const Served& s, RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
-  if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
-  auto dry = dry_run_of(ctx.request);
-  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
-  std::string error;
-  auto obj = JsonValue::parse(ctx.request.body, &error);
-  if (!obj || !obj->is_object())
-    return ctx.reply(k8s_error(400, "BadRequest", obj ? "the body must be a " + s.kind.kind : error));
-  JsonValue& meta = obj->ensure({"metadata"});
+  auto read = read_write(s.kind, ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&read)) return ctx.reply(std::move(*refused));
+  WriteRequest& req = std::get<WriteRequest>(read);
+  JsonValue& meta = req.object.ensure({"metadata"});
   if (s.kind.namespaced) {
     const JsonValue* n = meta.get("namespace");
     if (!n || !n->is_string() || n->text().empty()) meta.set("namespace", JsonValue::string(ctx.param("ns")));
@@ -323,7 +324,7 @@ void ObjectRegistry::create(const Served& s, RequestContext& ctx) {
   meta.set("uid", JsonValue::string(new_uid()));
   meta.set("creationTimestamp", JsonValue::string(rfc3339(clock_.unix_ms())));
   meta.set("generation", JsonValue::integer(1));
-  write(s, ctx.responder, std::move(*obj), nullptr, 0, 201, std::get<bool>(dry));
+  write(s, ctx.responder, std::move(req.object), nullptr, 0, 201, req.dry_run);
 }
 
 void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const JsonValue* old, int64_t revision,
@@ -350,9 +351,8 @@ void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const
     store_.get(key, {}, [res, json, name, &s](RangeResult&& r) mutable {
       if (!r.status.ok()) return res.send(store_down(r.status));
       if (!r.kvs.empty())
-        return res.send(k8s_error(409, "AlreadyExists",
-                                  s.kind.resource + "." + s.kind.group + " \"" + name + "\" already exists",
-                                  s.kind.resource, name));
+        return res.send(
+            k8s_error(409, "AlreadyExists", named(s.kind, name) + " already exists", s.kind.resource, name));
       res.send(k8s_object(201, json));
     });
     return;
@@ -364,17 +364,13 @@ void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const
     t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, revision, {}});
   }
   t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
-  std::string what = s.kind.resource + "." + s.kind.group + " \"" + name + "\"";
-  store_.txn(std::move(t), [res, json, what, name, ok_status, revision, &s](TxnResult&& r) mutable {
+  store_.txn(std::move(t), [res, json, name, ok_status, revision, &s](TxnResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (!r.succeeded) {
       if (revision == 0)
-        return res.send(k8s_error(409, "AlreadyExists", what + " already exists", s.kind.resource, name));
-      return res.send(k8s_error(409, "Conflict",
-                                "Operation cannot be fulfilled on " + what +
-                                    ": the object has been modified; please apply your changes to the latest version "
-                                    "and try again",
-                                s.kind.resource, name));
+        return res.send(
+            k8s_error(409, "AlreadyExists", named(s.kind, name) + " already exists", s.kind.resource, name));
+      return res.send(modified(s.kind, name));
     }
     res.send(k8s_object(ok_status, with_rv(json, r.revision)));
   });
@@ -382,43 +378,33 @@ void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const
 
 void ObjectRegistry::replace(const Served& s, RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
-  if (auto refused = refuse_media_type(ctx.request)) return ctx.reply(std::move(*refused));
-  auto dry = dry_run_of(ctx.request);
-  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
-  std::string error;
-  auto obj = JsonValue::parse(ctx.request.body, &error);
-  if (!obj || !obj->is_object())
-    return ctx.reply(k8s_error(400, "BadRequest", obj ? "the body must be a " + s.kind.kind : error));
-  if (name_of(*obj) != ctx.param("name"))
+  auto read = read_write(s.kind, ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&read)) return ctx.reply(std::move(*refused));
+  WriteRequest& req = std::get<WriteRequest>(read);
+  if (name_of(req.object) != ctx.param("name"))
     return ctx.reply(k8s_error(400, "BadRequest", "the name of the object does not match the name on the URL"));
   Responder res = ctx.responder;
-  bool dry_run = std::get<bool>(dry);
-  store_.get(key_of(s, ctx), {}, [this, res, next = std::move(*obj), dry_run, &s](RangeResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    std::string name = name_of(next);
-    if (r.kvs.empty())
-      return res.send(k8s_error(404, "NotFound", s.kind.resource + "." + s.kind.group + " \"" + name + "\" not found",
-                                s.kind.resource, name));
-    std::string error;
-    auto old = JsonValue::parse(r.kvs[0].value, &error);
-    if (!old) return res.send(k8s_error(500, "InternalError", "the stored object is not JSON"));
-    const JsonValue* rv = next.find({"metadata", "resourceVersion"});
-    int64_t revision = r.kvs[0].mod_revision;
-    if (rv && rv->is_string() && !rv->text().empty() && std::strtoll(rv->text().c_str(), nullptr, 10) != revision) {
-      return res.send(k8s_error(409, "Conflict",
-                                "Operation cannot be fulfilled on " + s.kind.resource + "." + s.kind.group + " \"" +
-                                    name +
-                                    "\": the object has been modified; please apply your changes to the "
-                                    "latest version and try again",
-                                s.kind.resource, name));
-    }
-    JsonValue& meta = next.ensure({"metadata"});
-    meta.erase("resourceVersion");
-    for (const char* k : {"uid", "creationTimestamp", "namespace"}) {
-      if (const JsonValue* v = old->find({"metadata", k})) meta.set(k, *v);
-    }
-    write(s, res, std::move(next), &*old, revision, 200, dry_run);
-  });
+  store_.get(
+      key_of(s, ctx), {},
+      [this, res, next = std::move(req.object), dry_run = req.dry_run, &s](RangeResult&& r) mutable {
+        if (!r.status.ok()) return res.send(store_down(r.status));
+        std::string name = name_of(next);
+        if (r.kvs.empty()) return res.send(not_found(s.kind, name));
+        std::string error;
+        auto old = JsonValue::parse(r.kvs[0].value, &error);
+        if (!old) return res.send(k8s_error(500, "InternalError", "the stored object is not JSON"));
+        const JsonValue* rv = next.find({"metadata", "resourceVersion"});
+        int64_t revision = r.kvs[0].mod_revision;
+        if (rv && rv->is_string() && !rv->text().empty() && std::strtoll(rv->text().c_str(), nullptr, 10) != revision) {
+          return res.send(modified(s.kind, name));
+        }
+        JsonValue& meta = next.ensure({"metadata"});
+        meta.erase("resourceVersion");
+        for (const char* k : {"uid", "creationTimestamp", "namespace"}) {
+          if (const JsonValue* v = old->find({"metadata", k})) meta.set(k, *v);
+        }
+        write(s, res, std::move(next), &*old, revision, 200, dry_run);
+      });
 }
 
 void ObjectRegistry::patch(const Served& s, RequestContext& ctx) {
@@ -442,10 +428,7 @@ void ObjectRegistry::patch(const Served& s, RequestContext& ctx) {
              [this, res, name, dry_run, merge = *type == PatchType::kMerge, p = std::move(*body),
               &s](RangeResult&& r) mutable {
                if (!r.status.ok()) return res.send(store_down(r.status));
-               if (r.kvs.empty())
-                 return res.send(k8s_error(404, "NotFound",
-                                           s.kind.resource + "." + s.kind.group + " \"" + name + "\" not found",
-                                           s.kind.resource, name));
+               if (r.kvs.empty()) return res.send(not_found(s.kind, name));
                std::string error;
                auto old = JsonValue::parse(r.kvs[0].value, &error);
                if (!old) return res.send(k8s_error(500, "InternalError", "the stored object is not JSON"));
@@ -479,9 +462,7 @@ void ObjectRegistry::remove(const Served& s, RequestContext& ctx) {
   bool dry_run = std::get<bool>(dry);
   store_.get(key, {}, [this, res, key, name, dry_run, &s](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty())
-      return res.send(k8s_error(404, "NotFound", s.kind.resource + "." + s.kind.group + " \"" + name + "\" not found",
-                                s.kind.resource, name));
+    if (r.kvs.empty()) return res.send(not_found(s.kind, name));
     std::string object = with_rv(r.kvs[0].value, r.kvs[0].mod_revision);
     if (dry_run) return res.send(k8s_object(200, std::move(object)));
     TxnRequest t;

@@ -517,7 +517,7 @@ void PodScheduler::wait_and_say(const std::string& key, Pending& entry, const st
 GangCounts PodScheduler::count_members(const std::set<std::string>& members) const {
   GangCounts c;
   for (const auto& m : members) {
-    const PodTask* t = const_cast<PodTaskRegistry&>(tasks_).by_pod(m);
+    const PodTask* t = tasks_.by_pod(m);
     if (!t) continue;
     ++c.scheduled;
     if (t->state == TaskState::kRunning) ++c.running;

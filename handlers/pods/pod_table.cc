@@ -8,27 +8,22 @@
 namespace uvsched {
 namespace {
 
-struct Column {
-  const char* name;
-  const char* type;
-  const char* format;
-  int priority;  // 1: only with -o wide
-};
-
 int64_t parse_rfc3339_ms(const std::string& s) {
   struct tm tm = {};
   if (strptime(s.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return 0;
   return static_cast<int64_t>(timegm(&tm)) * 1000;
 }
 
-std::string age_of(const JsonValue& obj, int64_t now_ms) {
+}  // namespace
+
+std::string table_age(const JsonValue& obj, int64_t now_ms) {
   const JsonValue* ts = obj.find({"metadata", "creationTimestamp"});
   if (ts == nullptr || !ts->is_string()) return "<unknown>";
   int64_t created = parse_rfc3339_ms(ts->text());
   return human_age(std::max<int64_t>(0, (now_ms - created) / 1000));
 }
 
-void write_table(JsonWriter& w, const std::vector<Column>& columns, const std::string& rv) {
+void begin_table(JsonWriter& w, const std::vector<TableColumn>& columns, const std::string& rv) {
   w.begin_object().key("kind").value("Table").key("apiVersion").value("meta.k8s.io/v1");
   w.key("metadata").begin_object().key("resourceVersion").value(rv).end_object();
   w.key("columnDefinitions").begin_array();
@@ -51,6 +46,8 @@ void write_row_object(JsonWriter& w, const JsonValue& obj) {
   w.end_object();
 }
 
+namespace {
+
 std::string or_none(const std::string& s) { return s.empty() ? "<none>" : s; }
 
 }  // namespace
@@ -69,7 +66,7 @@ std::string human_age(int64_t s) {
 }
 
 PodTableWriter::PodTableWriter(const std::string& rv, int64_t now_ms) : now_ms_(now_ms) {
-  write_table(w_,
+  begin_table(w_,
               {{"Name", "string", "name", 0},
                {"Ready", "string", "", 0},
                {"Status", "string", "", 0},
@@ -102,7 +99,7 @@ void PodTableWriter::add(const JsonValue& pod) {
   w.value(std::to_string(ready) + "/" + std::to_string(total));
   w.value(phase.empty() ? "Unknown" : phase);
   w.value(std::to_string(restarts));
-  w.value(age_of(pod, now_ms_));
+  w.value(table_age(pod, now_ms_));
   w.value(or_none(status ? status->str("podIP") : ""));
   w.value(or_none(spec ? spec->str("nodeName") : ""));
   w.value("<none>").value("<none>");
@@ -124,7 +121,7 @@ std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv,
 
 std::string node_table(const std::vector<JsonValue>& nodes, const std::string& rv, int64_t now_ms) {
   JsonWriter w;
-  write_table(w,
+  begin_table(w,
               {{"Name", "string", "name", 0},
                {"Status", "string", "", 0},
                {"Roles", "string", "", 0},
@@ -140,7 +137,7 @@ std::string node_table(const std::vector<JsonValue>& nodes, const std::string& r
     }
     w.begin_object().key("cells").begin_array();
     w.value(node.find({"metadata", "name"}) ? node.find({"metadata", "name"})->text() : "");
-    w.value(ready).value("<none>").value(age_of(node, now_ms)).value("uvsched");
+    w.value(ready).value("<none>").value(table_age(node, now_ms)).value("uvsched");
     w.end_array();
     write_row_object(w, node);
     w.end_object();
@@ -151,11 +148,11 @@ std::string node_table(const std::vector<JsonValue>& nodes, const std::string& r
 
 std::string namespace_table(const std::vector<JsonValue>& namespaces, const std::string& rv, int64_t now_ms) {
   JsonWriter w;
-  write_table(w, {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Age", "string", "", 0}}, rv);
+  begin_table(w, {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Age", "string", "", 0}}, rv);
   for (const auto& ns : namespaces) {
     w.begin_object().key("cells").begin_array();
     w.value(ns.find({"metadata", "name"}) ? ns.find({"metadata", "name"})->text() : "");
-    w.value("Active").value(age_of(ns, now_ms));
+    w.value("Active").value(table_age(ns, now_ms));
     w.end_array();
     write_row_object(w, ns);
     w.end_object();
@@ -166,7 +163,7 @@ std::string namespace_table(const std::vector<JsonValue>& namespaces, const std:
 
 std::string event_table(const std::vector<JsonValue>& events, const std::string& rv, int64_t now_ms) {
   JsonWriter w;
-  write_table(w,
+  begin_table(w,
               {{"Last Seen", "string", "", 0},
                {"Type", "string", "", 0},
                {"Reason", "string", "", 0},

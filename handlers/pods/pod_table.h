@@ -13,6 +13,20 @@ namespace uvsched {
 
 bool wants_table(const std::string* accept);
 
+// The parts every Table here is made of, for the registries' own kinds.
+struct TableColumn {
+  const char* name;
+  const char* type;
+  const char* format;
+  int priority;  // 1: only with -o wide
+};
+// The Table's kind, resourceVersion and columns; its rows array is left open.
+void begin_table(JsonWriter& w, const std::vector<TableColumn>& columns, const std::string& resource_version);
+// A row's `object`: the metadata kubectl needs (namespace column, names).
+void write_row_object(JsonWriter& w, const JsonValue& obj);
+// The AGE cell: since metadata.creationTimestamp, or <unknown>.
+std::string table_age(const JsonValue& obj, int64_t now_unix_ms);
+
 // A pod Table written a row at a time, so a list of 100k pods never holds
 // more than one of them parsed (all at once they took ~6 KB each).
 class PodTableWriter {
