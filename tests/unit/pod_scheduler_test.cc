@@ -400,5 +400,27 @@ TEST_F(PodSchedulerTest, APreemptorEvictsTheLowerPodAndTakesTheRoomItMade) {
   EXPECT_EQ(metric("uvsched_preemptions_total"), 1) << "no second preemption";
 }
 
+// A task already evicted is no one's victim again: a second, higher
+// preemptor arriving before the first victim ends does not kill it twice.
+TEST_F(PodSchedulerTest, AVictimAlreadyEvictedIsNotChosenAgain) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("low", stored_pod("low", "Always", "", R"(,"priority":1)"));
+  settle();
+  offer("edge-1", 0.5, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  std::string low_task = task_of(edge->events("LAUNCH")[0]);
+  scheduler_->status_update("edge-1", {low_task, "TASK_RUNNING", ""});
+  settle();
+  put_pod("mid", stored_pod("mid", "Always", "", R"(,"priority":50)"));
+  settle();
+  ASSERT_EQ(edge->events("KILL").size(), 1u);
+  put_pod("top", stored_pod("top", "Always", "", R"(,"priority":100)"));
+  settle();
+  wait(2'000);  // and again after its backoff
+  EXPECT_EQ(edge->events("KILL").size(), 1u) << pod("top");
+  EXPECT_EQ(metric("uvsched_preemptions_total"), 1);
+}
+
 }  // namespace
 }  // namespace uvsched
