@@ -1,8 +1,10 @@
 #include "app/daemon.h"
 
 #include "handlers/ops/ops_routes.h"
+#include "handlers/ops/status_routes.h"
 #include "handlers/pods/discovery.h"
 #include "handlers/pods/pod_dictionary.h"
+#include "handlers/ui/ui_routes.h"
 #include "policy/fair_share.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
@@ -44,6 +46,7 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
                  [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->output_cap_closures())); });
   add_ops_routes(router_, metrics_, readiness_);
   add_discovery_routes(router_);
+  add_ui_routes(router_);
 }
 
 // The files are read on libuv's thread pool (a context's making touches
@@ -194,6 +197,13 @@ void Daemon::make_domains() {
   scheduler_ = std::make_unique<PodScheduler>(
       *store_, clock_, *hub_, *pod_writer_, metrics_, [this] { return is_leader(); }, sched);
   scheduler_->add_routes(router_);
+  add_status_routes(router_, clock_, *store_, metrics_,
+                    {.version = std::string(uvsched_version()),
+                     .store = config_.store,
+                     .role = [this] { return std::string(is_leader() ? "leader" : "standby"); },
+                     .pending_pods = [this] { return scheduler_->pending(); },
+                     .pod_tasks = [this] { return scheduler_->tasks(); },
+                     .training_jobs = [this] { return ml_->job_count(); }});
 }
 
 // Who tells whom: the agents' events go to the pod scheduler; the registry

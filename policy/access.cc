@@ -24,7 +24,12 @@ std::string_view role_name(Role r) {
   return "?";
 }
 
-bool is_open_path(std::string_view path) { return path == "/health" || path == "/healthz" || path == "/readyz"; }
+// The status page's files too: they hold no data (every figure is fetched
+// with the operator's token), and a browser cannot send a token with the
+// request that opens a page.
+bool is_open_path(std::string_view path) {
+  return path == "/health" || path == "/healthz" || path == "/readyz" || path == "/ui" || path.substr(0, 4) == "/ui/";
+}
 
 bool allowed(Role role, std::string_view name, std::string_view method, std::string_view path) {
   if (is_open_path(path)) return true;

@@ -4,7 +4,7 @@
 //   agent  - only its own /v1/agents/{host}/..., where host is the token's name
 //   ml     - KubeML's paths: /train, /job, /infer, /finish/{id}
 //   reader - GETs (lists, watches, metrics)
-// /health, /healthz and /readyz are open to anyone.
+// /health, /healthz, /readyz and the status page's files (/ui/...) are open to anyone.
 #pragma once
 
 #include <optional>

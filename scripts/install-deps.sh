@@ -4,15 +4,18 @@
 #   install-deps.sh run    building and running the daemon (make run)
 #   install-deps.sh test   + the suites' libraries and peers: GoogleTest, etcd,
 #                          kubectl (Debian's kubernetes-client, unless one is on
-#                          the PATH), the Python client, curl (make test)
+#                          the PATH), the Python client, curl, and Debian's
+#                          chromium for the status page's browser test (make test)
 #   install-deps.sh bench  + Google Benchmark, wrk, nginx (make bench), gnuplot (make sim)
 #   install-deps.sh fuzz   + clang and its sanitizer runtime (make fuzz)
 set -euo pipefail
 mode=${1:-run}
 
 run=(build-essential pkg-config meson ninja-build
-     libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libzstd-dev libssl-dev libabsl-dev libjemalloc-dev)
-test=(libgtest-dev libgmock-dev googletest libbenchmark-dev etcd-server etcd-client curl python3-kubernetes)
+     libuv1-dev node-llhttp libsimdjson-dev zlib1g-dev libzstd-dev libssl-dev libabsl-dev libjemalloc-dev
+     libjs-chart.js)
+test=(libgtest-dev libgmock-dev googletest libbenchmark-dev etcd-server etcd-client curl python3-kubernetes
+      chromium python3-websocket)
 bench=(wrk nginx-light gnuplot-nox)
 fuzz=(clang libclang-rt-14-dev)
 

@@ -90,6 +90,7 @@ void AgentHub::drop_all() {
     if (a->channel && a->channel->open()) a->channel->end();
   }
   offers_ = OfferRegistry({settings_.offer_ttl_ms, settings_.offer_linger_ms});
+  recently_lost_.clear();
   log_info("agents_dropped").kv("agents", static_cast<uint64_t>(agents.size())).kv("why", "no longer the leader");
 }
 
@@ -147,6 +148,7 @@ void AgentHub::subscribe(RequestContext& ctx) {
 
 void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resources total,
                             const std::string& their_framework, std::shared_ptr<AgentChannel> channel) {
+  std::erase_if(recently_lost_, [&host](const LostAgent& l) { return l.hostname == host; });
   auto& slot = agents_[host];
   bool known = slot != nullptr;
   bool reregistered = known && (slot->connected || slot->lost_timer);
@@ -214,6 +216,8 @@ void AgentHub::lose(const std::string& hostname) {
   agent_events_.add(labels({{"event", "lost"}}));
   offers_.invalidate_agent(hostname, clock_.now_ms());
   agents_.erase(it);  // SlaveLost: it must subscribe afresh
+  if (recently_lost_.size() == kLostKept) recently_lost_.pop_front();
+  recently_lost_.push_back({hostname, clock_.unix_ms()});
   if (events_) events_->agent_lost(hostname);
 }
 

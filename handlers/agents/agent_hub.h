@@ -110,6 +110,14 @@ class AgentHub {
   // The agents ordered by hostname, for listings.
   std::vector<const Agent*> sorted_agents() const;
   OfferRegistry& offers() { return offers_; }
+  // Agents lost (past --agent-timeout without their stream) and not back,
+  // newest last, the last kLostKept of them: what the status page shows as lost.
+  struct LostAgent {
+    std::string hostname;
+    int64_t unix_ms = 0;
+  };
+  static constexpr size_t kLostKept = 100;
+  const std::deque<LostAgent>& recently_lost() const { return recently_lost_; }
   // Node objects for the pod registry's /api/v1/nodes.
   std::vector<JsonValue> nodes() const;
   void stop();
@@ -139,6 +147,7 @@ class AgentHub {
   AgentEvents* events_ = nullptr;
   OfferRegistry offers_;
   AgentMap agents_;
+  std::deque<LostAgent> recently_lost_;
   std::unique_ptr<Timer> offer_timer_;
   std::unique_ptr<Timer> heartbeat_timer_;
   simdjson::dom::parser parser_;  // the agents' posts, one at a time

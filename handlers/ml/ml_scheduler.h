@@ -71,6 +71,7 @@ class MlScheduler {
   // timers and PS calls stop and the jobs are forgotten.
   void leadership_changed(bool leading);
   bool loaded() const { return loaded_; }
+  size_t job_count() const { return jobs_.size(); }
 
  private:
   struct HistoryEntry {

@@ -60,6 +60,17 @@ std::string labels(std::initializer_list<std::pair<std::string_view, std::string
   return out;
 }
 
+double MetricsRegistry::counter_sum(std::string_view name, std::string_view label_part) const {
+  double sum = 0;
+  for (const Family& f : families_) {
+    if (f.name != name || !f.counter) continue;
+    for (const auto& [label_set, v] : f.counter->series_) {
+      if (label_set.find(label_part) != std::string::npos) sum += v;
+    }
+  }
+  return sum;
+}
+
 double CounterFamily::get(const std::string& label_set) const {
   auto it = series_.find(label_set);
   return it == series_.end() ? 0 : it->second;

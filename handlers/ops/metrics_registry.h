@@ -60,6 +60,9 @@ class MetricsRegistry {
   void gauge(std::string name, std::string help, GaugeCollector collect);
 
   std::string render() const;
+  // The sum of a counter's series whose label set contains `label_part`
+  // ("" for all of them): the figures the status page shows. 0 for no such counter.
+  double counter_sum(std::string_view name, std::string_view label_part = {}) const;
 
  private:
   struct Family {

@@ -6,6 +6,7 @@
 
 #include "handlers/agents/agent_events.h"
 #include "handlers/json_response.h"
+#include "handlers/pods/cluster_view.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_needs.h"
@@ -377,6 +378,28 @@ PodScheduler::Pending& PodScheduler::pending_entry(const std::string& key) {
 
 void PodScheduler::add_routes(Router& router) {
   router.add("GET", "/v1/queue", [this](RequestContext& ctx) { list_queue(ctx); });
+  router.add("GET", "/v1/cluster", [this](RequestContext& ctx) {
+    std::string error, field;
+    auto q = parse_cluster_query(ctx.request.query(), &error, &field);
+    if (!q) return ctx.reply(json_error(400, error, field));
+    ctx.reply(json_response(200, cluster_view_json(hub_, tasks_, pending_.size(), *q)));
+  });
+  router.add("GET", "/v1/scheduling-events", [this](RequestContext& ctx) {
+    size_t limit = SchedulingLog::kKept;
+    if (auto l = query_param(ctx.request.query(), "limit")) {
+      long n = std::strtol(l->c_str(), nullptr, 10);
+      if (n < 1 || n > static_cast<long>(SchedulingLog::kKept) ||
+          l->find_first_not_of("0123456789") != std::string::npos)
+        return ctx.reply(
+            json_error(400, "limit must be a whole number from 1 to " + std::to_string(SchedulingLog::kKept), "limit"));
+      limit = static_cast<size_t>(n);
+    }
+    JsonWriter w;
+    w.begin_object();
+    recent_.write(w, limit);
+    w.end_object();
+    ctx.reply(json_response(200, w.take()));
+  });
 }
 
 // The queue as an operator reads it: each waiting pod's position (the order
@@ -756,6 +779,7 @@ void PodScheduler::evict(const std::string& victim, const std::string& preemptor
     set_condition(p, "DisruptionTarget", "True", "PreemptionByScheduler", message, stamp);
     return true;
   });
+  recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kPreempted, victim, message);
   if (PodTask* task = tasks_.by_pod(victim)) {
     task->evicted = true;
     kill(victim, *task);
@@ -829,6 +853,7 @@ bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const 
   hub_.offers().listen(key, [this, n = &entry.needs](const Offer& o) { return fits(*n, o); });
   if (entry.last_reason == reason) return false;
   entry.last_reason = reason;
+  recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kFailedScheduling, key, reason);
   return true;
 }
 
@@ -917,6 +942,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
                                                           const Offer& offer, int32_t priority) {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
   std::string agent_id = agent ? agent->agent_id : "";
+  recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kScheduled, key, offer.agent);
   PodTask task;
   task.serial = new_task_serial();
   task.agent = tasks_.intern_agent(offer.agent);
@@ -1208,6 +1234,7 @@ void PodScheduler::unbind(JsonValue& pod) {
 }
 
 void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& why) {
+  recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaskEnded, pod, why);
   update_pod(PodRegistry::kPodPrefix + pod, [why](JsonValue& p) {
     const JsonValue* rp = p.find({"spec", "restartPolicy"});
     if (rp && rp->text() == "Never") {

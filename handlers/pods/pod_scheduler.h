@@ -23,6 +23,7 @@
 #include "handlers/pods/framework_registration.h"
 #include "handlers/pods/pod_groups.h"
 #include "handlers/pods/pod_writer.h"
+#include "handlers/pods/scheduling_log.h"
 #include "handlers/pods/task_reconciliation.h"
 #include "handlers/router.h"
 #include "policy/delay_queue.h"
@@ -231,6 +232,7 @@ class PodScheduler final : public AgentEvents {
   std::optional<absl::flat_hash_map<std::string, std::pair<double, double>>> offered_this_pass_;
   CounterFamily& preemptions_;
   HistogramFamily& preemption_decisions_;  // how long choosing victims takes
+  SchedulingLog recent_;                   // for the status page (GET /v1/scheduling-events)
   TaskReconciliation reconciliation_;      // asks the agents about tasks_
   FrameworkRegistration framework_;
   std::unique_ptr<Timer> load_timer_;  // a failed load, or a lost watch, tries again

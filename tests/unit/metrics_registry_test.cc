@@ -26,6 +26,20 @@ TEST(MetricsRegistry, RendersCountersGaugesAndCumulativeHistograms) {
   EXPECT_EQ(h.count(""), 3u);
 }
 
+TEST(MetricsRegistry, SumsACountersSeriesByAPartOfTheirLabels) {
+  MetricsRegistry reg;
+  auto& c = reg.counter("req_total", "Requests.");
+  c.add(labels({{"route", "/a"}, {"code", "200"}}), 5);
+  c.add(labels({{"route", "/a"}, {"code", "503"}}), 2);
+  c.add(labels({{"route", "/b"}, {"code", "500"}}), 1);
+  reg.histogram("req_total_like", "Not a counter.", {1}).observe("", 1);
+  EXPECT_EQ(reg.counter_sum("req_total"), 8);
+  EXPECT_EQ(reg.counter_sum("req_total", "code=\"5"), 3);
+  EXPECT_EQ(reg.counter_sum("req_total", "route=\"/c\""), 0);
+  EXPECT_EQ(reg.counter_sum("req_total_like"), 0);
+  EXPECT_EQ(reg.counter_sum("absent_total"), 0);
+}
+
 TEST(MetricsRegistry, BoundaryValuesFallInTheirOwnBucket) {
   MetricsRegistry reg;
   auto& h = reg.histogram("h", "H.", {1, 2});
