@@ -10,7 +10,8 @@ namespace uvsched {
 void StandbyRedirect::handle(HttpRequest& request, Responder responder) {
   std::optional<std::optional<std::string>> standby = view_ ? view_() : std::nullopt;
   std::string_view path = request.path();
-  if (!standby || path == "/health" || path == "/healthz" || path == "/readyz" || path == "/metrics") {
+  if (!standby || path == "/health" || path == "/healthz" || path == "/readyz" || path == "/metrics" ||
+      path == "/v1/status") {
     return next_.handle(request, std::move(responder));
   }
   if (!*standby) {

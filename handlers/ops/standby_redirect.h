@@ -2,7 +2,7 @@
 // Redirect to the leader's URL with the same path and query, which Go clients
 // such as KubeML's and kubectl follow with the body sent again; 503 with
 // Retry-After while no leader is known. What a prober asks of this daemon
-// itself (/health, /healthz, /readyz, /metrics) it answers itself.
+// itself (/health, /healthz, /readyz, /metrics, /v1/status) it answers itself.
 #pragma once
 
 #include <functional>

@@ -77,11 +77,14 @@ class Process:
                 self.proc.wait()
 
 
-def pod(name, cpu="0.5", selector=None):
+def pod(name, cpu="0.5", selector=None, group=None):
     spec = {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}]}
     if selector:
         spec["nodeSelector"] = selector
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+    meta = {"name": name}
+    if group:
+        meta["labels"] = {"scheduling.x-k8s.io/pod-group": group}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
 def start_daemon(workdir, port, extra):
@@ -124,6 +127,15 @@ def test_views(workdir, build):
                   pod("wrong-zone", "0.5", {"zone": "core"})]:
             status, body = http(port, "POST", "/api/v1/namespaces/default/pods", p)
             check(status == 201, "create %s: %d %s" % (p["metadata"]["name"], status, body))
+        # A gang of four of 1.5 cpu: the agents that run the two pods above
+        # have 1 cpu left at most, so no more than three fit, and it waits whole.
+        status, body = http(port, "POST", "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups",
+                            {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                             "metadata": {"name": "quad"}, "spec": {"minMember": 4}})
+        check(status == 201, "create the pod group: %d %s" % (status, body))
+        for i in range(4):
+            status, body = http(port, "POST", "/api/v1/namespaces/default/pods", pod("quad-%d" % i, "1.5", group="quad"))
+            check(status == 201, "create quad-%d: %d %s" % (i, status, body))
 
         b = Browser(workdir)
         b.open("http://127.0.0.1:%d/ui/" % port)
@@ -136,7 +148,7 @@ def test_views(workdir, build):
         check(cluster.count("connected") >= 4, "each agent says connected")
         check("zone=edge" in cluster, "an agent's labels show")
         check(re.search(r"1 cpu of 2 cpu \(50%\)", cluster), "a bar's figures say what it shows: " + cluster[:600])
-        check(re.search(r"Pods pending\s+2", cluster), "the totals count the two pending pods")
+        check(re.search(r"Pods pending\s+6", cluster), "the totals count the six pending pods: " + cluster[:400])
         # Searching narrows the list.
         b.eval("(() => { const i = document.getElementById('cluster-search'); i.value = 'sim-2';"
                " i.dispatchEvent(new Event('input')); })()")
@@ -149,7 +161,10 @@ def test_views(workdir, build):
         b.eval("document.querySelector('nav [data-view=queue]').click()")
         queue = wait_for("the queue view", lambda: (lambda t: t if "default/too-big" in t and "default/wrong-zone" in t
                                                     else None)(b.visible_text("#view-queue")), 20) or ""
-        check("2 pod(s) waiting" in queue, "the queue counts two: " + queue[:300])
+        check("6 pod(s) waiting" in queue, "the queue counts six: " + queue[:300])
+        check(re.search(r"default/quad-\d\s+default/quad\s.*[0-3] of its 4 members needed \(minMember 4\) fit now", queue),
+              "a gang's member says how many of its group fit: " + queue[:1500])
+        check(re.search(r"default/quad\s+Pending\s+4\s+0\s+0", queue), "the pod groups table shows the gang pending")
         check(re.search(r"default/too-big.*Insufficient cpu", queue), "too-big waits for cpu: " + queue[:800])
         check(re.search(r"default/wrong-zone.*didn't match Pod's node affinity/selector", queue),
               "wrong-zone waits for a node that matches: " + queue[:800])

@@ -60,6 +60,13 @@ TEST_F(HaTest, ATakeoverKnowsEveryRunningTaskKillsNoneAndActs) {
   DaemonProcess b(args());  // the standby starts before any pod is bound
   ASSERT_TRUE(b.start()) << b.log();
   ASSERT_EQ(readyz(b.port()), 503);
+  // Each says what it is itself (the standby does not hand /v1/status to the leader).
+  auto status_a = http_request(a.port(), "GET", "/v1/status");
+  auto status_b = http_request(b.port(), "GET", "/v1/status");
+  ASSERT_TRUE(status_a && status_b);
+  EXPECT_NE(status_a->body.find(R"("role":"leader")"), std::string::npos) << status_a->body;
+  EXPECT_NE(status_b->body.find(R"("role":"standby")"), std::string::npos) << status_b->status << status_b->body;
+  EXPECT_NE(status_b->body.find(R"("backend":"etcd")"), std::string::npos) << status_b->body;
 
   ScriptedAgent on_a(a.port(), "edge-1");
   ASSERT_TRUE(on_a.subscribe());

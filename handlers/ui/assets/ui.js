@@ -120,7 +120,17 @@ async function showCluster() {
 }
 
 async function showQueue() {
-  const [queue, events] = await Promise.all([api('/v1/queue?limit=200'), api('/v1/scheduling-events?limit=50')]);
+  const [queue, events, groups] = await Promise.all([
+    api('/v1/queue?limit=200'), api('/v1/scheduling-events?limit=50'),
+    api('/apis/scheduling.x-k8s.io/v1alpha1/podgroups?limit=500'),
+  ]);
+  const items = groups.items || [];
+  document.getElementById('queue-groups-box').hidden = items.length === 0;
+  fill(document.querySelector('#queue-groups tbody'), items.map(g => {
+    const st = g.status || {};
+    return [g.metadata.namespace + '/' + g.metadata.name, st.phase || 'Pending', String((g.spec || {}).minMember || 1),
+            String(st.scheduled || 0), String(st.running || 0), String(st.succeeded || 0), String(st.failed || 0)];
+  }), 'No pod groups.', 7);
   document.getElementById('queue-summary').textContent =
     queue.pending === 0 ? 'No pod is waiting.' :
     queue.pending + ' pod(s) waiting' + (queue.pending > queue.pods.length ? '; the first ' + queue.pods.length + ' shown' : '') + ', in the order they will be tried.';
