@@ -188,7 +188,10 @@ def test_views(workdir, build):
             check(pts, "job %s has a chart with points (%r)" % (j["id"], pts))
         training = b.visible_text("#view-training")
         check("2 job(s)" in training, "the training view counts two jobs: " + training[:300])
-        check("Decisions (newest first)" in training and "PS delivery" in training, "decisions and PS state show")
+        check("Decisions (newest first" in training and "PS delivery" in training, "decisions and PS state show")
+        reasons = {h["reason"] for j in (jobs or {"jobs": []})["jobs"]
+                   for h in json.loads(http(port, "GET", "/v1/jobs/" + j["id"])[1])["history"]}
+        check(reasons and any(r in training for r in reasons), "a decision's reason shows (%r)" % reasons)
         check(wait_for("polled metrics", lambda: re.search(r"accuracy \d", b.visible_text("#view-training")), 15),
               "the polled accuracy shows: " + b.visible_text("#view-training")[:1200])
         b.screenshot(os.path.join(build, "status-page-training.png"))

@@ -184,8 +184,8 @@ function jobCard(job) {
     card = el('article', { class: 'job', id: 'job-' + job.id, 'data-job': job.id },
               el('h3', { text: 'Job ' + job.id }), el('dl', { class: 'totals' }),
               el('div', { class: 'chart' }, el('canvas', { 'aria-label': 'Parallelism and epoch time by epoch of job ' + job.id, role: 'img' })),
-              el('h4', { text: 'Decisions (newest first)' }),
-              el('div', { class: 'scroll' }, el('table', {}, el('thead', {}, el('tr', {},
+              el('h4', { text: 'Decisions (newest first; the daemon keeps the last 100)' }),
+              el('div', { class: 'scroll decisions' }, el('table', {}, el('thead', {}, el('tr', {},
                 el('th', { text: 'Epoch' }), el('th', { text: 'Epoch time' }), el('th', { text: 'Parallelism' }),
                 el('th', { text: 'Reason' }), el('th', { text: 'At' }))), el('tbody'))));
   }
@@ -203,7 +203,7 @@ function jobCard(job) {
     ['Stale', job.stale ? 'yes: no report for ten epochs' : 'no'],
   ]);
   const history = job.history || [];
-  fill(card.querySelector('tbody'), history.slice(-10).reverse().map(h => [
+  fill(card.querySelector('tbody'), history.slice().reverse().map(h => [
     String(h.epoch), number(h.elapsed_time, 3) + ' s', String(h.parallelism), h.reason, new Date(h.at_unix_ms).toISOString(),
   ]), 'No epoch reported yet.', 5);
   return card;
