@@ -89,13 +89,13 @@ PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task) {
       by_agent_[slot->task.agent].erase(slot);
       by_agent_[task.agent].insert(slot);
     }
-    uncount(slot->task.priority);
-    ++priorities_[task.priority];
+    count_victim(slot->task, -1);
+    count_victim(task, +1);
     return slot->task = task;
   }
   Slot* slot = tasks_.insert(make_slot(pod_key, task)).first->get();
   by_agent_[task.agent].insert(slot);
-  ++priorities_[task.priority];
+  count_victim(task, +1);
   return slot->task;
 }
 
@@ -106,13 +106,31 @@ void PodTaskRegistry::erase_pod(std::string_view pod_key) {
     a->second.erase(it->get());
     if (a->second.empty()) by_agent_.erase(a);
   }
-  uncount((*it)->task.priority);
+  count_victim((*it)->task, -1);
   tasks_.erase(it);
 }
 
-void PodTaskRegistry::uncount(int32_t priority) {
-  auto p = priorities_.find(priority);
-  if (p != priorities_.end() && --p->second == 0) priorities_.erase(p);
+void PodTaskRegistry::count_victim(const PodTask& t, int delta) {
+  if (!is_victim(t)) return;
+  if (delta > 0) {
+    ++victims_[t.priority][t.agent];
+    return;
+  }
+  auto p = victims_.find(t.priority);
+  if (p == victims_.end()) return;
+  auto a = p->second.find(t.agent);
+  if (a != p->second.end() && --a->second == 0) p->second.erase(a);
+  if (p->second.empty()) victims_.erase(p);
+}
+
+void PodTaskRegistry::mark_deleted(PodTask& task) {
+  count_victim(task, -1);
+  task.deleted = true;
+}
+
+void PodTaskRegistry::mark_evicted(PodTask& task) {
+  count_victim(task, -1);
+  task.evicted = true;
 }
 
 std::vector<std::pair<std::string_view, const PodTask*>> PodTaskRegistry::on_agent(uint32_t agent) const {

@@ -55,12 +55,36 @@ class PodTaskRegistry {
   PodTask& add(std::string_view pod_key, PodTask task);
   void erase_pod(std::string_view pod_key);
   size_t size() const { return tasks_.size(); }
-  // The lowest priority of any task; nullopt when there are none.
-  std::optional<int32_t> lowest_priority() const {
-    return priorities_.empty() ? std::nullopt : std::optional<int32_t>(priorities_.begin()->first);
-  }
   // The tasks on one agent (preemption weighs them), in no particular order.
   std::vector<std::pair<std::string_view, const PodTask*>> on_agent(uint32_t agent) const;
+
+  // A task preemption may take: not being deleted, not evicted already, not
+  // a pod group's member (a gang is kept whole). Its flags are set through
+  // these, so the index below stays true.
+  static bool is_victim(const PodTask& t) { return !t.deleted && !t.evicted && !t.grouped; }
+  void mark_deleted(PodTask& task);
+  void mark_evicted(PodTask& task);
+  // The lowest priority of any possible victim; nullopt when there is none.
+  std::optional<int32_t> lowest_victim_priority() const {
+    return victims_.empty() ? std::nullopt : std::optional<int32_t>(victims_.begin()->first);
+  }
+  // Calls fn(agent) for each agent with a possible victim below `priority`,
+  // each once, those with the lowest priorities first, until fn returns
+  // false. Preemption looks only at these: on a full cluster, most agents
+  // have no victim left for a pod (theirs were evicted, or are its equals),
+  // and walking every agent to find that out took milliseconds.
+  template <typename Fn>
+  void for_each_agent_with_victims_below(int32_t priority, Fn&& fn) const {
+    absl::flat_hash_set<uint32_t> seen;  // (only filled when more than one priority is below)
+    bool several = victims_.size() > 1 && std::next(victims_.begin())->first < priority;
+    for (const auto& [p, agents] : victims_) {
+      if (p >= priority) return;
+      for (const auto& [agent, n] : agents) {
+        if (several && !seen.insert(agent).second) continue;
+        if (!fn(agent)) return;
+      }
+    }
+  }
 
  private:
   // A task and its pod's key in one block.
@@ -89,7 +113,7 @@ class PodTaskRegistry {
   };
   using Set = absl::flat_hash_set<SlotPtr, Hash, Eq>;
   static SlotPtr make_slot(std::string_view pod_key, PodTask task);
-  void uncount(int32_t priority);
+  void count_victim(const PodTask& t, int delta);
 
  public:
   // Iterates (pod key, task) pairs.
@@ -112,7 +136,8 @@ class PodTaskRegistry {
  private:
   Set tasks_;  // by pod key
   absl::flat_hash_map<uint32_t, absl::flat_hash_set<const Slot*>> by_agent_;
-  std::map<int32_t, size_t> priorities_;  // how many tasks have each priority
+  // How many possible victims (is_victim) each agent has, by their priority.
+  std::map<int32_t, absl::flat_hash_map<uint32_t, uint32_t>> victims_;
   std::vector<std::string> agent_names_;
   absl::flat_hash_map<std::string, uint32_t, Hash, Eq> agent_ids_;  // looked up by string_view, no copy
 };

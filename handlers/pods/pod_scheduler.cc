@@ -325,7 +325,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     }
     if (const Offer* held = hub_.offers().held_by(key)) hub_.offers().release(held->id, clock_.now_ms());
     if (PodTask* task = tasks_.by_pod(key); task && !task->deleted) {
-      task->deleted = true;
+      tasks_.mark_deleted(*task);
       kill(key, *task);  // deleted behind our back (straight in the store)
     }
     return;
@@ -690,8 +690,8 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
     preemption_decisions_.observe("",
                                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   };
-  // Nothing runs below this pod's priority: nothing to weigh (most pods, most of the time).
-  if (std::optional<int32_t> lowest = tasks_.lowest_priority(); !lowest || *lowest >= entry.priority) return "";
+  // No possible victim below this pod's priority: nothing to weigh (most pods, most of the time).
+  if (std::optional<int32_t> lowest = tasks_.lowest_victim_priority(); !lowest || *lowest >= entry.priority) return "";
   // What each agent has on offer now.
   if (!offered_this_pass_) {
     offered_this_pass_.emplace();
@@ -714,24 +714,24 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
   // first agents where evictions would make room are enough to choose from.
   constexpr size_t kCandidateAgents = 100;
   size_t candidates = 0;
-  for (const auto& [host, agent] : hub_.agents()) {
-    if (candidates >= kCandidateAgents) break;
-    if (!agent->connected) continue;
+  tasks_.for_each_agent_with_victims_below(entry.priority, [&](uint32_t index) {
+    if (candidates >= kCandidateAgents) return false;
+    const std::string& host = tasks_.agent_name(index);
+    const AgentHub::Agent* agent = hub_.agent(host);
+    if (!agent || !agent->connected) return true;
     // An agent already evicting for another pod of at least this priority:
     // its victims' room is that pod's (and its victims are on their way out).
-    if (!nominated_on_.empty() && reserved_for_other(host, {key, entry.priority, false})) continue;
-    std::optional<uint32_t> index = tasks_.agent_index(host);
-    if (!index) continue;
+    if (!nominated_on_.empty() && reserved_for_other(host, {key, entry.priority, false})) return true;
     Offer anywhere;
     anywhere.agent = host;
-    if (misfit(placement_only, anywhere, agent->labels)) continue;
+    if (misfit(placement_only, anywhere, agent->labels)) return true;
     PreemptionNode node;
-    for (const auto& [pod, task] : tasks_.on_agent(*index)) {
+    for (const auto& [pod, task] : tasks_.on_agent(index)) {
       if (task->deleted || task->evicted || task->priority >= entry.priority) continue;
       node.pods.push_back({pods.size(), task->priority, task->cpus, task->mem_mib, task->grouped});
       pods.push_back(pod);
     }
-    if (node.pods.empty()) continue;
+    if (node.pods.empty()) return true;
     node.id = names.size();
     names.push_back(host);
     if (auto f = free.find(host); f != free.end()) {
@@ -744,7 +744,8 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
     }
     if (cpus + 1e-9 >= entry.needs.cpus && mem + 1e-9 >= entry.needs.mem_mib) ++candidates;
     nodes.push_back(std::move(node));
-  }
+    return true;
+  });
   std::optional<PreemptionChoice> choice =
       choose_preemption(entry.needs.cpus, entry.needs.mem_mib, entry.priority, nodes);
   observe();
@@ -781,7 +782,7 @@ void PodScheduler::evict(const std::string& victim, const std::string& preemptor
   });
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kPreempted, victim, message);
   if (PodTask* task = tasks_.by_pod(victim)) {
-    task->evicted = true;
+    tasks_.mark_evicted(*task);
     kill(victim, *task);
   }
 }
@@ -1050,7 +1051,7 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
   std::string key = ns + "/" + name;
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->state == TaskState::kGone || task->state == TaskState::kFinished) return false;
-  task->deleted = true;
+  tasks_.mark_deleted(*task);
   // The object stays, marked, until the task is gone (TASK_KILLED, or the
   // agent is lost). The KILL goes once the mark is stored: sent before, a
   // quick agent's TASK_KILLED removed the pod before this read it, and the

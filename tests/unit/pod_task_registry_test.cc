@@ -72,9 +72,9 @@ TEST(PodTaskRegistry, AgentNamesAreInternedOnce) {
 
 // What preemption asks of the registry: the tasks on one agent, and the
 // lowest priority of any task, kept through adds, replaces and erasures.
-TEST(PodTaskRegistry, KnowsEachAgentsTasksAndTheLowestPriority) {
+TEST(PodTaskRegistry, KnowsEachAgentsTasksAndTheLowestVictimPriority) {
   PodTaskRegistry reg;
-  EXPECT_EQ(reg.lowest_priority(), std::nullopt);
+  EXPECT_EQ(reg.lowest_victim_priority(), std::nullopt);
   uint32_t a = reg.intern_agent("a"), b = reg.intern_agent("b");
   PodTask t;
   t.agent = a;
@@ -85,24 +85,73 @@ TEST(PodTaskRegistry, KnowsEachAgentsTasksAndTheLowestPriority) {
   t.agent = b;
   t.priority = 9;
   reg.add("default/z", t);
-  EXPECT_EQ(reg.lowest_priority(), 1);
+  EXPECT_EQ(reg.lowest_victim_priority(), 1);
   EXPECT_EQ(reg.on_agent(a).size(), 2u);
   ASSERT_EQ(reg.on_agent(b).size(), 1u);
   EXPECT_EQ(reg.on_agent(b)[0].first, "default/z");
   EXPECT_EQ(reg.agent_index("b"), b);
   EXPECT_EQ(reg.agent_index("c"), std::nullopt);
   reg.erase_pod("default/y");
-  EXPECT_EQ(reg.lowest_priority(), 5);
+  EXPECT_EQ(reg.lowest_victim_priority(), 5);
   t.agent = a;  // z relaunched on a, at another priority
   t.priority = 7;
   reg.add("default/z", t);
   EXPECT_TRUE(reg.on_agent(b).empty());
   EXPECT_EQ(reg.on_agent(a).size(), 2u);
   reg.erase_pod("default/x");
-  EXPECT_EQ(reg.lowest_priority(), 7);
+  EXPECT_EQ(reg.lowest_victim_priority(), 7);
   reg.erase_pod("default/z");
-  EXPECT_EQ(reg.lowest_priority(), std::nullopt);
+  EXPECT_EQ(reg.lowest_victim_priority(), std::nullopt);
   EXPECT_TRUE(reg.on_agent(a).empty());
+}
+
+// The agents preemption weighs for a pod of some priority: those with a task
+// below it that may still be taken, lowest first, each once.
+std::vector<std::string> agents_below(const PodTaskRegistry& reg, int32_t priority, size_t stop_after = 100) {
+  std::vector<std::string> out;
+  reg.for_each_agent_with_victims_below(priority, [&](uint32_t agent) {
+    out.push_back(reg.agent_name(agent));
+    return out.size() < stop_after;
+  });
+  return out;
+}
+
+TEST(PodTaskRegistry, IndexesTheAgentsWithPossibleVictimsByPriority) {
+  PodTaskRegistry reg;
+  uint32_t a = reg.intern_agent("a"), b = reg.intern_agent("b"), c = reg.intern_agent("c");
+  auto task = [](uint32_t agent, int32_t priority, bool grouped = false) {
+    PodTask t;
+    t.agent = agent;
+    t.priority = priority;
+    t.grouped = grouped;
+    return t;
+  };
+  reg.add("default/a1", task(a, 10));
+  reg.add("default/a2", task(a, 0));
+  reg.add("default/b1", task(b, 5));
+  reg.add("default/c1", task(c, 0, /*grouped=*/true));  // a gang's: never a victim alone
+  EXPECT_EQ(agents_below(reg, 0), std::vector<std::string>{});
+  EXPECT_EQ(agents_below(reg, 6), (std::vector<std::string>{"a", "b"}));    // a's 0 first, then b's 5
+  EXPECT_EQ(agents_below(reg, 100), (std::vector<std::string>{"a", "b"}));  // a once, though it has two
+  EXPECT_EQ(agents_below(reg, 100, 1), std::vector<std::string>{"a"});      // stops when told
+  EXPECT_EQ(reg.lowest_victim_priority(), 0);
+  // Evicted or being deleted: no one's victim again.
+  reg.mark_evicted(*reg.by_pod("default/a2"));
+  EXPECT_EQ(agents_below(reg, 6), std::vector<std::string>{"b"});
+  EXPECT_EQ(reg.lowest_victim_priority(), 5);
+  reg.mark_deleted(*reg.by_pod("default/b1"));
+  EXPECT_EQ(agents_below(reg, 6), std::vector<std::string>{});
+  EXPECT_EQ(agents_below(reg, 11), std::vector<std::string>{"a"});
+  // Erasing a flagged task takes nothing more away; relaunching moves it.
+  reg.erase_pod("default/a2");
+  reg.erase_pod("default/b1");
+  EXPECT_EQ(agents_below(reg, 11), std::vector<std::string>{"a"});
+  reg.add("default/a1", task(b, 3));
+  EXPECT_EQ(agents_below(reg, 11), std::vector<std::string>{"b"});
+  EXPECT_EQ(reg.lowest_victim_priority(), 3);
+  reg.erase_pod("default/a1");
+  EXPECT_EQ(reg.lowest_victim_priority(), std::nullopt);
+  EXPECT_EQ(agents_below(reg, 100), std::vector<std::string>{});
 }
 
 }  // namespace
