@@ -666,6 +666,7 @@ void PodScheduler::try_group(const std::string& group, uint64_t now) {
 
 std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, uint64_t now) {
   // Victims still going: the room they leave is this pod's to take, not a reason to evict more.
+  bool had_victims = !entry.victims.empty();
   entry.victims.erase(std::remove_if(entry.victims.begin(), entry.victims.end(),
                                      [this](const auto& v) {
                                        PodTask* t = tasks_.by_pod(v.first);
@@ -675,6 +676,9 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
   if (!entry.victims.empty()) {
     return "Waiting for " + std::to_string(entry.victims.size()) + " preempted pod(s) to end.";
   }
+  // The hold runs from when its last victim was seen gone, not from the
+  // preemption: under load a KILL can take longer than the hold itself.
+  if (had_victims) entry.nominated_at_ms = now;
   // Its victims are gone, but their room comes back only with the agent's
   // next offer: it waits for that (a while), rather than evicting elsewhere.
   if (!entry.nominated.empty()) {

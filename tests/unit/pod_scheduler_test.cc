@@ -400,6 +400,38 @@ TEST_F(PodSchedulerTest, APreemptorEvictsTheLowerPodAndTakesTheRoomItMade) {
   EXPECT_EQ(metric("uvsched_preemptions_total"), 1) << "no second preemption";
 }
 
+// A victim slow to end (a KILL that takes longer than the hold) does not use
+// up the preemptor's wait for the room: the hold runs from when it ended.
+TEST_F(PodSchedulerTest, APreemptorsHoldRunsFromWhenItsVictimEnded) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("low", stored_pod("low", "Always", "", R"(,"priority":1)"));
+  settle();
+  offer("edge-1", 0.5, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  std::string low_task = task_of(edge->events("LAUNCH")[0]);
+  scheduler_->status_update("edge-1", {low_task, "TASK_RUNNING", ""});
+  settle();
+  auto edge2 = subscribe("edge-2");
+  offer("edge-2", 0.5, 1024);
+  put_pod("mid", stored_pod("mid", "Always", "", R"(,"priority":50)"));
+  settle();
+  ASSERT_EQ(edge2->events("LAUNCH").size(), 1u);
+  scheduler_->status_update("edge-2", {task_of(edge2->events("LAUNCH")[0]), "TASK_RUNNING", ""});
+  settle();
+  put_pod("high", stored_pod("high", "Always", "", R"(,"priority":100)"));
+  settle();
+  ASSERT_EQ(edge->events("KILL").size(), 1u);
+  wait(40'000);  // the KILL takes longer than the 30 s hold
+  EXPECT_NE(pod("high").find("Waiting for 1 preempted pod(s) to end."), std::string::npos) << pod("high");
+  scheduler_->status_update("edge-1", {low_task, "TASK_KILLED", ""});
+  settle();
+  wait(25'000);  // tried again (its backoff is 32 s by now), the room not yet offered
+  EXPECT_TRUE(edge2->events("KILL").empty()) << pod("high");
+  EXPECT_EQ(metric("uvsched_preemptions_total"), 1) << pod("high");
+  EXPECT_NE(pod("high").find("Waiting for the room its preemption made on edge-1"), std::string::npos) << pod("high");
+}
+
 // A task already evicted is no one's victim again: a second, higher
 // preemptor arriving before the first victim ends does not kill it twice.
 TEST_F(PodSchedulerTest, AVictimAlreadyEvictedIsNotChosenAgain) {
