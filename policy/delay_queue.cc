@@ -65,6 +65,16 @@ std::vector<std::pair<std::string, uint64_t>> DelayQueue::in_order(size_t limit)
   return out;
 }
 
+std::optional<size_t> DelayQueue::position(const std::string& pod, size_t limit) const {
+  auto mine = due_of_.find(pod);
+  if (mine == due_of_.end()) return std::nullopt;
+  size_t n = 1;
+  for (auto it = by_due_.begin(); it != by_due_.end() && n <= limit; ++it, ++n) {
+    if (it->first == mine->second) return n;
+  }
+  return std::nullopt;
+}
+
 std::optional<uint64_t> DelayQueue::next_due() const {
   if (by_due_.empty()) return std::nullopt;
   return by_due_.begin()->first.first;

@@ -58,6 +58,9 @@ class DelayQueue {
   // The first `limit` waiting pods in the order they will be tried, with
   // when each is due.
   std::vector<std::pair<std::string, uint64_t>> in_order(size_t limit) const;
+  // A waiting pod's place in that order, from 1; nullopt when it is not
+  // queued or more than `limit` are before it (the walk stops there).
+  std::optional<size_t> position(const std::string& pod, size_t limit) const;
   bool contains(const std::string& pod) const { return due_of_.count(pod) != 0; }
   size_t size() const { return due_of_.size(); }
 

@@ -73,13 +73,24 @@ PodFacts facts_of(const JsonValue& pod, const std::string& phase) {
           pod.find({"metadata", "deletionTimestamp"}) != nullptr};
 }
 
-// The message of the pod's PodScheduled=False condition, if it has one: the
-// reason it was last said to wait, so an unchanged reason is not written again.
+// What a waiting pod's PodScheduled message adds to the reason: its place in
+// the queue when the message was written. Only a change of the reason is
+// written (a place changes at every try), so it says when it held.
+constexpr std::string_view kPositionNote = " Queue position ";
+constexpr size_t kPositionsCounted = 1000;  // the walk to find a place stops here
+
+// The message of the pod's PodScheduled=False condition, if it has one, less
+// its queue position: the reason it was last said to wait, so an unchanged
+// reason is not written again.
 std::string unschedulable_message(const JsonValue& pod) {
   const JsonValue* conds = pod.find({"status", "conditions"});
   if (!conds || !conds->is_array()) return "";
   for (const auto& c : conds->items()) {
-    if (c.str("type") == "PodScheduled" && c.str("status") == "False") return c.str("message");
+    if (c.str("type") == "PodScheduled" && c.str("status") == "False") {
+      std::string m = c.str("message");
+      if (size_t at = m.find(kPositionNote); at != std::string::npos) m.resize(at);
+      return m;
+    }
   }
   return "";
 }
@@ -529,12 +540,22 @@ void PodScheduler::wait_and_say(const std::string& key, Pending& entry, const st
   std::string stamp = rfc3339(clock_.unix_ms());
   update_pod(
       cache_key,
-      [reason, stamp](JsonValue& p) {
+      [message = with_position(key, reason), stamp](JsonValue& p) {
         if (phase_of(p) != "Pending") return false;
-        set_condition(p, "PodScheduled", "False", "Unschedulable", reason, stamp);
+        set_condition(p, "PodScheduled", "False", "Unschedulable", message, stamp);
         return true;
       },
       [this, cache_key](const PodWriter::Result&) { writer_.forget(cache_key); });
+}
+
+std::string PodScheduler::with_position(const std::string& key, const std::string& reason) const {
+  std::optional<size_t> at = queue_.position(key, kPositionsCounted);
+  std::string out = reason;
+  if (!out.empty() && out.back() != '.') out += '.';
+  out += kPositionNote;
+  out += at ? std::to_string(*at) : "beyond " + std::to_string(kPositionsCounted);
+  out += " of " + std::to_string(pending_.size()) + " waiting when this was written (GET /v1/queue has the order now).";
+  return out;
 }
 
 GangCounts PodScheduler::count_members(const std::set<std::string>& members) const {
@@ -922,7 +943,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   std::string reason = why_pending(search, entry.needs);
   wait_for_offer(key, entry, reason, now);
   arm_queue_timer();
-  set_condition(pod, "PodScheduled", "False", "Unschedulable", reason, rfc3339(clock_.unix_ms()));
+  set_condition(pod, "PodScheduled", "False", "Unschedulable", with_position(key, reason), rfc3339(clock_.unix_ms()));
   return [this, key](bool written, int64_t, const std::string&) {
     if (written) return;
     // Not stored (the name is taken, or the store failed): it was never ours to queue.

@@ -117,6 +117,8 @@ class PodScheduler final : public AgentEvents {
     const Offer* offer = nullptr;
     PendingReason seen;  // the offers weighed and why each did not fit
   };
+  // The PodScheduled message of a waiting pod: the reason, and its place in the queue now.
+  std::string with_position(const std::string& key, const std::string& reason) const;
   // Why a pod that needs `needs` waits, in kube-scheduler's words (PendingReason).
   std::string why_pending(const Search& s, const PodNeeds& needs) const;
 

@@ -105,7 +105,7 @@ TEST_F(PodRegistryTest, CreateFillsDefaultsAndGetReturnsIt) {
   std::string waiting = settled("web");
   EXPECT_NE(
       waiting.find(
-          R"("type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/0 nodes are available: no agent has subscribed. pod requests cpu 0.5, memory 128Mi; there are no free offers.")"),
+          R"("type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/0 nodes are available: no agent has subscribed. pod requests cpu 0.5, memory 128Mi; there are no free offers. Queue position 1 of 1 waiting when this was written (GET /v1/queue has the order now).")"),
       std::string::npos)
       << waiting;
   EXPECT_EQ(field(g->body, {"spec", "containers"}),

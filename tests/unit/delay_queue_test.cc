@@ -58,5 +58,24 @@ TEST(DelayQueue, ListsPodsInTheOrderTheyWillBeTried) {
   EXPECT_EQ(q.in_order(1), (std::vector<Entry>{{"a", 100}}));
 }
 
+TEST(DelayQueue, SaysAPodsPlaceInThatOrderUpToALimit) {
+  DelayQueue q;
+  q.add("b", 200);
+  q.add("a", 300);
+  q.add("c", 200);
+  EXPECT_EQ(q.position("b", 10), 1u);
+  EXPECT_EQ(q.position("c", 10), 2u);
+  EXPECT_EQ(q.position("a", 10), 3u);
+  EXPECT_EQ(q.position("a", 2), std::nullopt);  // more than 2 before it: the walk stops
+  EXPECT_EQ(q.position("a", 3), 3u);
+  EXPECT_EQ(q.position("z", 10), std::nullopt);  // not queued
+  q.breakout("a", 100);
+  EXPECT_EQ(q.position("a", 10), 1u);
+  EXPECT_EQ(q.position("b", 10), 2u);
+  q.remove("b");
+  EXPECT_EQ(q.position("c", 10), 2u);
+  EXPECT_EQ(q.position("b", 10), std::nullopt);
+}
+
 }  // namespace
 }  // namespace uvsched

@@ -302,6 +302,14 @@ TEST_F(PodSchedulerTest, TheQueueListsWaitingPodsInTheOrderTheyWillBeTriedWithWh
   EXPECT_EQ(pods[1].get("next_try_in_ms")->as_integer(), 700);
   EXPECT_EQ(pods[0].get("waiting_seconds")->text(), "0.5");
   EXPECT_NE(pods[0].str("reason").find("0/0 nodes are available"), std::string::npos) << body;
+  // Each one's PodScheduled message says its place when it was written.
+  EXPECT_NE(pod("zeta").find("there are no free offers. Queue position 1 of 1 waiting when this was written "
+                             "(GET /v1/queue has the order now)."),
+            std::string::npos)
+      << pod("zeta");
+  EXPECT_NE(pod("alpha").find("Queue position 2 of 2 waiting when this was written"), std::string::npos)
+      << pod("alpha");
+  EXPECT_EQ(pods[0].str("reason").find("Queue position"), std::string::npos) << "the queue's reason has none";
   EXPECT_EQ(test::status_of(test::route(router_, "GET", "/v1/queue?limit=0")), 400);
   std::string one = test::route(router_, "GET", "/v1/queue?limit=1");
   EXPECT_EQ(one.find("default/alpha"), std::string::npos) << one;
