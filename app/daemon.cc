@@ -182,9 +182,11 @@ void Daemon::make_domains() {
   ObjectKind groups = pod_group_kind();
   groups.preview = [this](const JsonValue& group) { return scheduler_->preview_group(group); };
   objects_->add_kind(std::move(groups));
-  objects_->add_kind(priority_class_kind());
-  objects_->add_routes(router_);
   priorities_ = std::make_unique<PriorityClassBook>(*store_, clock_);
+  ObjectKind classes = priority_class_kind();
+  classes.forbid = [this](const JsonValue& pc) { return priorities_->second_default(pc); };
+  objects_->add_kind(std::move(classes));
+  objects_->add_routes(router_);
   AgentHub::Settings agents;
   agents.offer_ttl_ms = config_.offer_ttl_ms;
   agents.offer_linger_ms = config_.offer_linger_ttl_ms;

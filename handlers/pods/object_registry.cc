@@ -334,6 +334,11 @@ void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const
   std::vector<FieldIssue> issues = check_identity(s.kind, next, ns);
   if (issues.empty() && s.kind.admit) issues = s.kind.admit(next, old);
   if (!issues.empty()) return res.send(k8s_object(422, invalid_status_json(s.kind.kind, name, issues)));
+  if (s.kind.forbid) {
+    if (auto why = s.kind.forbid(next))
+      return res.send(
+          k8s_error(403, "Forbidden", named(s.kind, name) + " is forbidden: " + *why, s.kind.resource, name));
+  }
   if (old) {
     for (const auto& b : s.kind.builtins) {
       if (name_of(b) == name)

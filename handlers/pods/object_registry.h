@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct ObjectKind {
   // Defaults `obj` and says what is wrong with it (nothing: it may be stored).
   // `old` is the stored object for an update, null for a create.
   std::function<std::vector<FieldIssue>(JsonValue& obj, const JsonValue* old)> admit;
+  // What admission refuses outright (403 Forbidden, as the API server's
+  // admission plugins do), given what is stored; nullopt: allowed.
+  std::function<std::optional<std::string>(const JsonValue& obj)> forbid;
   std::vector<ObjectColumn> columns;  // between NAME and AGE
   std::vector<JsonValue> builtins;    // objects every cluster has, not removable
   // For a dry run: what uvsched would do with the object now, answered in

@@ -182,6 +182,16 @@ PriorityClassBook::PriorityClassBook(Store& store, Clock& clock)
   });
 }
 
+std::optional<std::string> PriorityClassBook::second_default(const JsonValue& pc) const {
+  if (!priority_class_info(pc).global_default) return std::nullopt;
+  std::string name = pc.find({"metadata", "name"}) ? pc.find({"metadata", "name"})->text() : "";
+  for (const auto& [other, info] : classes_) {
+    if (info.global_default && other != name)
+      return "PriorityClass " + other + " is already marked as default. Only one default can exist";
+  }
+  return std::nullopt;
+}
+
 void PriorityClassBook::when_loaded(std::function<void()> cb) {
   if (informer_.loaded()) return cb();
   waiting_.push_back(std::move(cb));

@@ -44,6 +44,9 @@ class PriorityClassBook {
   // classes are first read: see when_loaded).
   std::optional<HttpResponse> admit(JsonValue& pod) const;
   const PriorityClasses& classes() const { return classes_; }
+  // A class that would be a second globalDefault is refused, as Kubernetes'
+  // Priority admission plugin does: the message, or nullopt.
+  std::optional<std::string> second_default(const JsonValue& pc) const;
 
  private:
   PrefixInformer informer_;

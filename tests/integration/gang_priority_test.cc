@@ -184,5 +184,44 @@ TEST_F(GangPriorityTest, AHighPriorityPodEvictsTheFewestLowerPodsAndNeverWaits) 
   EXPECT_NE(out.find("pods \"bad\" is forbidden: no PriorityClass with name nope was found"), std::string::npos) << out;
 }
 
+// A globalDefault class gives its value to pods that name none, and a second
+// globalDefault is refused, as Kubernetes' Priority admission plugin does.
+TEST_F(GangPriorityTest, OneGlobalDefaultClassAppliesAndASecondIsRefused) {
+  start();
+  ASSERT_TRUE(daemon_->wait_ready());
+  ASSERT_NO_FATAL_FAILURE(
+      create_yaml("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: everyone}\nvalue: 77\n"
+                  "globalDefault: true\n"));
+  // Until the scheduler has read the class, a dry run of a pod shows 0: wait for 77.
+  std::string path = cache_.path() + "/plain.yaml";
+  std::ofstream(path) << pod_yaml("plain", "1");
+  auto until = std::chrono::steady_clock::now() + 10s;
+  std::string priority;
+  while (std::chrono::steady_clock::now() < until &&
+         (priority = kubectl("create --dry-run=server -f " + path + " -o jsonpath='{.spec.priority}'")) != "77")
+    std::this_thread::sleep_for(50ms);
+  ASSERT_EQ(priority, "77");
+  std::string second = cache_.path() + "/second.yaml";
+  std::ofstream(second) << "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: another}\n"
+                           "value: 5\nglobalDefault: true\n";
+  int code = 0;
+  std::string out = kubectl("create -f " + second, &code);
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(out.find("priorityclasses.scheduling.k8s.io \"another\" is forbidden: PriorityClass everyone is already "
+                     "marked as default. Only one default can exist"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(kubectl("get priorityclass another", &code).find("NotFound"), std::string::npos) << "nothing stored";
+  // Not a default: allowed; and the default class itself may be replaced.
+  std::ofstream(second) << "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: another}\n"
+                           "value: 5\n";
+  out = kubectl("create -f " + second, &code);
+  EXPECT_EQ(code, 0) << out;
+  out = kubectl("label priorityclass everyone tier=one", &code);
+  EXPECT_EQ(code, 0) << out;
+  ASSERT_NO_FATAL_FAILURE(create_yaml(pod_yaml("plain", "1")));
+  EXPECT_EQ(kubectl("get pod plain -o jsonpath='{.spec.priority}'"), "77");
+}
+
 }  // namespace
 }  // namespace uvsched::test
