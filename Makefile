@@ -13,7 +13,7 @@ RUN_ARGS   ?=
 # -Werror is ours, for every build made here and in CI; meson.build leaves it to whoever builds.
 WERROR     ?= -Dwerror=true
 
-.PHONY: all deps-run deps-test deps-bench deps-fuzz build build-tests run test test-asan bench sim soak fuzz format clean
+.PHONY: all deps-run deps-test deps-bench deps-fuzz build build-tests run test test-asan test-release bench sim soak fuzz format clean
 
 all: build
 
@@ -42,6 +42,16 @@ test: build-tests
 format:
 	@command -v clang-format >/dev/null || apt-get install -y --no-install-recommends clang-format
 	git ls-files '*.cc' '*.h' | xargs clang-format -i --style=file
+
+# A release build (-O3, NDEBUG) of everything, warning-free under -Werror, and
+# the unit suite with the integration tests of each domain on it (CI: the whole
+# suite runs on the default build and again under ASan+UBSan).
+RELEASE_BUILD ?= build-release
+RELEASE_TESTS ?= it_daemon_http it_pod_scheduling it_gang_priority it_kubeml it_ha browser_status_page
+test-release:
+	$(MAKE) build-tests BUILD=$(RELEASE_BUILD) MESON_OPTS=--buildtype=release
+	meson test -C $(RELEASE_BUILD) --print-errorlogs --num-processes 2 --suite unit
+	meson test -C $(RELEASE_BUILD) --print-errorlogs --num-processes 2 $(RELEASE_TESTS)
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 $(ASAN_BUILD)/build.ninja: | deps-test
@@ -73,8 +83,12 @@ $(FUZZ_BUILD)/build.ninja: | deps-fuzz
 	CC=clang CXX=clang++ meson setup $(FUZZ_BUILD) $(WERROR) -Dfuzz=true -Dtests=false -Dbenchmarks=false \
 	  -Db_sanitize=address,undefined -Db_lundef=false
 
+FUZZ_TARGETS = fuzz_wal_recovery fuzz_json_decoders fuzz_text_parsers fuzz_http_path fuzz_etcd_responses
+
+# Only the targets are built: the daemon and the tools under libFuzzer's
+# instrumentation are not run here.
 fuzz: deps-fuzz $(FUZZ_BUILD)/build.ninja
-	ninja -C $(FUZZ_BUILD)
+	ninja -C $(FUZZ_BUILD) $(FUZZ_TARGETS)
 	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
