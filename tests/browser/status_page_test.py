@@ -213,6 +213,9 @@ def test_views(workdir, build):
         wait_for("the cluster on a phone", lambda: "sim-2" in b.visible_text("#view-cluster"), 10)
         width = b.eval("document.documentElement.scrollWidth")
         check(width is not None and width <= 390, "on a 390 px screen the page is %s px wide" % width)
+        # and the agents' table is cards there, wholly on the screen: no sideways scrolling to read it.
+        check(b.eval("[...document.querySelectorAll('#view-cluster .scroll')].every(e => e.scrollWidth <= e.clientWidth)"),
+              "on a phone the agents are read without scrolling sideways")
         b.screenshot(os.path.join(build, "status-page-phone.png"))
         b.call("Emulation.clearDeviceMetricsOverride")
 

@@ -51,13 +51,22 @@ function el(tag, props, ...children) {
   return e;
 }
 
+// Each cell carries its column's name (data-label): on a phone-sized screen
+// the rows are shown as cards, each figure under its name (ui.css).
 function fill(tbody, rows, emptyText, columns) {
   tbody.replaceChildren();
   if (rows.length === 0) {
     tbody.append(el('tr', {}, el('td', { colspan: String(columns), class: 'empty', text: emptyText })));
     return;
   }
-  for (const cells of rows) tbody.append(el('tr', {}, ...cells.map(c => (c instanceof Node && c.tagName === 'TD') ? c : el('td', {}, c))));
+  const names = [...tbody.closest('table').querySelectorAll('thead th')].map(th => th.textContent);
+  for (const cells of rows) {
+    tbody.append(el('tr', {}, ...cells.map((c, i) => {
+      const td = (c instanceof Node && c.tagName === 'TD') ? c : el('td', {}, c);
+      if (names[i]) td.dataset.label = names[i];
+      return td;
+    })));
+  }
 }
 
 function facts(dl, pairs) {
