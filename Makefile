@@ -47,11 +47,14 @@ format:
 # the unit suite with the integration tests of each domain on it (CI: the whole
 # suite runs on the default build and again under ASan+UBSan).
 RELEASE_BUILD ?= build-release
-RELEASE_TESTS ?= it_daemon_http it_pod_scheduling it_gang_priority it_kubeml it_ha browser_status_page
+# (The browser test runs alone, after: chromium beside it_kubeml's store stall
+# stretched the stall past the leader's lease; see it_kubeml.)
+RELEASE_TESTS ?= it_daemon_http it_pod_scheduling it_gang_priority it_kubeml it_ha
 test-release:
 	$(MAKE) build-tests BUILD=$(RELEASE_BUILD) MESON_OPTS=--buildtype=release
 	meson test -C $(RELEASE_BUILD) --print-errorlogs --num-processes 2 --suite unit
 	meson test -C $(RELEASE_BUILD) --print-errorlogs --num-processes 2 $(RELEASE_TESTS)
+	meson test -C $(RELEASE_BUILD) --print-errorlogs browser_status_page
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 $(ASAN_BUILD)/build.ninja: | deps-test
