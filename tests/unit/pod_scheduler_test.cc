@@ -57,6 +57,8 @@ std::string offer_body(double cpus, double mem_mib) {
          R"(}},{"name":"mem","type":"SCALAR","scalar":{"value":)" + std::to_string(mem_mib) + "}}]}]}";
 }
 
+std::string task_of(const std::string& launch);
+
 class PodSchedulerTest : public ::testing::Test {
  protected:
   void SetUp() override { log_configure(LogLevel::kOff, LogFormat::kText); }
@@ -107,6 +109,21 @@ class PodSchedulerTest : public ::testing::Test {
   // Another writer (the registry, a predecessor) stores a pod.
   void put_pod(const std::string& name, const std::string& json) {
     store_.put(pod_key(name), json, 0, [](WriteResult&&) {});
+  }
+  // A pod of `priority` stored, then placed on the next offer of `host` (0.5
+  // cpu), launched and running: its task id.
+  std::string run_pod(RecordingChannel& agent, const std::string& host, const std::string& name, int priority) {
+    size_t before = agent.events("LAUNCH").size();
+    put_pod(name, stored_pod(name, "Always", "", R"(,"priority":)" + std::to_string(priority)));
+    settle();
+    offer(host, 0.5, 1024);
+    auto launches = agent.events("LAUNCH");
+    EXPECT_EQ(launches.size(), before + 1) << name;
+    if (launches.size() != before + 1) return "";
+    std::string task = task_of(launches.back());
+    scheduler_->status_update(host, {task, "TASK_RUNNING", ""});
+    settle();
+    return task;
   }
   double metric(const std::string& series) {
     std::string text = metrics_.render();
@@ -413,13 +430,8 @@ TEST_F(PodSchedulerTest, APreemptorEvictsTheLowerPodAndTakesTheRoomItMade) {
 TEST_F(PodSchedulerTest, APreemptorsHoldRunsFromWhenItsVictimEnded) {
   start();
   auto edge = subscribe("edge-1");
-  put_pod("low", stored_pod("low", "Always", "", R"(,"priority":1)"));
-  settle();
-  offer("edge-1", 0.5, 1024);
-  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
-  std::string low_task = task_of(edge->events("LAUNCH")[0]);
-  scheduler_->status_update("edge-1", {low_task, "TASK_RUNNING", ""});
-  settle();
+  std::string low_task = run_pod(*edge, "edge-1", "low", 1);
+  ASSERT_FALSE(low_task.empty());
   auto edge2 = subscribe("edge-2");
   offer("edge-2", 0.5, 1024);
   put_pod("mid", stored_pod("mid", "Always", "", R"(,"priority":50)"));
@@ -445,13 +457,8 @@ TEST_F(PodSchedulerTest, APreemptorsHoldRunsFromWhenItsVictimEnded) {
 TEST_F(PodSchedulerTest, AVictimAlreadyEvictedIsNotChosenAgain) {
   start();
   auto edge = subscribe("edge-1");
-  put_pod("low", stored_pod("low", "Always", "", R"(,"priority":1)"));
-  settle();
-  offer("edge-1", 0.5, 1024);
-  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
-  std::string low_task = task_of(edge->events("LAUNCH")[0]);
-  scheduler_->status_update("edge-1", {low_task, "TASK_RUNNING", ""});
-  settle();
+  std::string low_task = run_pod(*edge, "edge-1", "low", 1);
+  ASSERT_FALSE(low_task.empty());
   put_pod("mid", stored_pod("mid", "Always", "", R"(,"priority":50)"));
   settle();
   ASSERT_EQ(edge->events("KILL").size(), 1u);
