@@ -91,11 +91,15 @@ PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task) {
     }
     count_victim(slot->task, -1);
     count_victim(task, +1);
+    cpus_held_ += task.cpus - slot->task.cpus;
+    mem_mib_held_ += task.mem_mib - slot->task.mem_mib;
     return slot->task = task;
   }
   Slot* slot = tasks_.insert(make_slot(pod_key, task)).first->get();
   by_agent_[task.agent].insert(slot);
   count_victim(task, +1);
+  cpus_held_ += task.cpus;
+  mem_mib_held_ += task.mem_mib;
   return slot->task;
 }
 
@@ -107,6 +111,9 @@ void PodTaskRegistry::erase_pod(std::string_view pod_key) {
     if (a->second.empty()) by_agent_.erase(a);
   }
   count_victim((*it)->task, -1);
+  cpus_held_ -= (*it)->task.cpus;
+  mem_mib_held_ -= (*it)->task.mem_mib;
+  if (tasks_.size() == 1) cpus_held_ = mem_mib_held_ = 0;  // no drift from float sums once empty
   tasks_.erase(it);
 }
 

@@ -55,6 +55,10 @@ class PodTaskRegistry {
   PodTask& add(std::string_view pod_key, PodTask task);
   void erase_pod(std::string_view pod_key);
   size_t size() const { return tasks_.size(); }
+  // What all the tasks hold, kept as they come and go (the status page asks
+  // every few seconds; summing 100k tasks each time took ~5 ms of the loop).
+  double cpus_held() const { return cpus_held_; }
+  double mem_mib_held() const { return mem_mib_held_; }
   // The tasks on one agent (preemption weighs them), in no particular order.
   std::vector<std::pair<std::string_view, const PodTask*>> on_agent(uint32_t agent) const;
 
@@ -138,6 +142,7 @@ class PodTaskRegistry {
   absl::flat_hash_map<uint32_t, absl::flat_hash_set<const Slot*>> by_agent_;
   // How many possible victims (is_victim) each agent has, by their priority.
   std::map<int32_t, absl::flat_hash_map<uint32_t, uint32_t>> victims_;
+  double cpus_held_ = 0, mem_mib_held_ = 0;
   std::vector<std::string> agent_names_;
   absl::flat_hash_map<std::string, uint32_t, Hash, Eq> agent_ids_;  // looked up by string_view, no copy
 };

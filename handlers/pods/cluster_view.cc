@@ -72,8 +72,8 @@ std::optional<ClusterQuery> parse_cluster_query(std::string_view query, std::str
 
 std::string cluster_view_json(const AgentHub& hub, const PodTaskRegistry& tasks, size_t pending_pods,
                               const ClusterQuery& q) {
-  // Totals over everything; what each listed agent holds is asked of the
-  // task registry's index by agent for the page's agents only.
+  // Totals over everything (the registry keeps what its tasks hold); what
+  // each listed agent holds is asked of its index by agent for the page's agents only.
   size_t connected = 0;
   double cpus = 0, mem = 0;
   for (const auto& [host, a] : hub.agents()) {
@@ -81,12 +81,7 @@ std::string cluster_view_json(const AgentHub& hub, const PodTaskRegistry& tasks,
     cpus += a->total.cpus;
     mem += a->total.mem_mib;
   }
-  Held used;
-  for (const auto& [pod, task] : tasks) {
-    used.cpus += task.cpus;
-    used.mem_mib += task.mem_mib;
-    ++used.pods;
-  }
+  Held used{tasks.cpus_held(), tasks.mem_mib_held(), tasks.size()};
   JsonWriter w;
   w.begin_object().key("totals").begin_object();
   w.key("agents").value(static_cast<uint64_t>(hub.agents().size()));

@@ -105,6 +105,31 @@ TEST(PodTaskRegistry, KnowsEachAgentsTasksAndTheLowestVictimPriority) {
   EXPECT_TRUE(reg.on_agent(a).empty());
 }
 
+TEST(PodTaskRegistry, KeepsWhatAllItsTasksHold) {
+  PodTaskRegistry reg;
+  PodTask t;
+  t.agent = reg.intern_agent("a");
+  t.cpus = 0.25f;
+  t.mem_mib = 64;
+  reg.add("default/x", t);
+  t.cpus = 1.5f;
+  t.mem_mib = 512;
+  reg.add("default/y", t);
+  EXPECT_DOUBLE_EQ(reg.cpus_held(), 1.75);
+  EXPECT_DOUBLE_EQ(reg.mem_mib_held(), 576);
+  t.cpus = 0.5f;  // y relaunched smaller
+  t.mem_mib = 128;
+  reg.add("default/y", t);
+  EXPECT_DOUBLE_EQ(reg.cpus_held(), 0.75);
+  EXPECT_DOUBLE_EQ(reg.mem_mib_held(), 192);
+  reg.erase_pod("default/x");
+  EXPECT_DOUBLE_EQ(reg.cpus_held(), 0.5);
+  reg.erase_pod("default/nope");
+  reg.erase_pod("default/y");
+  EXPECT_EQ(reg.cpus_held(), 0);
+  EXPECT_EQ(reg.mem_mib_held(), 0);
+}
+
 // The agents preemption weighs for a pod of some priority: those with a task
 // below it that may still be taken, lowest first, each once.
 std::vector<std::string> agents_below(const PodTaskRegistry& reg, int32_t priority, size_t stop_after = 100) {
