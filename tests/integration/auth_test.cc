@@ -32,6 +32,8 @@ class AuthTest : public DaemonFixture {
     tokens_ = dir_.path() + "/tokens";
     write_tokens(kReader);
     start({"--token-file", tokens_});
+    // Until the pods are loaded an agent's status gets 503 and Retry-After.
+    ASSERT_TRUE(daemon_->wait_ready()) << daemon_->log();
   }
   void write_tokens(const std::string& reader) {
     std::ofstream(tokens_) << "# token,name,role\n"
@@ -164,6 +166,7 @@ TEST_F(AuthTest, DuplicateAuthorizationHeadersAreRefused) {
 TEST_F(AuthTest, AFloodingClientIsLimitedAndTheOthersAreNot) {
   ASSERT_EQ(daemon_->stop(SIGTERM), 0);
   start({"--token-file", tokens_, "--rate-limit", "50", "--rate-burst", "50"});
+  ASSERT_TRUE(daemon_->wait_ready()) << daemon_->log();
   std::atomic<bool> stop{false};
   std::atomic<int> limited{0}, flood_ok{0};
   std::vector<std::thread> flood;
@@ -299,7 +302,11 @@ class TlsAuthTest : public AuthTest {
     start({"--token-file", tokens_, "--tls-cert", certs_.server_cert(), "--tls-key", certs_.server_key(),
            "--tls-client-ca", certs_.ca_file()});
     base_ = "https://127.0.0.1:" + std::to_string(port());
+    wait_loaded();
   }
+  // /readyz is behind TLS here; the log says when the pods are loaded, before
+  // which an agent's status is answered 503 with Retry-After.
+  void wait_loaded() { ASSERT_TRUE(daemon_->wait_for_log("event=scheduler_started")) << daemon_->log(); }
   std::string kubeconfig(const std::string& token) {
     std::string path = dir_.path() + "/kubeconfig-" + token.substr(0, 3);
     std::ofstream(path) << "apiVersion: v1\nkind: Config\nclusters:\n- name: edge\n  cluster:\n"
@@ -384,6 +391,7 @@ TEST_F(TlsAuthTest, ARevokedAgentCertificateIsRefusedFromTheSighupOn) {
   start({"--token-file", tokens_, "--tls-cert", certs_.server_cert(), "--tls-key", certs_.server_key(),
          "--tls-client-ca", certs_.ca_file(), "--tls-client-crl", crl});
   base_ = "https://127.0.0.1:" + std::to_string(port());
+  wait_loaded();
   const std::string empty = R"({"statuses":[]})";
   EXPECT_EQ(curl("POST", "/v1/agents/edge-1/status", one, empty), "200");
   EXPECT_EQ(curl("POST", "/v1/agents/edge-2/status", two, empty), "200");
