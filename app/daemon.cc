@@ -249,11 +249,19 @@ void Daemon::start_election() {
     if (election_->is_leader()) return std::nullopt;
     return leader_record_url(election_->leader_identity());
   });
+  // KubeML's /job and /finish are never retried: while no one leads they wait
+  // for a leader, up to two lease TTLs (a standby takes over within one).
+  StandbyRedirect::WaitRule rule;
+  rule.waits = [](std::string_view path) { return path == "/job" || path.starts_with("/finish/"); };
+  rule.serving = [this] { return ml_->loaded(); };
+  rule.wait_ms = static_cast<uint64_t>(config_.leader_ttl_s) * 2000;
+  redirect_.wait_for_leader(clock_, metrics_, std::move(rule));
   // A daemon acts only while it leads, on what it loaded when it took over.
   election_->on_change([this](bool leading) {
     if (!leading) hub_->drop_all();
     scheduler_->leadership_changed(leading);
     ml_->leadership_changed(leading);
+    redirect_.leadership_changed();
   });
   readiness_.add("leader", [this]() -> std::optional<std::string> {
     if (election_->is_leader()) return std::nullopt;

@@ -97,6 +97,7 @@ void HttpConnection::on_closed(uv_handle_t* h) {
   if (self->flush_deferred_) self->server_->cancel_flush(self);
   for (auto& ex : self->exchanges_) {
     ex->conn = nullptr;
+    ex->peer_left = true;
     ex->on_drained = nullptr;  // it may hold the stream that holds the exchange
     if (auto cb = std::move(ex->on_close)) cb();
   }

@@ -76,6 +76,10 @@ void Responder::hold(size_t bytes) {
 
 bool Responder::connected() const { return ref_ && ref_->ex->conn != nullptr && !ref_->ex->conn->closing(); }
 
+bool Responder::peer_left() const {
+  return ref_ && (ref_->ex->peer_left || (ref_->ex->conn != nullptr && ref_->ex->conn->closing()));
+}
+
 bool ResponseStream::open() const {
   return ref_ && ref_->ex->conn != nullptr && !ref_->ex->conn->closing() &&
          ref_->ex->state == detail::Exchange::State::kStreaming;

@@ -59,6 +59,7 @@ namespace detail {
 struct Exchange {
   enum class State : uint8_t { kPending, kReady, kStreaming, kEnded };
   HttpConnection* conn = nullptr;  // cleared when the connection closes
+  bool peer_left = false;          // the connection closed before this was answered
   State state = State::kPending;
   bool keep_alive = true;
   bool head = false;
@@ -110,6 +111,9 @@ class Responder {
   void hold(size_t bytes);
   // False once the connection is gone or closing: nothing sent would be read.
   bool connected() const;
+  // The connection this came on is gone or closing (an exchange made in
+  // process, with none, has no peer to leave).
+  bool peer_left() const;
   bool answered() const { return !ref_ || ref_->ex->state != detail::Exchange::State::kPending; }
   // A handle that does not keep the exchange alive; with it the connection
   // can be closed later (a revoked token's open stream).

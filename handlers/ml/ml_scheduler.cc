@@ -166,6 +166,17 @@ void MlScheduler::leadership_changed(bool leading) {
     if (!p->answered) answer(*p, "leadership-lost", "leadership lost");
   }
   answers_.clear();
+  // Requests not yet drained: a job's epoch keeps its parallelism; a new job
+  // is not created (its caller hears so and may submit it again).
+  std::deque<Queued> queued;
+  queued.swap(queue_);
+  for (auto& q : queued) {
+    if (q.op == Queued::Op::kUpdate) {
+      hold_here(q.task, q.responder, "leadership-lost");
+    } else {
+      q.responder.send(unavailable("leadership changed before the job was created; submit it again"));
+    }
+  }
   stop();
   ps_.forget_all();
   jobs_.clear();
@@ -209,22 +220,26 @@ void MlScheduler::handle_job(RequestContext& ctx) {
   TrainTask task;
   if (auto e = parse_json_object(parser_, ctx.request.body, &obj)) return ctx.reply(bad_request(*e));
   if (auto e = parse_train_task(obj, &task)) return ctx.reply(bad_request(*e));
-  // Not refused when the store is down: the job would wait for its update forever.
-  if (refuse_unless_leader(ctx)) return;
-  if (!loaded_) {
-    // The jobs' records are not loaded yet (the store was down at start): the
-    // job keeps its parallelism for this epoch rather than wait.
-    held_.add(labels({{"cause", "not-loaded"}}));
-    const std::string& id = task.job.id;
-    auto it = jobs_.find(id);
-    if (it == jobs_.end() || !it->second.ps_lost) {
-      ps_.update(id, JobState{static_cast<int>(std::max<int64_t>(task.job.state.parallelism, 1)),
-                              task.job.state.elapsed_time});
-    }
-    return ctx.reply(text_response(200, ""));
-  }
+  // Never refused, not even when the store is down or no one leads: KubeML
+  // ignores the status, and its job would wait for an update forever.
+  if (!is_leader_()) return hold_here(task, ctx.responder, "no-leader");
+  if (!loaded_) return hold_here(task, ctx.responder, "not-loaded");
   queue_.push_back(Queued{Queued::Op::kUpdate, {}, std::move(task), ctx.responder});
-  if (loaded_) drain_turn_.schedule();
+  drain_turn_.schedule();
+}
+
+// A /job this daemon cannot decide on: no one led for as long as it waited
+// (StandbyRedirect), or the jobs' records are not loaded yet (the store was
+// down at start). The job keeps the parallelism it reported for this epoch
+// and gets that as its update, rather than wait.
+void MlScheduler::hold_here(const TrainTask& task, Responder& responder, const char* cause) {
+  held_.add(labels({{"cause", cause}}));
+  const std::string& id = task.job.id;
+  int parallelism = static_cast<int>(std::max<int64_t>(task.job.state.parallelism, 1));
+  log_warn("ml_decision_held").kv("job", id).kv("parallelism", parallelism).kv("why", cause);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !it->second.ps_lost) ps_.update(id, JobState{parallelism, task.job.state.elapsed_time});
+  responder.send(text_response(200, ""));
 }
 
 void MlScheduler::handle_finish(RequestContext& ctx) {

@@ -121,6 +121,7 @@ class MlScheduler {
   bool refuse_unless_leader(RequestContext& ctx);
   bool refuse_unless_serving(RequestContext& ctx);
 
+  void hold_here(const TrainTask& task, Responder& responder, const char* cause);
   void drain();
   void create_job(Queued& q);
   void update_job(Queued& q);

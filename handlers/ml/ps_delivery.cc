@@ -50,6 +50,7 @@ const char* PsDelivery::phase_name(Phase p) {
 void PsDelivery::start(const std::string& job_id, std::string task_json, bool ask_first,
                        std::function<void()> on_started) {
   Job& job = jobs_[job_id];
+  job.draining = false;
   job.status.phase = Phase::kStarting;
   job.start_body = std::move(task_json);
   job.ask_first = ask_first;
@@ -73,8 +74,19 @@ void PsDelivery::forget(const std::string& job_id) {
 
 void PsDelivery::forget_all() {
   // Calls already on the wire are let finish (their answers find no job):
-  // an update among them is a train job's only answer to its /job.
-  jobs_.clear();
+  // an update among them is a train job's only answer to its /job. So is an
+  // update waiting behind one, or for a retry: it is still delivered, and
+  // the job forgotten then.
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    Job& job = it->second;
+    if (job.status.phase == Phase::kStarted && job.status.update_pending) {
+      job.draining = true;
+      job.on_started = nullptr;
+      ++it;
+    } else {
+      it = jobs_.erase(it);
+    }
+  }
 }
 
 const PsDelivery::JobStatus* PsDelivery::status(const std::string& job_id) const {
@@ -87,6 +99,10 @@ void PsDelivery::pump(const std::string& job_id) {
   if (it == jobs_.end()) return;
   Job& job = it->second;
   if (job.status.in_flight || (job.retry && job.retry->active())) return;
+  if (job.draining && !job.status.update_pending) {
+    jobs_.erase(it);  // its last owed update is delivered
+    return;
+  }
   switch (job.status.phase) {
     case Phase::kStarting:
       return job.ask_first ? ask_tasks(job_id, job) : send_start(job_id, job);
@@ -204,6 +220,10 @@ void PsDelivery::gone(const std::string& job_id, Job& job, Phase phase, const st
   job.status.last_error = why;
   job.start_body.clear();
   log_warn("ps_job_lost").kv("job", job_id).kv("phase", phase_name(phase)).kv("error", why);
+  if (job.draining) {
+    jobs_.erase(job_id);  // (the caller returns at once)
+    return;
+  }
   if (on_lost_) on_lost_(job_id, why);
 }
 

@@ -67,7 +67,8 @@ class PsDelivery {
   // Sends one update; a job never start()ed here counts as started.
   void update(const std::string& job_id, JobState state);
   void forget(const std::string& job_id);
-  // Leadership lost: every job is forgotten; calls already sent are not cancelled.
+  // Leadership lost: every job is forgotten; calls already sent are not
+  // cancelled, and updates not yet sent are still delivered first.
   void forget_all();
   const JobStatus* status(const std::string& job_id) const;
   static const char* phase_name(Phase p);
@@ -81,6 +82,7 @@ class PsDelivery {
     std::unique_ptr<Timer> retry;
     uint64_t backoff_ms = 0;
     HttpRequester::RequestId request = 0;
+    bool draining = false;  // forgotten but for the update it still owes
   };
 
   void pump(const std::string& job_id);

@@ -3,12 +3,24 @@
 // such as KubeML's and kubectl follow with the body sent again; 503 with
 // Retry-After while no leader is known. What a prober asks of this daemon
 // itself (/health, /healthz, /readyz, /metrics, /v1/status) it answers itself.
+//
+// Some callers never retry an error: a KubeML train job whose POST /job is
+// answered 503 waits for its update forever. Requests of such paths wait
+// instead, while no leader is known (the store stalled past the lease, and
+// no one leads), for one: handed on once this daemon leads and serves again,
+// redirected once another is known, and handed on as they are at the
+// deadline (the handler then answers as a daemon that does not lead).
 #pragma once
 
+#include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "handlers/ops/metrics_registry.h"
+#include "reactor/clock.h"
 #include "reactor/http_server.h"
 
 namespace uvsched {
@@ -19,13 +31,41 @@ class StandbyRedirect final : public RequestHandler {
   // ("http://host:port"), or nullopt inside when none is known.
   using LeaderView = std::function<std::optional<std::optional<std::string>>()>;
 
+  struct WaitRule {
+    std::function<bool(std::string_view path)> waits;  // the paths whose callers do not retry
+    std::function<bool()> serving;                     // leading, are they answered well yet (loaded)?
+    uint64_t wait_ms = 20'000;
+    uint64_t recheck_ms = 200;  // a leader elsewhere is learnt by polling the view
+    size_t max_waiting = 1024;  // beyond: handed on at once
+  };
+
   explicit StandbyRedirect(RequestHandler& next) : next_(next) {}
+  ~StandbyRedirect() override;
   void set_leader_view(LeaderView view) { view_ = std::move(view); }
+  void wait_for_leader(Clock& clock, MetricsRegistry& metrics, WaitRule rule);
+  // Leadership came or went: the waiting requests are looked at now.
+  void leadership_changed() { release(); }
   void handle(HttpRequest& request, Responder responder) override;
+  size_t waiting() const { return waiting_.size(); }
 
  private:
+  struct Waiting {
+    HttpRequest request;
+    Responder responder;
+    uint64_t deadline_ms;
+  };
+  enum class Route { kHere, kRedirect, kLeaderless };
+  Route route(std::optional<std::optional<std::string>>* view) const;
+  void redirect(const HttpRequest& request, const std::string& leader, Responder& responder);
+  void release();
+
   RequestHandler& next_;
   LeaderView view_;
+  std::optional<WaitRule> rule_;
+  Clock* clock_ = nullptr;
+  std::unique_ptr<Timer> recheck_;
+  std::deque<Waiting> waiting_;  // by deadline: all wait as long
+  CounterFamily* waited_ = nullptr;
 };
 
 // The leader record's value: {"id":IDENTITY,"url":ADVERTISE_URL}, and back.

@@ -151,6 +151,28 @@ TEST_F(KubemlTest, JobsGoOnThroughASixSecondStoreStall) {
       << "no answer was held: the stall did not reach the decisions";
 }
 
+// A stall longer than the leader lease: the leader steps down and, etcd
+// frozen, no one leads. A train job's /job answered with an error status
+// waits for its update forever (KubeML ignores the status), so the /job
+// calls of those seconds wait for a leader instead; this daemon leads again
+// once etcd is back and answers them.
+TEST_F(KubemlTest, JobsGoOnThroughAStallThatOutlastsTheLeaderLease) {
+  if (!etcd_installed()) GTEST_SKIP() << "etcd not installed";
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  start_emulator({"--start-delay", "0.2", "--jobs", "3", "--epochs", "60", "--epoch-ms", "100", "--wait-limit", "20"});
+  start_daemon({"--store", "etcd:" + etcd.url(), "--leader-ttl", "2"});
+  ASSERT_TRUE(emu_.wait_stat("answers", 6, 30s)) << stats_text();
+  kill(etcd.pid(), SIGSTOP);
+  EXPECT_TRUE(daemon_->wait_for_log("event=ml_standing_by", 10s)) << daemon_->log();
+  std::this_thread::sleep_for(2s);  // the leaderless time is the test's input, not a wait for an event
+  kill(etcd.pid(), SIGCONT);
+  expect_all_finished_cleanly(3, 60, 90s);
+  EXPECT_EQ(emu_.stats()["job_post_non_2xx"], 0) << stats_text() << "\n" << daemon_->log();
+  EXPECT_GT(metric_value(port_, "uvsched_standby_waits_total{outcome=\"served\"}"), 0)
+      << "no /job waited for a leader: the stall did not reach them";
+}
+
 TEST_F(KubemlTest, APsRestartMarksItsJobsLost) {
   start_emulator({"--start-delay", "0.2", "--jobs", "2", "--epochs", "1000", "--epoch-ms", "50", "--wait-limit", "60"});
   start_daemon();

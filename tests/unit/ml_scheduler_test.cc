@@ -291,12 +291,46 @@ TEST_F(MlSchedulerTest, ARestartKeepsItsJobsAndAsksThePsOnlyAboutUnconfirmedStar
   (void)unconfirmed;
 }
 
-TEST_F(MlSchedulerTest, AStandbyRefusesTrainingButTheLeaderServes) {
+// A /job reaches a daemon that does not lead only when no leader was known
+// for as long as it waited (StandbyRedirect): refused, the train job would
+// wait for its update forever, so it keeps the parallelism it reported.
+TEST_F(MlSchedulerTest, AStandbyRefusesTrainingButAJobsEpochKeepsItsParallelism) {
   leading_ = false;
   EXPECT_EQ(status_of(test::route(router_, "POST", "/train", kTrain)), 503);
-  EXPECT_EQ(status_of(test::route(router_, "POST", "/job", job_report("abc", 3, 10.0))), 503);
+  EXPECT_EQ(status_of(test::route(router_, "POST", "/job", job_report("abc", 3, 10.0))), 200);
+  EXPECT_EQ(update_parallelism("abc"), 3);
+  EXPECT_EQ(metrics_.counter_sum("uvsched_ml_answers_held_total", "cause=\"no-leader\""), 1);
   leading_ = true;
   EXPECT_FALSE(train().empty());
+}
+
+// An update the PS did not take (refused) waits for its retry; leadership
+// lost meanwhile, it is still delivered: it is the train job's only answer.
+TEST_F(MlSchedulerTest, AnUpdateOwedWhenLeadershipIsLostIsStillDelivered) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.fail(ps_.next("POST /update/" + id), UV_ECONNREFUSED, "connection refused"));
+  leading_ = false;
+  ml_->leadership_changed(false);
+  clock_.advance(100);
+  EXPECT_EQ(update_parallelism(id), 4) << "the owed update, sent again after its back-off";
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200));
+  clock_.advance(120'000);
+  EXPECT_EQ(calls_to("POST /update/" + id), 2u) << "and nothing more for a job this daemon no longer follows";
+}
+
+// A /job taken but not yet decided when leadership goes is answered then,
+// at the parallelism the job reported.
+TEST_F(MlSchedulerTest, AJobReportNotYetDecidedWhenLeadershipGoesKeepsItsParallelism) {
+  std::string id = train();
+  auto ex = report(id, 3, 10.0);  // queued: drained on the next turn
+  leading_ = false;
+  ml_->leadership_changed(false);
+  EXPECT_EQ(status_of(ex->out), 200);
+  EXPECT_EQ(update_parallelism(id), 3);
+  turn();
+  EXPECT_EQ(calls_to("POST /update/" + id), 1u);
 }
 
 TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndSharesThemWithANewcomer) {
