@@ -7,10 +7,12 @@
 // the offers is the caller's, which tells this what it saw.
 #pragma once
 
+#include <absl/container/flat_hash_set.h>
+
 #include <array>
 #include <cstddef>
-#include <set>
 #include <string>
+#include <string_view>
 
 #include "policy/placement.h"
 
@@ -19,7 +21,9 @@ namespace uvsched {
 class PendingReason {
  public:
   // An offer of `agent` weighed for the pod; `misfit` is why it did not fit
-  // (nullopt: the agent is not connected).
+  // (nullopt: the agent is not connected). The offer's agent name is kept as
+  // a view: a PendingReason is read within the search that fed it, while the
+  // offers it saw are still there.
   void saw(const Offer& offer, std::optional<MisfitKind> misfit);
   // How many offers were weighed.
   size_t offers() const { return offers_; }
@@ -29,7 +33,10 @@ class PendingReason {
  private:
   static constexpr size_t kKinds = 6;  // MisfitKind's five, and not connected
   std::array<size_t, kKinds> counts_{};
-  std::set<std::string> agents_;  // those counted
+  // Those counted. A view each, not a copy: a pod that fits nowhere is
+  // weighed against every offer on each try, and copying thousands of names
+  // into a tree was most of the cost of a try.
+  absl::flat_hash_set<std::string_view> agents_;
   size_t offers_ = 0;
   // The offer with the most cpus, then memory, of those weighed.
   bool any_ = false;

@@ -493,9 +493,19 @@ void PodScheduler::schedule_due() {
   });
   groups_tried_.clear();
   offered_this_pass_.reset();
-  for (const auto& key : due) try_place(key);
+  size_t tried = 0;
+  for (size_t looks_at_start = looks_; tried < due.size() && looks_ - looks_at_start < kLooksPerPass; ++tried) {
+    try_place(due[tried]);
+  }
   offered_this_pass_.reset();
-  arm_queue_timer();
+  if (tried == due.size()) return arm_queue_timer();
+  // The rest are due still, first in line, and tried once the loop has
+  // served what came meanwhile: 1 ms on, since libuv before 1.48 runs a
+  // zero-delay timer started in a timer's callback at once, before any I/O.
+  for (size_t i = tried; i < due.size(); ++i) {
+    if (pending_.count(due[i])) queue_.add(due[i], now, DelayQueue::Mode::kReplaceExisting);
+  }
+  queue_timer_->start(1, [this] { schedule_due(); });
 }
 
 void PodScheduler::try_place(const std::string& key) {
@@ -847,6 +857,7 @@ PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Se
                                                  const std::set<std::string>* taken) {
   Search s;
   auto look = [&](const Offer& o) {
+    ++looks_;
     if (taken && taken->count(o.id)) return false;
     if (!nominated_on_.empty() && reserved_for_other(o.agent, who)) {
       s.seen.saw(o, MisfitKind::kCpu);  // as kube-scheduler counts a nominated pod's requests as used

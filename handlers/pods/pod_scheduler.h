@@ -44,6 +44,11 @@ class PodScheduler final : public AgentEvents {
   static constexpr const char* kTaskAnnotation = "uvsched.io/taskId";
   static constexpr const char* kAgentAnnotation = "uvsched.io/agentId";
   static constexpr const char* kOfferAnnotation = "uvsched.io/offerId";
+  // Offers weighed in one pass over the due pods before the rest wait for the
+  // loop's next turn: a pod that fits nowhere is weighed against every offer,
+  // and thousands of them due together (their backoffs end together) held the
+  // loop, and every API answer, for a second or more. About 10 ms of work.
+  static constexpr size_t kLooksPerPass = 100'000;
 
   struct Settings {
     uint64_t reconcile_interval_ms = 300'000;  // implicit reconciliation; 0: only once, 15 s after start
@@ -228,6 +233,7 @@ class PodScheduler final : public AgentEvents {
   PodGroups groups_;
   std::map<std::string, std::string> group_of_;  // member pod -> its group, for the pods in groups
   std::set<std::string> groups_tried_;           // in this pass: one try of a group for all its members due
+  size_t looks_ = 0;                             // offers weighed (search_offers), for kLooksPerPass
   std::map<std::string, std::set<std::string>> nominated_on_;  // agent -> the pods nominated to it
   // What each agent has on offer, summed once per pass for the preemptions
   // weighed in it (an offer's arrival or use within a pass is not seen).

@@ -159,6 +159,26 @@ TEST_F(PodSchedulerTest, APodThatFitsNowhereSaysWhyAndIsTriedAgainAfterItsBackof
   EXPECT_EQ(metric(R"(uvsched_pod_placements_total{result="unschedulable"})"), tries + 2);
 }
 
+// Pods that fit nowhere are weighed against every offer; many due at once
+// are tried a slice at a time (kLooksPerPass offers weighed), the loop
+// serving its I/O between slices, rather than in one pass that holds it.
+TEST_F(PodSchedulerTest, ManyPodsDueAtOnceAreTriedASliceAtATime) {
+  start();
+  subscribe("edge-1");
+  constexpr size_t kOffers = 1'000, kPods = 300;
+  for (size_t i = 0; i < kOffers; ++i) offer("edge-1", 0.25, 64);  // none fits a 500m pod
+  for (size_t i = 0; i < kPods; ++i) put_pod("p" + std::to_string(i), stored_pod("p" + std::to_string(i)));
+  settle();
+  const std::string tried = R"(uvsched_pod_placements_total{result="unschedulable"})";
+  constexpr double kSlice = PodScheduler::kLooksPerPass / kOffers;
+  EXPECT_EQ(metric(tried), kSlice) << "one slice in the first pass";
+  wait(1);
+  EXPECT_EQ(metric(tried), 2 * kSlice);
+  wait(1);
+  EXPECT_EQ(metric(tried), kPods) << "every pod tried, once";
+  EXPECT_NE(pod("p299").find("0/1 nodes are available: 1 Insufficient cpu"), std::string::npos) << pod("p299");
+}
+
 // First come, first served: of two waiting pods the one that came first and
 // fits takes the offer; the LAUNCH goes down its agent's stream and the pod
 // is bound; the agent's TASK_RUNNING makes it Running; the second pod waits,
