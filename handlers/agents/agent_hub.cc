@@ -453,6 +453,17 @@ void AgentHub::list_offers(RequestContext& ctx) {
 }
 
 // Keeps one timer at the registry's next deadline.
+void AgentHub::release_offer(const std::string& id) {
+  uint64_t now = clock_.now_ms();
+  offers_.release(id, now);
+  std::optional<uint64_t> next = offers_.next_deadline();
+  // The timer is armed for the earliest deadline; only an earlier one re-arms it.
+  if (next && (!offer_timer_->active() || *next < offer_timer_due_)) {
+    offer_timer_due_ = *next;
+    offer_timer_->start(*next > now ? *next - now : 0, [this] { tick_offers(); });
+  }
+}
+
 void AgentHub::tick_offers() {
   uint64_t now = clock_.now_ms();
   // The agent hears of its offers that went unused, one DECLINE each tick,
@@ -466,6 +477,7 @@ void AgentHub::tick_offers() {
   }
   for (const auto& [agent, ids] : by_agent) send(agent, decline_event(ids));
   if (auto next = offers_.next_deadline()) {
+    offer_timer_due_ = *next;
     offer_timer_->start(*next > now ? *next - now : 0, [this] { tick_offers(); });
   }
 }

@@ -110,6 +110,9 @@ class AgentHub {
   // The agents ordered by hostname, for listings.
   std::vector<const Agent*> sorted_agents() const;
   OfferRegistry& offers() { return offers_; }
+  // A claimed offer let go unused: declined 2×ttl on (OfferRegistry::release),
+  // so the offer timer is armed for that decline too.
+  void release_offer(const std::string& id);
   // Agents lost (past --agent-timeout without their stream) and not back,
   // newest last, the last kLostKept of them: what the status page shows as lost.
   struct LostAgent {
@@ -149,6 +152,7 @@ class AgentHub {
   AgentMap agents_;
   std::deque<LostAgent> recently_lost_;
   std::unique_ptr<Timer> offer_timer_;
+  uint64_t offer_timer_due_ = 0;  // when offer_timer_, while active, fires
   std::unique_ptr<Timer> heartbeat_timer_;
   simdjson::dom::parser parser_;  // the agents' posts, one at a time
   CounterFamily& offer_events_;

@@ -334,7 +334,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
       groups_.leave(g->second, key);
       group_of_.erase(g);
     }
-    if (const Offer* held = hub_.offers().held_by(key)) hub_.offers().release(held->id, clock_.now_ms());
+    if (const Offer* held = hub_.offers().held_by(key)) hub_.release_offer(held->id);
     if (PodTask* task = tasks_.by_pod(key); task && !task->deleted) {
       tasks_.mark_deleted(*task);
       kill(key, *task);  // deleted behind our back (straight in the store)
@@ -520,7 +520,7 @@ void PodScheduler::try_place(const std::string& key) {
   auto& offers = hub_.offers();
   const Offer* offer = offers.held_by(key);  // a pod that holds a valid offer keeps it
   if (offer && !fits(entry.needs, *offer)) {
-    offers.release(offer->id, now);
+    hub_.release_offer(offer->id);
     offer = nullptr;
   }
   Search search;
@@ -1016,7 +1016,7 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
   if (written && (usable || hub_.offers().rescinded(offer_id))) {
     hub_.offers().consume(offer_id);
   } else {
-    hub_.offers().release(offer_id, clock_.now_ms());
+    hub_.release_offer(offer_id);
   }
   PodTask* found = tasks_.by_pod(key);
   if (!found || found->serial != serial) return;  // its agent was lost meanwhile

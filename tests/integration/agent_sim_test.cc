@@ -106,9 +106,10 @@ TEST_F(AgentSimTest, HostPortsAreOfferedTakenAndGivenBack) {
 // resources again once the filter's 5 s have passed: with offers live for
 // 1 s and the simulator's own re-offer a minute away, a pod created after the
 // decline runs within seconds only because the DECLINE was heard. (Within
-// 30 s: under ASan on a loaded machine a binding's write once outlasted the
-// 1 s offer, so the launch was rolled back and the offer declined again, 2 s
-// later, then offered again after another 5 s: correct, and past 15 s.)
+// 30 s: under ASan on a loaded machine a binding's write can outlast the 1 s
+// offer; the launch is rolled back and the offer declined again 2 s later,
+// then offered again after another 5 s. Once that second DECLINE was never
+// sent, the hub's offer timer not armed for it, and the pod waited a minute.)
 TEST_F(AgentSimTest, ADeclinedOfferIsOfferedAgainAfterTheFilter) {
   start({"--offer-ttl", "1"});
   ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --pods 0 --reoffer 60"));

@@ -228,6 +228,25 @@ TEST_F(PodSchedulerTest, AnOfferThatFitsNoPodIsDeclinedWhenItExpires) {
   EXPECT_NE(pod("big").find("cpu"), std::string::npos) << pod("big");
 }
 
+// The binding's write outlasts the offer: the launch is rolled back and the
+// offer, let go unused, is declined 2×ttl later, so that the agent offers
+// those resources again (it would not until its own re-offer otherwise).
+TEST_F(PodSchedulerTest, AnOfferThatRanOutWhileItsBindingWasWrittenIsDeclinedLater) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("slow", stored_pod("slow"));
+  settle();
+  post(router_, "/v1/agents/edge-1/offers", offer_body(1, 1024));
+  clock_.advance(0);      // the pod takes it; its binding is written...
+  clock_.advance(5'000);  // ...for longer than the offer lives
+  settle();
+  EXPECT_TRUE(edge->events("LAUNCH").empty());
+  EXPECT_NE(pod("slow").find("OfferGone"), std::string::npos) << pod("slow");
+  EXPECT_TRUE(edge->events("DECLINE").empty()) << "not before 2×ttl";
+  wait(10'000);
+  EXPECT_EQ(edge->events("DECLINE").size(), 1u);
+}
+
 // A running task's agent goes away and does not come back within the agent
 // timeout: its task is lost, and an Always pod is unbound and waits again.
 TEST_F(PodSchedulerTest, ATaskWhoseAgentGoesAwayIsLostAfterTheAgentTimeout) {
