@@ -352,6 +352,7 @@ void Daemon::stop(std::function<void()> done) {
     if (--*ready == 0 && *after) (*after)();
   };
   if (election_) election_->stop(one_done);
+  redirect_.hand_on_all();  // KubeML's /job and /finish waiting for a leader: answered now
   if (ml_) ml_->stop();
   if (scheduler_) scheduler_->stop();
   if (priorities_) priorities_->stop();

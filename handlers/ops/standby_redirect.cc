@@ -55,7 +55,7 @@ void StandbyRedirect::handle(HttpRequest& request, Responder responder) {
 
 // Hands on, in the order they came, the waiting requests a leader can now
 // answer (or whose time is up); the others wait on.
-void StandbyRedirect::release() {
+void StandbyRedirect::release(bool all) {
   if (!rule_ || waiting_.empty()) return;
   std::optional<std::optional<std::string>> view;
   Route to = route(&view);
@@ -70,8 +70,8 @@ void StandbyRedirect::release() {
     } else if (to == Route::kRedirect) {
       outcome = "redirected";
       redirect(w.request, **view, w.responder);
-    } else if (serving || w.deadline_ms <= now) {
-      outcome = serving ? "served" : "deadline";
+    } else if (serving || all || w.deadline_ms <= now) {
+      outcome = serving ? "served" : (w.deadline_ms <= now ? "deadline" : "stopping");
       next_.handle(w.request, std::move(w.responder));
     }
     if (outcome) {

@@ -45,6 +45,8 @@ class StandbyRedirect final : public RequestHandler {
   void wait_for_leader(Clock& clock, MetricsRegistry& metrics, WaitRule rule);
   // Leadership came or went: the waiting requests are looked at now.
   void leadership_changed() { release(); }
+  // The daemon stops: every waiting request is handed on now, as at its deadline.
+  void hand_on_all() { release(/*all=*/true); }
   void handle(HttpRequest& request, Responder responder) override;
   size_t waiting() const { return waiting_.size(); }
 
@@ -57,7 +59,7 @@ class StandbyRedirect final : public RequestHandler {
   enum class Route { kHere, kRedirect, kLeaderless };
   Route route(std::optional<std::optional<std::string>>* view) const;
   void redirect(const HttpRequest& request, const std::string& leader, Responder& responder);
-  void release();
+  void release(bool all = false);
 
   RequestHandler& next_;
   LeaderView view_;

@@ -141,6 +141,16 @@ TEST_F(StandbyRedirectTest, AtTheDeadlineAWaitingRequestIsHandedOnAsItIs) {
   EXPECT_EQ(waits("deadline"), 1);
 }
 
+// Stopping, the daemon hands every waiting request on: nothing is left for
+// the server's last answer (a 500, which KubeML would wait behind forever).
+TEST_F(StandbyRedirectTest, AStoppingDaemonHandsEveryWaitingRequestOnAtOnce) {
+  auto ex = send("POST", "/job", "one");
+  redirect_.hand_on_all();
+  EXPECT_EQ(status_of(ex->out), 200);
+  EXPECT_EQ(waits("stopping"), 1);
+  EXPECT_EQ(redirect_.waiting(), 0u);
+}
+
 TEST_F(StandbyRedirectTest, BeyondTheCapARequestIsHandedOnAtOnce) {
   for (int i = 0; i < 3; ++i) send("POST", "/job", "waits");
   auto over = send("POST", "/job", "over");
