@@ -1,10 +1,11 @@
 // Runs a callback once on a coming turn, however many times schedule() is
 // called before then: NextTurn's promise for code that is given a Clock, not
 // a loop (a zero-delay timer: on the loop, the next iteration's timers; under
-// a ManualClock, the next advance(0)). One scheduled from a timer's callback
-// runs in the same pass over the timers on libuv before 1.48 (Debian 12 has
-// 1.44): still after the callback that scheduled it, but before any I/O. So a component that drains its work
-// "by the loop" can be driven by a test without sockets or a loop.
+// a ManualClock, the next advance(0)). So a component that drains its work
+// "by the loop" can be driven by a test without sockets or a loop. (One
+// scheduled from a timer's callback runs in the same pass over the timers on
+// libuv before 1.48, and Debian 12 has 1.44: after the callback that
+// scheduled it, but before any I/O.)
 #pragma once
 
 #include <functional>

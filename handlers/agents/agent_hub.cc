@@ -452,14 +452,15 @@ void AgentHub::list_offers(RequestContext& ctx) {
   ctx.reply(json_response(200, w.take()));
 }
 
-// Keeps one timer at the registry's next deadline.
 void AgentHub::release_offer(const std::string& id) {
   uint64_t now = clock_.now_ms();
   offers_.release(id, now);
-  std::optional<uint64_t> next = offers_.next_deadline();
-  // The timer is armed for the earliest deadline; only an earlier one re-arms it.
-  if (next && (!offer_timer_->active() || *next < offer_timer_due_)) {
-    offer_timer_due_ = *next;
+  arm_offer_timer(now);
+}
+
+// Keeps one timer at the registry's next deadline (its earliest of all).
+void AgentHub::arm_offer_timer(uint64_t now) {
+  if (auto next = offers_.next_deadline()) {
     offer_timer_->start(*next > now ? *next - now : 0, [this] { tick_offers(); });
   }
 }
@@ -476,10 +477,7 @@ void AgentHub::tick_offers() {
     by_agent[d.agent].push_back(d.id);
   }
   for (const auto& [agent, ids] : by_agent) send(agent, decline_event(ids));
-  if (auto next = offers_.next_deadline()) {
-    offer_timer_due_ = *next;
-    offer_timer_->start(*next > now ? *next - now : 0, [this] { tick_offers(); });
-  }
+  arm_offer_timer(now);
 }
 
 void AgentHub::heartbeat() {

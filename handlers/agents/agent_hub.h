@@ -143,6 +143,7 @@ class AgentHub {
   void disconnected(const std::string& hostname);
   void lose(const std::string& hostname);
   void tick_offers();
+  void arm_offer_timer(uint64_t now);
   void heartbeat();
 
   Clock& clock_;
@@ -152,7 +153,6 @@ class AgentHub {
   AgentMap agents_;
   std::deque<LostAgent> recently_lost_;
   std::unique_ptr<Timer> offer_timer_;
-  uint64_t offer_timer_due_ = 0;  // when offer_timer_, while active, fires
   std::unique_ptr<Timer> heartbeat_timer_;
   simdjson::dom::parser parser_;  // the agents' posts, one at a time
   CounterFamily& offer_events_;
