@@ -1,5 +1,6 @@
 #include "policy/speed_model.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -66,6 +67,13 @@ SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {
     sum += pt.seconds;
     n += 1;
   }
+  SpeedModel m = fit_curve(pts, by_p);
+  for (const auto& [p, sn] : by_p) m.measured_.push_back({p, sn.first / sn.second});
+  return m;
+}
+
+SpeedModel SpeedModel::fit_curve(const std::vector<EpochPoint>& pts,
+                                 const std::map<int, std::pair<double, int>>& by_p) {
   int distinct = static_cast<int>(by_p.size());
   if (distinct == 0) return SpeedModel(0, 1, 0, 0);
   if (distinct == 1) {
@@ -98,6 +106,13 @@ SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {
 }
 
 double SpeedModel::seconds(int parallelism) const {
+  int p = std::max(parallelism, 1);
+  auto at = std::lower_bound(measured_.begin(), measured_.end(), std::pair<int, double>{p, -HUGE_VAL});
+  if (at != measured_.end() && at->first == p) return at->second;
+  return curve_seconds(p);
+}
+
+double SpeedModel::curve_seconds(int parallelism) const {
   double p = parallelism < 1 ? 1 : parallelism;
   return a_ + b_ / p + c_ * p;
 }

@@ -1,13 +1,21 @@
 // A training job's speed model: the seconds an epoch takes at p parallel
-// workers, t(p) = a + b/p + c·p (a: the part that does not parallelise, b:
-// the part that does, c: what each worker adds in synchronisation), fitted by
-// non-negative least squares to the (parallelism, epoch seconds) points the
-// job reported, as Optimus fits its jobs online. With fewer than three
-// distinct parallelisms the fit is uncertain and a prior fills in: one point
-// is taken as 95% parallel (optimistic, so the allocator tries more workers
-// and learns), two points fix a + b/p. Pure: points in, a model out.
+// workers. Where the job ran, it is what the job measured there (the mean of
+// its epochs at that parallelism); elsewhere it is the curve t(p) = a + b/p +
+// c·p (a: the part that does not parallelise, b: the part that does, c: what
+// each worker adds in synchronisation), fitted by non-negative least squares
+// to the (parallelism, epoch seconds) points the job reported, as Optimus fits
+// its jobs online. The measured points win where they exist because real
+// curves have kinks the three terms cannot follow (a model whose workers spill
+// onto a second node gains little from 4 to 6 and much from 6 to 8): on the
+// trace in tools/ml_trace_sim, the smooth fit alone cost the allocation about
+// a tenth of its lead (bench/RESULTS.md). With fewer than three distinct
+// parallelisms the fit is uncertain and a prior fills in: one point is taken
+// as 95% parallel (optimistic, so the allocator tries more workers and
+// learns), two points fix a + b/p. Pure: points in, a model out.
 #pragma once
 
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace uvsched {
@@ -27,7 +35,10 @@ class SpeedModel {
   // The model t(p) = a + b/p + c·p as given (tests, priors).
   static SpeedModel of(double a, double b, double c, int distinct = 3) { return SpeedModel(a, b, c, distinct); }
 
+  // What the job measured at `parallelism` if it ran there, else the curve.
   double seconds(int parallelism) const;
+  // The fitted curve alone, a + b/p + c·p.
+  double curve_seconds(int parallelism) const;
   // How many distinct parallelisms the fit saw: below 3 it leans on the prior.
   int distinct() const { return distinct_; }
   bool certain() const { return distinct_ >= 3; }
@@ -37,8 +48,11 @@ class SpeedModel {
 
  private:
   SpeedModel(double a, double b, double c, int distinct) : a_(a), b_(b), c_(c), distinct_(distinct) {}
+  // The curve alone, from the valid points and their (sum, count) by parallelism.
+  static SpeedModel fit_curve(const std::vector<EpochPoint>& pts, const std::map<int, std::pair<double, int>>& by_p);
   double a_, b_, c_;
   int distinct_;
+  std::vector<std::pair<int, double>> measured_;  // (parallelism, mean seconds), by parallelism
 };
 
 }  // namespace uvsched

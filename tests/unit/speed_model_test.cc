@@ -78,6 +78,17 @@ TEST(SpeedModelTest, ACurveThatSlowsDownIsNotFittedNegative) {
   EXPECT_LT(m.seconds(1), m.seconds(4));
 }
 
+TEST(SpeedModelTest, WhereTheJobRanItsMeasuredMeanWinsOverTheCurve) {
+  // A kink the three terms cannot follow: linear to 4 workers, then almost
+  // nothing more at 6 (workers spilled onto a second node).
+  SpeedModel m = SpeedModel::fit({{1, 120}, {2, 60}, {4, 30}, {6, 28}, {6, 30}});
+  EXPECT_EQ(m.seconds(6), 29) << "the mean of its two epochs at 6";
+  EXPECT_EQ(m.seconds(4), 30);
+  EXPECT_NE(m.curve_seconds(6), 29) << "the curve alone smooths the kink";
+  EXPECT_EQ(m.seconds(5), m.curve_seconds(5)) << "where it never ran, the curve";
+  EXPECT_EQ(m.seconds(0), m.seconds(1)) << "below one worker is one worker";
+}
+
 TEST(SpeedModelTest, BadPointsAreIgnored) {
   SpeedModel m = SpeedModel::fit({{0, 5}, {3, -1}, {2, NAN}, {2, 50}});
   EXPECT_EQ(m.distinct(), 1);
