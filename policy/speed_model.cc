@@ -109,7 +109,16 @@ double SpeedModel::seconds(int parallelism) const {
   int p = std::max(parallelism, 1);
   auto at = std::lower_bound(measured_.begin(), measured_.end(), std::pair<int, double>{p, -HUGE_VAL});
   if (at != measured_.end() && at->first == p) return at->second;
-  return curve_seconds(p);
+  double curve = curve_seconds(p);
+  if (measured_.empty()) return curve;  // (only a model made by of())
+  // Beyond the measured range, the nearest point's ratio holds.
+  auto ratio = [this](const std::pair<int, double>& m) { return m.second / curve_seconds(m.first); };
+  if (at == measured_.end()) return curve * ratio(measured_.back());
+  if (at == measured_.begin()) return curve * ratio(measured_.front());
+  const auto& hi = *at;
+  const auto& lo = *(at - 1);
+  double w = static_cast<double>(p - lo.first) / (hi.first - lo.first);
+  return curve * ((1 - w) * ratio(lo) + w * ratio(hi));
 }
 
 double SpeedModel::curve_seconds(int parallelism) const {

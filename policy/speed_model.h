@@ -4,14 +4,19 @@
 // c·p (a: the part that does not parallelise, b: the part that does, c: what
 // each worker adds in synchronisation), fitted by non-negative least squares
 // to the (parallelism, epoch seconds) points the job reported, as Optimus fits
-// its jobs online. The measured points win where they exist because real
-// curves have kinks the three terms cannot follow (a model whose workers spill
-// onto a second node gains little from 4 to 6 and much from 6 to 8): on the
-// trace in tools/ml_trace_sim, the smooth fit alone cost the allocation about
-// a tenth of its lead (bench/RESULTS.md). With fewer than three distinct
-// parallelisms the fit is uncertain and a prior fills in: one point is taken
-// as 95% parallel (optimistic, so the allocator tries more workers and
-// learns), two points fix a + b/p. Pure: points in, a model out.
+// its jobs online, and scaled by how far the measured points nearest p lie
+// from it (measured / curve, interpolated between the one below and the one
+// above). The measured points win where they exist because real curves have
+// kinks the three terms cannot follow (a model whose workers spill onto a
+// second node gains little from 4 to 6 and much from 6 to 8): on the trace in
+// tools/ml_trace_sim, the smooth fit alone cost the allocation about a tenth
+// of its lead (bench/RESULTS.md). The curve is scaled next to them so the
+// model does not step up where measured meets fitted: a job measured faster
+// than its curve at 12 would otherwise look slower at 13 than at 12, and the
+// allocator would never offer it a 13th worker. With fewer than three
+// distinct parallelisms the fit is uncertain and a prior fills in: one point
+// is taken as 95% parallel (optimistic, so the allocator tries more workers
+// and learns), two points fix a + b/p. Pure: points in, a model out.
 #pragma once
 
 #include <map>
@@ -35,7 +40,8 @@ class SpeedModel {
   // The model t(p) = a + b/p + c·p as given (tests, priors).
   static SpeedModel of(double a, double b, double c, int distinct = 3) { return SpeedModel(a, b, c, distinct); }
 
-  // What the job measured at `parallelism` if it ran there, else the curve.
+  // What the job measured at `parallelism` if it ran there, else the curve
+  // scaled to the measured points on either side.
   double seconds(int parallelism) const;
   // The fitted curve alone, a + b/p + c·p.
   double curve_seconds(int parallelism) const;

@@ -85,8 +85,23 @@ TEST(SpeedModelTest, WhereTheJobRanItsMeasuredMeanWinsOverTheCurve) {
   EXPECT_EQ(m.seconds(6), 29) << "the mean of its two epochs at 6";
   EXPECT_EQ(m.seconds(4), 30);
   EXPECT_NE(m.curve_seconds(6), 29) << "the curve alone smooths the kink";
-  EXPECT_EQ(m.seconds(5), m.curve_seconds(5)) << "where it never ran, the curve";
   EXPECT_EQ(m.seconds(0), m.seconds(1)) << "below one worker is one worker";
+}
+
+TEST(SpeedModelTest, WhereTheJobNeverRanTheCurveIsScaledToTheMeasuredPointsBeside) {
+  SpeedModel m = SpeedModel::fit({{1, 120}, {2, 60}, {4, 30}, {6, 28}, {6, 30}});
+  auto ratio = [&](int p) { return m.seconds(p) / m.curve_seconds(p); };
+  // Between 4 and 6, halfway between their ratios to the curve.
+  EXPECT_NEAR(ratio(5), (ratio(4) + ratio(6)) / 2, 1e-12);
+  // Beyond the last measured point, that point's ratio.
+  EXPECT_NEAR(ratio(9), ratio(6), 1e-12);
+  // A job measured faster than its curve at 12 (a kink the curve smooths):
+  // 13 is still predicted faster than 12, so the allocator offers the 13th
+  // worker. The curve alone would say 13 is slower than what 12 measured.
+  SpeedModel k = SpeedModel::fit({{1, 8230}, {4, 2227}, {8, 1127}, {12, 736}});
+  ASSERT_GT(k.curve_seconds(13), k.seconds(12)) << "the case this guards against";
+  EXPECT_LT(k.seconds(13), k.seconds(12));
+  EXPECT_LT(k.seconds(16), k.seconds(13));
 }
 
 TEST(SpeedModelTest, BadPointsAreIgnored) {
