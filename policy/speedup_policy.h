@@ -2,8 +2,8 @@
 // at its share of an allocation of the whole cluster by marginal speedup
 // (speedup_allocation.h), each job's speed model fitted from the epochs it
 // reported (speed_model.h), instead of KubeML's rule that looks at one job at
-// a time. A job that has not reported an epoch yet keeps its parallelism out
-// of the pool (nothing is known of it). Pure: the jobs in, a decision out.
+// a time. A job whose speed nothing is known of yet (no epoch of its own or
+// of its kind) keeps its parallelism out of the pool. Pure: the jobs in, a decision out.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +17,7 @@ namespace uvsched {
 
 struct SpeedupJob {
   SpeedModel model = SpeedModel::of(0, 1, 0, 0);
-  bool measured = false;  // it reported at least one epoch
+  bool measured = false;  // its speed is known: it, or a job of its kind, reported an epoch
   int parallelism = 1;    // what it runs now
   int remaining_epochs = 1;
 };

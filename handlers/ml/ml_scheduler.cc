@@ -396,23 +396,31 @@ void MlScheduler::update_job(Queued& q) {
 }
 
 Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
-  if (settings_.policy == ParallelismPolicyKind::kKubeml || in.static_parallelism)
-    return policy_.decide(job.policy, in);
+  if (settings_.policy == ParallelismPolicyKind::kKubeml) return policy_.decide(job.policy, in);
   if (in.elapsed_seconds > 0) {
-    job.epochs.push_back({in.parallelism, in.elapsed_seconds});
+    EpochPoint point{in.parallelism, in.elapsed_seconds};
+    job.epochs.push_back(point);
     while (job.epochs.size() > kSpeedPoints) job.epochs.pop_front();
-    job.model = SpeedModel::fit({job.epochs.begin(), job.epochs.end()});
+    speeds_.add(SpeedHistory::kind_of(job.request), point);  // a static job's epochs teach its kind too
   }
+  if (in.static_parallelism) return policy_.decide(job.policy, in);
   // Every job in arrival order, as the allocation sees it.
-  std::vector<const Job*> ordered;
-  for (const auto& [id, j] : jobs_) ordered.push_back(&j);
+  std::vector<Job*> ordered;
+  for (auto& [id, j] : jobs_) ordered.push_back(&j);
   std::sort(ordered.begin(), ordered.end(), [](const Job* a, const Job* b) { return a->order < b->order; });
   std::vector<SpeedupJob> view;
   size_t which = 0;
-  for (const Job* j : ordered) {
+  for (Job* j : ordered) {
     if (j == &job) which = view.size();
     int left = static_cast<int>(std::max<int64_t>(j->request.epochs - j->epochs_reported, 0));
-    view.push_back({j->model, !j->epochs.empty(), j->parallelism, left});
+    std::string kind = SpeedHistory::kind_of(j->request);
+    bool known = !j->epochs.empty() || speeds_.knows(kind);
+    // Refitted when its kind learnt something since (its own epochs are its kind's too).
+    if (known && j->model_version != speeds_.version(kind)) {
+      j->model = SpeedModel::fit(speeds_.points_for(kind, j->epochs));
+      j->model_version = speeds_.version(kind);
+    }
+    view.push_back({j->model, known, j->parallelism, left});
   }
   std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
   // Unknown capacity: every job may have up to --max-parallelism.

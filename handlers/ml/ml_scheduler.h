@@ -23,6 +23,7 @@
 
 #include "handlers/ml/kubeml_types.h"
 #include "handlers/ml/ps_delivery.h"
+#include "handlers/ml/speed_history.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/router.h"
 #include "policy/parallelism_policy.h"
@@ -100,10 +101,12 @@ class MlScheduler {
     uint64_t version = 0;  // bumped by every decision; guards rollbacks
     std::map<std::string, double> ps_metrics;
     // Its epochs as (parallelism it ran at, seconds), the latest kSpeedPoints,
-    // and the speed model fitted to them (the speedup policy's; not stored:
-    // after a restart it is learnt again).
+    // and the speed model fitted to them and to its kind's (the speedup
+    // policy's; not stored: after a restart it is learnt again), current
+    // while model_version is its kind's version in SpeedHistory.
     std::deque<EpochPoint> epochs;
     SpeedModel model = SpeedModel::of(0, 1, 0, 0);
+    uint64_t model_version = 0;
   };
   struct Queued {
     enum class Op { kCreate, kUpdate } op;
@@ -172,6 +175,7 @@ class MlScheduler {
   ThroughputPolicy policy_;
   PsDelivery ps_;
   std::map<std::string, Job> jobs_;
+  SpeedHistory speeds_;  // what each kind of job measured (the speedup policy's)
   uint64_t next_order_ = 0;
   std::deque<Queued> queue_;
   ClockTurn drain_turn_;

@@ -33,8 +33,8 @@ const std::string kTrain = R"({"model_type":"resnet34","batch_size":128,"epochs"
                            R"("function_name":"resnet","options":{"default_parallelism":3,"static_parallelism":false,)"
                            R"("validate_every":2,"k":-1,"goal_accuracy":0.9}})";
 
-std::string job_report(const std::string& id, int parallelism, double elapsed) {
-  return R"({"request":)" + kTrain + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":)" +
+std::string job_report(const std::string& id, int parallelism, double elapsed, const std::string& request = kTrain) {
+  return R"({"request":)" + request + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":)" +
          std::to_string(parallelism) + R"(,"elapsed_time":)" + std::to_string(elapsed) + "}}}";
 }
 
@@ -76,8 +76,8 @@ class MlSchedulerTest : public ::testing::Test {
     store_.run();
   }
   // A /train answered with its id, and the PS's /start answered 200.
-  std::string train() {
-    auto ex = exchange(router_, "POST", "/train", kTrain);
+  std::string train(const std::string& request = kTrain) {
+    auto ex = exchange(router_, "POST", "/train", request);
     turn();
     EXPECT_EQ(status_of(ex->out), 200) << ex->out;
     std::string id = body_of(ex->out);
@@ -85,8 +85,9 @@ class MlSchedulerTest : public ::testing::Test {
     store_.run();
     return id;
   }
-  std::shared_ptr<detail::Exchange> report(const std::string& id, int parallelism, double elapsed) {
-    return exchange(router_, "POST", "/job", job_report(id, parallelism, elapsed));
+  std::shared_ptr<detail::Exchange> report(const std::string& id, int parallelism, double elapsed,
+                                           const std::string& request = kTrain) {
+    return exchange(router_, "POST", "/job", job_report(id, parallelism, elapsed, request));
   }
   // The parallelism of the oldest open /update for `id` (-1: none).
   int update_parallelism(const std::string& id) {
@@ -359,6 +360,39 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndShares
   EXPECT_EQ(update_parallelism(first), 5);
   std::string job = test::route(router_, "GET", "/v1/jobs/" + first);
   EXPECT_NE(body_of(job).find("\"speedup\""), std::string::npos) << "the decision's reason: " << job;
+}
+
+// Jobs of one kind (function, model, dataset, batch size) take the same time
+// per epoch: a newcomer's model starts from what its predecessors measured,
+// not from the optimistic prior.
+TEST_F(MlSchedulerTest, TheSpeedupPolicyStartsANewJobFromWhatJobsOfItsKindMeasured) {
+  ml_->stop();
+  ml_ = make_scheduler(ParallelismPolicyKind::kSpeedup);
+  ml_->set_capacity([]() -> std::optional<long> { return 8; });
+  ml_->start();
+  store_.run();
+  // The first job does not scale at all: 100 s an epoch at 1, 2 and 4 workers.
+  std::string first = train();
+  for (int p : {1, 2, 4}) {
+    report(first, p, 100.0);
+    turn();
+    ASSERT_GE(update_parallelism(first), 1);
+    ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
+  }
+  // A second job of its kind, one epoch at 3: its kind says no worker helps.
+  std::string second = train();
+  report(second, 3, 100.0);
+  turn();
+  EXPECT_EQ(update_parallelism(second), 1) << "what its kind measured at 1, 2 and 4";
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + second), 200));
+  // The same epoch from a job of another kind (another batch size): nothing
+  // is known of it but its one point, and the prior tries more workers.
+  std::string other_kind = kTrain;
+  other_kind.replace(other_kind.find("\"batch_size\":128"), 16, "\"batch_size\":256");
+  std::string third = train(other_kind);
+  report(third, 3, 100.0, other_kind);
+  turn();
+  EXPECT_GT(update_parallelism(third), 3) << "the prior: 95% parallel";
 }
 
 }  // namespace

@@ -1,0 +1,53 @@
+// What jobs of one kind measured: the epochs (parallelism, seconds) that
+// every job with the same function, model, dataset and batch size reported,
+// the latest kPointsPerKind of them. A job's epochs take the same time as its
+// predecessors' at the same parallelism (the same code on the same data in the
+// same steps), so a new job's speed model can start from theirs instead of a
+// prior that knows nothing; recurring jobs are the common case on shared
+// clusters (the trace in tools/ml_trace_sim is 160 jobs of six models). Kept
+// in memory only, like the jobs' own models: after a restart it is learnt
+// again from the next reports. Live state of the ML domain; no I/O.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "handlers/ml/kubeml_types.h"
+#include "policy/speed_model.h"
+
+namespace uvsched {
+
+class SpeedHistory {
+ public:
+  static constexpr size_t kPointsPerKind = 64;
+  static constexpr size_t kKinds = 1024;  // the least recently reported kind goes first
+
+  // The kind a request's job belongs to: its function, model, dataset and
+  // batch size (what decides how long its epochs take).
+  static std::string kind_of(const TrainRequest& request);
+
+  void add(const std::string& kind, EpochPoint point);
+  bool knows(const std::string& kind) const { return kinds_.count(kind) != 0; }
+  // Bumped by every add to `kind`; 0 for a kind never seen. A model fitted
+  // at one version is current until the next.
+  uint64_t version(const std::string& kind) const;
+  // The points a job's model is fitted to: its own epochs, and its kind's at
+  // the parallelisms it never ran (where it ran, its own measurements win).
+  std::vector<EpochPoint> points_for(const std::string& kind, const std::deque<EpochPoint>& own) const;
+  size_t kinds() const { return kinds_.size(); }
+
+ private:
+  struct Kind {
+    std::deque<EpochPoint> points;
+    uint64_t version = 0;
+    uint64_t last_added = 0;  // adds_ when it last grew: the eviction order
+  };
+  std::map<std::string, Kind> kinds_;
+  uint64_t adds_ = 0;
+};
+
+}  // namespace uvsched
