@@ -71,12 +71,14 @@ bench: deps-bench build-tests
 	bench/run.sh
 
 # The ML workload replayed through the ML scheduler (tools/ml_trace_sim):
-# tables, CSVs and JCT CDF plots in bench/out/sim, for 32, 64 and 128 slots,
-# without and with 10% noise.
+# tables, CSVs and JCT CDF plots in bench/out/sim, for 32, 64 and 128 slots:
+# without noise, with 10% noise (means of seeds 1-5), and with a 30 s restart
+# cost on every change of parallelism.
 sim: deps-bench build-tests
-	mkdir -p bench/out/sim
+	mkdir -p bench/out/sim bench/out/sim/noise10 bench/out/sim/restart30
 	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --csv-dir bench/out/sim --plot bench/out/sim/jct-cdf.svg
-	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --noise 0.1 --plot bench/out/sim/jct-cdf-noise10.svg
+	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --noise 0.1 --seeds 5 --csv-dir bench/out/sim/noise10 --plot bench/out/sim/jct-cdf-noise10.svg
+	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --restart-seconds 30 --csv-dir bench/out/sim/restart30
 
 # Hours of churn with restarts (bench/soak.sh); fails on lost objects, broken
 # invariants or growth. CI runs a short one.

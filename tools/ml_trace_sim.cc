@@ -19,6 +19,11 @@
 //
 // Output: a table on stdout; with --csv-dir, summary.csv and jct.csv; with
 // --plot FILE.svg (or .png), the CDF of job completion time per policy (gnuplot).
+// With --seeds N each policy runs N times (seeds --seed .. --seed+N-1): the
+// table and summary.csv give the means, jct.csv and the plot every run's jobs.
+// A schedule is chaotic (one epoch that ends a second earlier reorders who
+// takes the next free worker, and the makespan of one run moves by a few
+// percent), so a comparison with noise rests on several seeds, not one.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -121,6 +126,7 @@ struct Options {
 
 struct JobResult {
   std::string name;
+  uint64_t seed = 0;
   double jct = 0;  // finish - submit, seconds
   int changes = 0;
 };
@@ -187,7 +193,7 @@ class Run {
     double first = 1e300, last = 0;
     for (size_t i = 0; i < n; ++i) {
       const Job& j = jobs_[i];
-      r.jobs.push_back({trace_.jobs[i].name, j.finish - trace_.jobs[i].submit_seconds, j.changes});
+      r.jobs.push_back({trace_.jobs[i].name, opt_.seed, j.finish - trace_.jobs[i].submit_seconds, j.changes});
       r.changes += j.changes;
       first = std::min(first, trace_.jobs[i].submit_seconds);
       last = std::max(last, j.finish);
@@ -397,6 +403,33 @@ std::vector<double> jcts(const RunResult& r) {
   return v;
 }
 
+// One policy at one size over every seed: the means of each run's figures.
+struct Row {
+  Policy policy;
+  int slots = 0;
+  std::vector<RunResult> runs;
+  double mean = 0, median = 0, p99 = 0, makespan = 0, utilization = 0, changes = 0;
+  int protocol_errors = 0;
+};
+
+Row row_of(std::vector<RunResult> runs) {
+  Row row;
+  row.policy = runs.front().policy;
+  row.slots = runs.front().slots;
+  for (const auto& r : runs) {
+    Summary s = summarize(jcts(r));
+    row.mean += s.mean / runs.size();
+    row.median += s.median / runs.size();
+    row.p99 += s.p99 / runs.size();
+    row.makespan += r.makespan / runs.size();
+    row.utilization += r.utilization / runs.size();
+    row.changes += static_cast<double>(r.changes) / runs.size();
+    row.protocol_errors += r.protocol_errors;
+  }
+  row.runs = std::move(runs);
+  return row;
+}
+
 }  // namespace
 
 RunResult simulate(const Trace& trace, Policy policy, int slots, const Options& opt) {
@@ -406,7 +439,7 @@ RunResult simulate(const Trace& trace, Policy policy, int slots, const Options& 
 
 int usage() {
   std::cerr << "usage: ml_trace_sim --trace DIR [--slots 32,64,128] [--policies static,kubeml,speedup]\n"
-               "                    [--noise SIGMA] [--restart-seconds S] [--seed N] [--jobs N]\n"
+               "                    [--noise SIGMA] [--restart-seconds S] [--seed N] [--seeds N] [--jobs N]\n"
                "                    [--csv-dir DIR] [--plot FILE.svg]\n";
   return 2;
 }
@@ -426,6 +459,7 @@ int main_(int argc, char** argv) {
   std::vector<int> slots = {32, 64, 128};
   std::vector<Policy> policies = {Policy::kStatic, Policy::kKubeml, Policy::kSpeedup};
   Options opt;
+  int seeds = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -455,6 +489,9 @@ int main_(int argc, char** argv) {
       opt.restart_seconds = std::stod(value());
     } else if (a == "--seed") {
       opt.seed = std::stoull(value());
+    } else if (a == "--seeds") {
+      seeds = std::stoi(value());
+      if (seeds < 1) return usage();
     } else if (a == "--jobs") {
       opt.max_jobs = std::stoul(value());
     } else if (a == "--csv-dir") {
@@ -467,14 +504,22 @@ int main_(int argc, char** argv) {
   }
   if (trace_dir.empty()) return usage();
   Trace trace = load_trace(trace_dir);
-  std::vector<RunResult> results;
+  std::vector<Row> results;
+  if (seeds > 1)
+    std::printf("means of %d runs (seeds %llu..%llu)\n", seeds, static_cast<unsigned long long>(opt.seed),
+                static_cast<unsigned long long>(opt.seed + seeds - 1));
   std::printf("%-8s %5s %12s %12s %12s %12s %6s %8s\n", "policy", "slots", "avg JCT s", "median s", "p99 s",
               "makespan s", "util", "changes");
   for (int c : slots) {
     for (Policy p : policies) {
-      RunResult r = simulate(trace, p, c, opt);
-      Summary s = summarize(jcts(r));
-      std::printf("%-8s %5d %12.0f %12.0f %12.0f %12.0f %5.0f%% %8d%s\n", policy_name(p), c, s.mean, s.median, s.p99,
+      std::vector<RunResult> runs;
+      for (int k = 0; k < seeds; ++k) {
+        Options o = opt;
+        o.seed = opt.seed + k;
+        runs.push_back(simulate(trace, p, c, o));
+      }
+      Row r = row_of(std::move(runs));
+      std::printf("%-8s %5d %12.0f %12.0f %12.0f %12.0f %5.0f%% %8.0f%s\n", policy_name(p), c, r.mean, r.median, r.p99,
                   r.makespan, 100 * r.utilization, r.changes,
                   r.protocol_errors ? (" protocol errors: " + std::to_string(r.protocol_errors)).c_str() : "");
       results.push_back(std::move(r));
@@ -483,14 +528,17 @@ int main_(int argc, char** argv) {
   }
   if (!csv_dir.empty()) {
     std::ofstream sum(csv_dir + "/summary.csv"), per(csv_dir + "/jct.csv");
-    sum << "policy,slots,noise,restart_seconds,avg_jct_s,median_jct_s,p99_jct_s,makespan_s,utilization,changes\n";
-    per << "policy,slots,job,jct_s,changes\n";
+    sum << "policy,slots,noise,restart_seconds,avg_jct_s,median_jct_s,p99_jct_s,makespan_s,utilization,changes,runs\n";
+    per << "policy,slots,job,jct_s,changes,seed\n";
     for (const auto& r : results) {
-      Summary s = summarize(jcts(r));
-      sum << policy_name(r.policy) << "," << r.slots << "," << opt.noise << "," << opt.restart_seconds << "," << s.mean
-          << "," << s.median << "," << s.p99 << "," << r.makespan << "," << r.utilization << "," << r.changes << "\n";
-      for (const auto& j : r.jobs)
-        per << policy_name(r.policy) << "," << r.slots << "," << j.name << "," << j.jct << "," << j.changes << "\n";
+      sum << policy_name(r.policy) << "," << r.slots << "," << opt.noise << "," << opt.restart_seconds << "," << r.mean
+          << "," << r.median << "," << r.p99 << "," << r.makespan << "," << r.utilization << "," << r.changes << ","
+          << r.runs.size() << "\n";
+      for (const auto& run : r.runs) {
+        for (const auto& j : run.jobs)
+          per << policy_name(r.policy) << "," << r.slots << "," << j.name << "," << j.jct << "," << j.changes << ","
+              << j.seed << "\n";
+      }
     }
   }
   if (!plot.empty()) {
@@ -499,7 +547,10 @@ int main_(int argc, char** argv) {
     std::ofstream d(data);
     std::vector<std::string> blocks;
     for (const auto& r : results) {
-      std::vector<double> v = jcts(r);
+      std::vector<double> v;
+      for (const auto& run : r.runs) {
+        for (double x : jcts(run)) v.push_back(x);
+      }
       std::sort(v.begin(), v.end());
       d << "# " << policy_name(r.policy) << " " << r.slots << "\n";
       for (size_t k = 0; k < v.size(); ++k) d << v[k] / 3600 << " " << double(k + 1) / v.size() << "\n";
@@ -517,7 +568,7 @@ int main_(int argc, char** argv) {
     size_t block = 0;
     for (int c : slots) {
       g << "set title '" << c << " slots" << (opt.noise > 0 ? ", noise " + std::to_string(opt.noise).substr(0, 4) : "")
-        << "'\nplot ";
+        << (seeds > 1 ? ", " + std::to_string(seeds) + " seeds" : "") << "'\nplot ";
       for (size_t k = 0; k < policies.size(); ++k, ++block) {
         g << (k ? ", " : "") << "'" << data << "' index " << block << " with steps lw 2 title '"
           << policy_name(policies[k]) << "'";

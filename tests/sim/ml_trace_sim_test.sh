@@ -29,7 +29,7 @@ a,64,2,6,6,64,1,32,0,1,0,measured_placement
 CSV
 "$sim" --trace "$work/two" --slots 2 --policies static --csv-dir "$work" > "$work/out.txt"
 line=$(grep '^static,' "$work/summary.csv")
-IFS=, read -r policy slots noise restart avg median p99 makespan util changes <<<"$line"
+IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$line"
 [ "$avg" = 20 ] || fail "average JCT $avg, want 20 ($line)"
 [ "$p99" = 20 ] || fail "p99 JCT $p99, want 20"
 [ "$makespan" = 25 ] || fail "makespan $makespan, want 25"
@@ -38,21 +38,34 @@ IFS=, read -r policy slots noise restart avg median p99 makespan util changes <<
 
 # One slot: job 1 waits for job 0 (ends at 20), then runs 20 s: JCTs 20 and 35.
 "$sim" --trace "$work/two" --slots 1 --policies static --csv-dir "$work" > "$work/out.txt"
-IFS=, read -r policy slots noise restart avg median p99 makespan util changes <<<"$(grep '^static,' "$work/summary.csv")"
+IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^static,' "$work/summary.csv")"
 [ "$avg" = 27.5 ] || fail "one slot: average JCT $avg, want 27.5"
 [ "$makespan" = 40 ] || fail "one slot: makespan $makespan, want 40"
 
 # With a restart cost, a job that never changes pays it once, at its start.
 "$sim" --trace "$work/two" --slots 2 --policies static --restart-seconds 3 --csv-dir "$work" > "$work/out.txt"
-IFS=, read -r policy slots noise restart avg median p99 makespan util changes <<<"$(grep '^static,' "$work/summary.csv")"
+IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^static,' "$work/summary.csv")"
 [ "$avg" = 23 ] || fail "restart cost: average JCT $avg, want 23"
+
+# --seeds N: the summary is the mean of the N runs, seed by seed.
+avg_of() {
+  "$sim" --trace "$work/two" --slots 2 --policies static --noise 0.2 "$@" --csv-dir "$work" > "$work/out.txt"
+  IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^static,' "$work/summary.csv")"
+  echo "$avg $runs"
+}
+read -r a1 _ <<<"$(avg_of --seed 1)"
+read -r a2 _ <<<"$(avg_of --seed 2)"
+read -r a12 runs <<<"$(avg_of --seed 1 --seeds 2)"
+[ "$runs" = 2 ] || fail "--seeds 2: $runs runs"
+awk -v a="$a1" -v b="$a2" -v m="$a12" 'BEGIN { d = (a + b) / 2 - m; exit !(a != b && d < 1e-3 && d > -1e-3) }' ||
+  fail "--seeds 2: mean $a12, runs $a1 and $a2"
 
 # The real workload's first 80 jobs on 32 slots: speedup ahead of kubeml on
 # average JCT, p99 and makespan, and every /job answered as a train job expects.
 "$sim" --trace "$trace" --jobs 80 --slots 32 --policies kubeml,speedup --csv-dir "$work" > "$work/out.txt"
 grep -q "protocol errors" "$work/out.txt" && fail "protocol errors: $(cat "$work/out.txt")"
-IFS=, read -r _ _ _ _ k_avg _ k_p99 k_make _ _ <<<"$(grep '^kubeml,' "$work/summary.csv")"
-IFS=, read -r _ _ _ _ s_avg _ s_p99 s_make _ _ <<<"$(grep '^speedup,' "$work/summary.csv")"
+IFS=, read -r _ _ _ _ k_avg _ k_p99 k_make _ _ _ <<<"$(grep '^kubeml,' "$work/summary.csv")"
+IFS=, read -r _ _ _ _ s_avg _ s_p99 s_make _ _ _ <<<"$(grep '^speedup,' "$work/summary.csv")"
 awk -v s="$s_avg" -v k="$k_avg" 'BEGIN { exit !(s < k) }' || fail "speedup average JCT $s_avg not below kubeml's $k_avg"
 awk -v s="$s_p99" -v k="$k_p99" 'BEGIN { exit !(s <= k) }' || fail "speedup p99 $s_p99 above kubeml's $k_p99"
 awk -v s="$s_make" -v k="$k_make" 'BEGIN { exit !(s <= k) }' || fail "speedup makespan $s_make above kubeml's $k_make"

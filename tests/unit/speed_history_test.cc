@@ -25,9 +25,11 @@ TEST(SpeedHistoryTest, AKindIsTheFunctionModelDatasetAndBatchSize) {
   TrainRequest other_lr = base;
   other_lr.lr = 0.01;
   other_lr.epochs = 50;
-  EXPECT_EQ(SpeedHistory::kind_of(base), SpeedHistory::kind_of(other_lr)) << "learning rate and epochs do not change an epoch's time";
-  for (const TrainRequest& r : {request("vgg", "resnet34", "cifar10", 128), request("resnet", "vgg16", "cifar10", 128),
-                                request("resnet", "resnet34", "mnist", 128), request("resnet", "resnet34", "cifar10", 256)})
+  EXPECT_EQ(SpeedHistory::kind_of(base), SpeedHistory::kind_of(other_lr))
+      << "learning rate and epochs do not change an epoch's time";
+  for (const TrainRequest& r :
+       {request("vgg", "resnet34", "cifar10", 128), request("resnet", "vgg16", "cifar10", 128),
+        request("resnet", "resnet34", "mnist", 128), request("resnet", "resnet34", "cifar10", 256)})
     EXPECT_NE(SpeedHistory::kind_of(base), SpeedHistory::kind_of(r));
 }
 
