@@ -6,6 +6,34 @@
 
 namespace uvsched {
 
+namespace {
+
+// The most workers jobs[which] can run its next epoch at, at least `share`:
+// more only where they make the epoch faster, are free now, and are not owed
+// to another job before that epoch ends. `shares[k]` is job k's share.
+int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vector<int>& shares, long capacity,
+             int max_parallelism) {
+  const SpeedupJob& me = jobs[which];
+  int share = shares[which];
+  long held = 0;
+  for (const auto& j : jobs) held += std::max(j.parallelism, 1);
+  long free_now = capacity - held;
+  long top = std::min<long>(max_parallelism, me.parallelism + free_now);
+  for (long x = top; x > share; --x) {
+    double epoch = me.model.seconds(static_cast<int>(x));
+    if (!(epoch < me.model.seconds(share))) continue;
+    long owed = 0;  // to the jobs that report before this epoch would end
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      if (k != which && shares[k] > jobs[k].parallelism && jobs[k].next_report_in < epoch)
+        owed += shares[k] - jobs[k].parallelism;
+    }
+    if (free_now + me.parallelism - x >= owed) return static_cast<int>(x);
+  }
+  return share;
+}
+
+}  // namespace
+
 Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism) {
   long pool = capacity;
   std::vector<JobDemand> demands;
@@ -19,10 +47,10 @@ Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, lo
     index.push_back(i);
   }
   SpeedupAllocation a = allocate_by_speedup(demands, std::max(pool, 0L));
-  int wanted = 1;
-  for (size_t k = 0; k < index.size(); ++k) {
-    if (index[k] == which) wanted = a.parallelism[k];
-  }
+  std::vector<int> shares(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) shares[i] = std::max(jobs[i].parallelism, 1);  // the kept ones
+  for (size_t k = 0; k < index.size(); ++k) shares[index[k]] = a.parallelism[k];
+  int wanted = backfill(jobs, which, shares, capacity, std::max(max_parallelism, 1));
   Decision d;
   d.why = Decision::Why::kSpeedup;
   d.parallelism = clamp_parallelism(wanted, static_cast<int>(std::min<long>(max_parallelism, std::max(capacity, 1L))));

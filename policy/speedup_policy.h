@@ -1,9 +1,16 @@
 // The speedup policy (--parallelism-policy speedup): a job's next epoch runs
 // at its share of an allocation of the whole cluster by marginal speedup
-// (speedup_allocation.h), each job's speed model fitted from the epochs it
-// reported (speed_model.h), instead of KubeML's rule that looks at one job at
-// a time. A job whose speed nothing is known of yet (no epoch of its own or
-// of its kind) keeps its parallelism out of the pool. Pure: the jobs in, a decision out.
+// (speedup_allocation.h), each job's speed model fitted from the epochs it and
+// its kind reported (speed_model.h), instead of KubeML's rule that looks at
+// one job at a time. A job whose speed nothing is known of yet (no epoch of
+// its own or of its kind) keeps its parallelism out of the pool.
+//
+// A decision holds for a whole epoch, and a job can take workers only when it
+// reports, so a share is backfilled: the job reporting may run above its
+// share on workers that are free now and that no job due to report before
+// this epoch ends is owed (its share above what it holds). Without it those
+// workers idle until their owner reports, which for a job at one worker of a
+// model with two-hour epochs is two hours. Pure: the jobs in, a decision out.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +27,9 @@ struct SpeedupJob {
   bool measured = false;  // its speed is known: it, or a job of its kind, reported an epoch
   int parallelism = 1;    // what it runs now
   int remaining_epochs = 1;
+  // Seconds until it is expected to report again (its epoch at its
+  // parallelism, less the time since its last report); 0: now, or not known.
+  double next_report_in = 0;
 };
 
 // The decision for jobs[which] (jobs in arrival order), within [1,

@@ -420,7 +420,12 @@ Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
       j->model = SpeedModel::fit(speeds_.points_for(kind, j->epochs));
       j->model_version = speeds_.version(kind);
     }
-    view.push_back({j->model, known, j->parallelism, left});
+    double next_report_in = 0;  // the one deciding now, and a job not yet reporting, are due now
+    if (j != &job && !j->epochs.empty()) {
+      double since = static_cast<double>(clock_.now_ms() - j->last_report_mono_ms) / 1000;
+      next_report_in = std::max(0.0, j->model.seconds(j->parallelism) - since);
+    }
+    view.push_back({j->model, known, j->parallelism, left, next_report_in});
   }
   std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
   // Unknown capacity: every job may have up to --max-parallelism.

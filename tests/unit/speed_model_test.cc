@@ -169,5 +169,38 @@ TEST(SpeedupPolicyTest, AJobsDecisionIsItsShareAndAnUnmeasuredJobKeepsItsWorkers
   EXPECT_EQ(capped.parallelism, 5);
 }
 
+// A share is backfilled with workers free now that no job due before this
+// epoch ends is owed: they would idle until their owner reports.
+TEST(SpeedupPolicyTest, AJobRunsAboveItsShareOnWorkersNobodyDueBeforeItsEpochEndsIsOwed) {
+  struct Case {
+    const char* name;
+    double other_due_in;  // seconds until the other job reports
+    int want;
+  } cases[] = {
+      {"the other reports long after: all 9 free workers", 500, 11},
+      {"the other reports before any epoch would end: the share", 5, 6},
+      {"the other reports after an epoch at 11 (19.1 s) ends", 20, 11},
+      {"the other reports before even an epoch at 11 ends", 19, 6},
+      {"the other reports now", 0, 6},
+  };
+  for (const auto& c : cases) {
+    // Two like jobs (10 + 100/p s an epoch) on 12 workers: shares 6 and 6. This
+    // one holds 2, the other 1: 9 are free, 5 of them owed to the other.
+    std::vector<SpeedupJob> jobs = {
+        {SpeedModel::of(10, 100, 0), true, 2, 50, 0},
+        {SpeedModel::of(10, 100, 0), true, 1, 50, c.other_due_in},
+    };
+    EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, c.want) << c.name;
+  }
+  // Never above --max-parallelism, and not where more workers do not help.
+  std::vector<SpeedupJob> jobs = {
+      {SpeedModel::of(10, 100, 0), true, 2, 50, 0},
+      {SpeedModel::of(10, 100, 0), true, 1, 50, 500},
+  };
+  EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 8).parallelism, 8);
+  jobs[0].model = SpeedModel::fit({{1, 10}, {2, 10}, {4, 10}});  // flat
+  EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, 1) << "no worker makes it faster";
+}
+
 }  // namespace
 }  // namespace uvsched
