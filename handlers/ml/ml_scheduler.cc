@@ -356,8 +356,9 @@ void MlScheduler::create_job(Queued& q) {
   PolicyInput in;
   in.op = PolicyInput::Op::kCreate;
   in.default_parallelism = static_cast<int>(jobs_[id].request.options.default_parallelism);
-  // Both policies start a job at its default within its fair share (starting
-  // it with only the free workers did worse in tools/ml_trace_sim).
+  // Both policies start a job at its default within its fair share: starting
+  // it with only the free workers, or (speedup) at its share by its kind's
+  // model, did worse in tools/ml_trace_sim (bench/RESULTS.md).
   in.cap = cap_for(id);
   record_create(jobs_[id], policy_.decide(PolicyState{}, in), q.responder);
 }
@@ -404,6 +405,12 @@ Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
     speeds_.add(SpeedHistory::kind_of(job.request), point);  // a static job's epochs teach its kind too
   }
   if (in.static_parallelism) return policy_.decide(job.policy, in);
+  Decision d = speedup_decision(job);
+  d.state = job.policy;
+  return d;
+}
+
+Decision MlScheduler::speedup_decision(Job& job) {
   // Every job in arrival order, as the allocation sees it.
   std::vector<Job*> ordered;
   for (auto& [id, j] : jobs_) ordered.push_back(&j);
@@ -430,9 +437,7 @@ Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
   std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
   // Unknown capacity: every job may have up to --max-parallelism.
   long workers = capacity ? *capacity : static_cast<long>(settings_.max_parallelism) * static_cast<long>(view.size());
-  Decision d = decide_by_speedup(view, which, workers, settings_.max_parallelism);
-  d.state = job.policy;
-  return d;
+  return decide_by_speedup(view, which, workers, settings_.max_parallelism);
 }
 
 void MlScheduler::apply(Job& job, const Decision& d, double elapsed) {

@@ -130,6 +130,8 @@ class MlScheduler {
   void update_job(Queued& q);
   // The next epoch's parallelism by the configured policy.
   Decision decide_update(Job& job, const PolicyInput& in);
+  // The speedup policy's decision for `job`, all jobs in view.
+  Decision speedup_decision(Job& job);
   // A decision waiting for its store write, answered by the write or by the deadline.
   struct PendingAnswer {
     std::string job_id;
