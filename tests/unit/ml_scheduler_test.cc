@@ -70,6 +70,14 @@ class MlSchedulerTest : public ::testing::Test {
     ml->add_routes(router_);
     return ml;
   }
+  // The scheduler replaced by one on the speedup policy over `workers` workers.
+  void restart_with_speedup_policy(long workers) {
+    ml_->stop();
+    ml_ = make_scheduler(ParallelismPolicyKind::kSpeedup);
+    ml_->set_capacity([workers]() -> std::optional<long> { return workers; });
+    ml_->start();
+    store_.run();
+  }
   // The queue drains on the loop's next turn; then the store answers.
   void turn() {
     clock_.advance(0);
@@ -335,11 +343,7 @@ TEST_F(MlSchedulerTest, AJobReportNotYetDecidedWhenLeadershipGoesKeepsItsParalle
 }
 
 TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndSharesThemWithANewcomer) {
-  ml_->stop();
-  ml_ = make_scheduler(ParallelismPolicyKind::kSpeedup);
-  ml_->set_capacity([]() -> std::optional<long> { return 8; });
-  ml_->start();
-  store_.run();
+  restart_with_speedup_policy(8);
   std::string first = train();
   // One epoch at 3 workers: the prior (95% parallel) says more workers pay: all 8.
   report(first, 3, 40.0);
@@ -366,11 +370,7 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndShares
 // per epoch: a newcomer's model starts from what its predecessors measured,
 // not from the optimistic prior.
 TEST_F(MlSchedulerTest, TheSpeedupPolicyStartsANewJobFromWhatJobsOfItsKindMeasured) {
-  ml_->stop();
-  ml_ = make_scheduler(ParallelismPolicyKind::kSpeedup);
-  ml_->set_capacity([]() -> std::optional<long> { return 8; });
-  ml_->start();
-  store_.run();
+  restart_with_speedup_policy(8);
   // The first job does not scale at all: 100 s an epoch at 1, 2 and 4 workers.
   std::string first = train();
   for (int p : {1, 2, 4}) {
