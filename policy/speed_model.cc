@@ -9,9 +9,21 @@
 namespace uvsched {
 namespace {
 
+// What a fit needs of the points at one parallelism: their count and the sum
+// of their seconds. The normal equations are sums over points of terms that
+// depend on a point only through p and t, and so (up to a constant) is the
+// squared error, so a fit costs the number of distinct parallelisms, not the
+// number of points (a job's and its kind's, up to 128 for every decision).
+struct AtParallelism {
+  double p = 1;
+  double n = 0;
+  double sum = 0;
+  double mean() const { return sum / n; }
+};
+
 // Least squares over the basis functions selected by `use` (1, 1/p, p),
 // the others held at 0; false when the normal equations are singular.
-bool solve(const std::vector<EpochPoint>& pts, std::array<bool, 3> use, std::array<double, 3>* out) {
+bool solve(const std::vector<AtParallelism>& groups, std::array<bool, 3> use, std::array<double, 3>* out) {
   auto basis = [](int k, double p) { return k == 0 ? 1.0 : (k == 1 ? 1.0 / p : p); };
   std::array<int, 3> idx{};
   int n = 0;
@@ -20,11 +32,10 @@ bool solve(const std::vector<EpochPoint>& pts, std::array<bool, 3> use, std::arr
   }
   if (n == 0) return false;
   double m[3][4] = {};
-  for (const auto& pt : pts) {
-    double p = pt.parallelism;
+  for (const auto& g : groups) {
     for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) m[i][j] += basis(idx[i], p) * basis(idx[j], p);
-      m[i][3] += basis(idx[i], p) * pt.seconds;
+      for (int j = 0; j < n; ++j) m[i][j] += g.n * basis(idx[i], g.p) * basis(idx[j], g.p);
+      m[i][3] += basis(idx[i], g.p) * g.sum;
     }
   }
   // Gaussian elimination with partial pivoting on an n×n system.
@@ -46,63 +57,66 @@ bool solve(const std::vector<EpochPoint>& pts, std::array<bool, 3> use, std::arr
   return true;
 }
 
-double sse(const std::vector<EpochPoint>& pts, const std::array<double, 3>& x) {
+// The squared error over the points, less the part no curve can change: Σ
+// (f(p) - t)² = Σ n·(f(p) - mean)² + Σ (t - mean)², and the second sum is the
+// same for every candidate. (Expanding the first into n·f² - 2·f·Σt + Σt²
+// instead cancels to noise on a good fit, and then noise picks the curve.)
+double sse(const std::vector<AtParallelism>& groups, const std::array<double, 3>& x) {
   double s = 0;
-  for (const auto& pt : pts) {
-    double e = x[0] + x[1] / pt.parallelism + x[2] * pt.parallelism - pt.seconds;
-    s += e * e;
+  for (const auto& g : groups) {
+    double e = x[0] + x[1] / g.p + x[2] * g.p - g.mean();
+    s += g.n * e * e;
   }
   return s;
 }
 
-}  // namespace
-
-SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {
-  std::vector<EpochPoint> pts;
-  std::map<int, std::pair<double, int>> by_p;  // parallelism -> (sum of seconds, count)
-  for (const auto& pt : points) {
-    if (pt.parallelism < 1 || !(pt.seconds > 0) || !std::isfinite(pt.seconds)) continue;
-    pts.push_back(pt);
-    auto& [sum, n] = by_p[pt.parallelism];
-    sum += pt.seconds;
-    n += 1;
-  }
-  SpeedModel m = fit_curve(pts, by_p);
-  for (const auto& [p, sn] : by_p) m.measured_.push_back({p, sn.first / sn.second});
-  return m;
-}
-
-SpeedModel SpeedModel::fit_curve(const std::vector<EpochPoint>& pts,
-                                 const std::map<int, std::pair<double, int>>& by_p) {
-  int distinct = static_cast<int>(by_p.size());
-  if (distinct == 0) return SpeedModel(0, 1, 0, 0);
-  if (distinct == 1) {
-    auto [p, sn] = *by_p.begin();
-    double t = sn.first / sn.second;
-    return SpeedModel(kPriorSerialFraction * t, (1 - kPriorSerialFraction) * t * p, 0, 1);
+// The curve's (a, b, c) from the points summed by parallelism.
+std::array<double, 3> curve(const std::vector<AtParallelism>& groups) {
+  if (groups.empty()) return {0, 1, 0};
+  if (groups.size() == 1) {
+    double p = groups.front().p;
+    double t = groups.front().mean();
+    return {SpeedModel::kPriorSerialFraction * t, (1 - SpeedModel::kPriorSerialFraction) * t * p, 0};
   }
   // Non-negative least squares by trying every support: three unknowns, so
   // eight subsets; the best feasible one wins. With two distinct
   // parallelisms c stays 0 (a line through two points says nothing of it).
-  std::array<double, 3> best{0, 0, 0};
+  std::array<double, 3> best{groups.front().mean(), 0, 0};  // (kept by none: {a} alone is always feasible)
   double best_sse = std::numeric_limits<double>::infinity();
   for (int mask = 1; mask < 8; ++mask) {
     std::array<bool, 3> use{(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0};
-    if (distinct < 3 && use[2]) continue;
+    if (groups.size() < 3 && use[2]) continue;
     std::array<double, 3> x;
-    if (!solve(pts, use, &x)) continue;
+    if (!solve(groups, use, &x)) continue;
     if (x[0] < 0 || x[1] < 0 || x[2] < 0) continue;
-    double s = sse(pts, x);
+    double s = sse(groups, x);
     if (s < best_sse) {
       best_sse = s;
       best = x;
     }
   }
-  if (!std::isfinite(best_sse)) {  // (cannot happen: {a} alone is the mean, always feasible)
-    auto [p, sn] = *by_p.begin();
-    return SpeedModel(sn.first / sn.second, 0, 0, distinct);
+  return best;
+}
+
+}  // namespace
+
+SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {
+  std::map<int, AtParallelism> by_p;
+  for (const auto& pt : points) {
+    if (pt.parallelism < 1 || !(pt.seconds > 0) || !std::isfinite(pt.seconds)) continue;
+    auto& g = by_p[pt.parallelism];
+    g.p = pt.parallelism;
+    g.n += 1;
+    g.sum += pt.seconds;
   }
-  return SpeedModel(best[0], best[1], best[2], distinct);
+  std::vector<AtParallelism> groups;
+  groups.reserve(by_p.size());
+  for (const auto& [p, g] : by_p) groups.push_back(g);
+  auto [a, b, c] = curve(groups);
+  SpeedModel m(a, b, c, static_cast<int>(groups.size()));
+  m.measured_.reserve(groups.size());
+  for (const auto& g : groups) m.measured_.push_back({static_cast<int>(g.p), g.mean()});
+  return m;
 }
 
 double SpeedModel::seconds(int parallelism) const {

@@ -19,7 +19,6 @@
 // and learns), two points fix a + b/p. Pure: points in, a model out.
 #pragma once
 
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -54,8 +53,6 @@ class SpeedModel {
 
  private:
   SpeedModel(double a, double b, double c, int distinct) : a_(a), b_(b), c_(c), distinct_(distinct) {}
-  // The curve alone, from the valid points and their (sum, count) by parallelism.
-  static SpeedModel fit_curve(const std::vector<EpochPoint>& pts, const std::map<int, std::pair<double, int>>& by_p);
   double a_, b_, c_;
   int distinct_;
   std::vector<std::pair<int, double>> measured_;  // (parallelism, mean seconds), by parallelism
