@@ -32,24 +32,55 @@ int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vecto
   return share;
 }
 
-}  // namespace
-
-Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism) {
+// Every job's share of `capacity` by marginal speedup, the jobs marked
+// `gone` left out (their share is 0) and the jobs nothing is known of yet
+// kept at what they hold.
+std::vector<int> shares_of(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism,
+                           const std::vector<bool>& gone) {
   long pool = capacity;
   std::vector<JobDemand> demands;
   std::vector<size_t> index;  // demands[k] is jobs[index[k]]
+  std::vector<int> shares(jobs.size(), 0);
   for (size_t i = 0; i < jobs.size(); ++i) {
+    if (gone[i]) continue;
     if (!jobs[i].measured && i != which) {
-      pool -= std::max(jobs[i].parallelism, 1);  // kept: nothing is known of it yet
+      shares[i] = std::max(jobs[i].parallelism, 1);
+      pool -= shares[i];  // kept: nothing is known of it yet
       continue;
     }
     demands.push_back({"", jobs[i].model, jobs[i].remaining_epochs, std::max(max_parallelism, 1)});
     index.push_back(i);
   }
   SpeedupAllocation a = allocate_by_speedup(demands, std::max(pool, 0L));
-  std::vector<int> shares(jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) shares[i] = std::max(jobs[i].parallelism, 1);  // the kept ones
   for (size_t k = 0; k < index.size(); ++k) shares[index[k]] = a.parallelism[k];
+  return shares;
+}
+
+}  // namespace
+
+Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism) {
+  std::vector<bool> gone(jobs.size(), false);
+  std::vector<int> shares = shares_of(jobs, which, capacity, max_parallelism, gone);
+  const SpeedupJob& me = jobs[which];
+  int share = shares[which];
+  if (share < me.parallelism) {
+    // Shrinking holds for this job's whole next epoch. Workers it gives to
+    // jobs that finish before that epoch ends idle from then until it
+    // reports again, so it keeps what it would have without them.
+    double epoch = me.model.seconds(share);
+    bool any = false;
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      if (k == which || !jobs[k].measured) continue;
+      double finish =
+          jobs[k].next_report_in + std::max(jobs[k].remaining_epochs - 1, 0) * jobs[k].model.seconds(shares[k]);
+      if (finish < epoch) gone[k] = any = true;
+    }
+    if (any) {
+      std::vector<int> after = shares_of(jobs, which, capacity, max_parallelism, gone);
+      share = std::max(share, std::min(after[which], me.parallelism));
+      shares[which] = share;
+    }
+  }
   int wanted = backfill(jobs, which, shares, capacity, std::max(max_parallelism, 1));
   Decision d;
   d.why = Decision::Why::kSpeedup;

@@ -202,5 +202,43 @@ TEST(SpeedupPolicyTest, AJobRunsAboveItsShareOnWorkersNobodyDueBeforeItsEpochEnd
   EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, 1) << "no worker makes it faster";
 }
 
+// A job told to shrink keeps what it would have without the jobs that finish
+// before its next epoch (at the smaller parallelism) ends: the workers it gave
+// them would idle from then until it reports again. (On the trace, two
+// imagenet jobs went from 6 workers to 1 for a job three epochs from done,
+// then ran 8,000 s epochs on an empty cluster.)
+TEST(SpeedupPolicyTest, AJobIsNotShrunkForJobsThatFinishBeforeItsNextEpochEnds) {
+  struct Case {
+    const char* name;
+    int other_epochs_left;
+    int want;
+  } cases[] = {
+      {"the other finishes in 82.7 s, long before an epoch at 1 (8,000 s) ends: keeps 6", 3, 6},
+      {"the other finishes at 7,964 s, just before: keeps 6", 220, 6},
+      {"the other finishes at 8,000 s, as the epoch ends: shrinks to its share", 221, 1},
+      {"the other runs far longer: shrinks to its share", 1000, 1},
+  };
+  for (const auto& c : cases) {
+    // This job (1,000 + 7,000/p s an epoch) holds 6 of 12 workers, the other (400/p s,
+    // so each worker adds 20 times the speed there) holds 6 and is due in 10 s:
+    // by marginal speedup the shares are 1 and 11.
+    std::vector<SpeedupJob> jobs = {
+        {SpeedModel::of(1000, 7000, 0), true, 6, 50, 0},
+        {SpeedModel::of(0, 400, 0), true, 6, c.other_epochs_left, 10},
+    };
+    EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, c.want) << c.name;
+  }
+  // It keeps no more than its share without them: here 6 of 12 beside a like
+  // job, so from 8 it shrinks to 6 (not to 1, its share beside the fast job).
+  std::vector<SpeedupJob> three = {
+      {SpeedModel::of(1000, 7000, 0), true, 8, 50, 0},
+      {SpeedModel::of(0, 400, 0), true, 2, 3, 10},
+      {SpeedModel::of(1000, 7000, 0), true, 2, 50, 4000},
+  };
+  EXPECT_EQ(decide_by_speedup(three, 0, 12, 32).parallelism, 6);
+  // Growing is not touched: the job with the short epochs is still told its share.
+  EXPECT_EQ(decide_by_speedup(three, 1, 12, 32).parallelism, 10);
+}
+
 }  // namespace
 }  // namespace uvsched
