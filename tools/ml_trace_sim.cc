@@ -18,7 +18,9 @@
 // fair share), speedup (--parallelism-policy speedup).
 //
 // Output: a table on stdout; with --csv-dir, summary.csv and jct.csv; with
-// --plot FILE.svg (or .png), the CDF of job completion time per policy (gnuplot).
+// --plot FILE.svg (or .png), the CDF of job completion time per policy (gnuplot);
+// with --decisions FILE, every /train and /job sent and what it was answered
+// (tests/integration/ml_scheduler_test.cc replays them against the daemon).
 // With --seeds N each policy runs N times (seeds --seed .. --seed+N-1): the
 // table and summary.csv give the means, jct.csv and the plot every run's jobs.
 // A schedule is chaotic (one epoch that ends a second earlier reorders who
@@ -122,6 +124,10 @@ struct Options {
   double restart_seconds = 0;  // charged to an epoch whose parallelism changed (and to the first)
   uint64_t seed = 1;
   size_t max_jobs = 0;  // 0: the whole workload
+  // --decisions: every /train and /job the run sent, with the parallelism the
+  // scheduler answered, one JSON object a line (the same reports can then be
+  // sent to the real daemon and its answers compared).
+  std::ostream* decisions = nullptr;
 };
 
 struct JobResult {
@@ -292,8 +298,17 @@ class Run {
     } else {
       ++protocol_errors_;
     }
+    if (opt_.decisions) {
+      decision_line(i) << R"(,"train":)" << train_body(i) << R"(,"start":)" << jobs_[i].told << "}\n";
+    }
     line_.push_back(i);
     admit();
+  }
+
+  // The start of a --decisions line: which run, which job.
+  std::ostream& decision_line(size_t i) {
+    return *opt_.decisions << R"({"policy":")" << policy_name(policy_) << R"(","slots":)" << slots_ << R"(,"seed":)"
+                           << opt_.seed << R"(,"job":")" << trace_.jobs[i].name << R"(","id":")" << jobs_[i].id << '"';
   }
 
   // Waiting jobs start in arrival order: a static job once its whole
@@ -334,7 +349,7 @@ class Run {
     std::string report = R"({"request":)" + train_body(i) + R"(,"job":{"id":")" + j.id +
                          R"(","state":{"parallelism":)" + std::to_string(j.p) + R"(,"elapsed_time":)" +
                          std::to_string(j.epoch_seconds) + "}}}";
-    auto ex = test::exchange(router_, "POST", "/job", std::move(report));
+    auto ex = test::exchange(router_, "POST", "/job", report);
     turn();
     test::FakeHttp::Call* update = ps_.next("POST /update/" + j.id);
     int told = j.p;
@@ -343,6 +358,10 @@ class Run {
     } else {
       told = parallelism_in(update->request.body, j.p);
       ps_.answer(update, 200);
+    }
+    if (opt_.decisions) {
+      decision_line(i) << R"(,"epoch":)" << j.epochs_done << R"(,"report":)" << report << R"(,"told":)" << told
+                       << "}\n";
     }
     // Slots a job gives back go to the line first; growth takes only free
     // slots (there are free ones only when nobody waits).
@@ -440,7 +459,7 @@ RunResult simulate(const Trace& trace, Policy policy, int slots, const Options& 
 int usage() {
   std::cerr << "usage: ml_trace_sim --trace DIR [--slots 32,64,128] [--policies static,kubeml,speedup]\n"
                "                    [--noise SIGMA] [--restart-seconds S] [--seed N] [--seeds N] [--jobs N]\n"
-               "                    [--csv-dir DIR] [--plot FILE.svg]\n";
+               "                    [--csv-dir DIR] [--plot FILE.svg] [--decisions FILE.jsonl]\n";
   return 2;
 }
 
@@ -460,6 +479,7 @@ int main_(int argc, char** argv) {
   std::vector<Policy> policies = {Policy::kStatic, Policy::kKubeml, Policy::kSpeedup};
   Options opt;
   int seeds = 1;
+  std::ofstream decisions;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -498,6 +518,14 @@ int main_(int argc, char** argv) {
       csv_dir = value();
     } else if (a == "--plot") {
       plot = value();
+    } else if (a == "--decisions") {
+      std::string path = value();
+      decisions.open(path);
+      if (!decisions) {
+        std::cerr << "ml_trace_sim: cannot write " << path << "\n";
+        return 2;
+      }
+      opt.decisions = &decisions;
     } else {
       return usage();
     }

@@ -5,7 +5,10 @@
 #include <signal.h>
 #include <simdjson.h>
 
+#include <cstdio>
+#include <fstream>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "reactor/tls.h"
@@ -14,6 +17,7 @@
 #include "tests/support/daemon_process.h"
 #include "tests/support/fake_service.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/store_fixture.h"
 #include "tests/support/test_certs.h"
 
 namespace uvsched::test {
@@ -26,6 +30,57 @@ const std::string kTrain = R"({"model_type":"resnet34","batch_size":128,"epochs"
 std::string job_update(const std::string& id, int parallelism, double elapsed) {
   return R"({"request":)" + kTrain + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":)" +
          std::to_string(parallelism) + R"(,"elapsed_time":)" + std::to_string(elapsed) + "}}}";
+}
+
+// What tools/ml_trace_sim recorded (--decisions) for one job: the /train body,
+// the /start parallelism, and each /job body with the parallelism answered.
+struct SimulatedJob {
+  std::string sim_id;
+  std::string train;
+  int start = 0;
+  struct Epoch {
+    std::string report;
+    double elapsed = 0;
+    int told = 0;
+  };
+  std::vector<Epoch> epochs;
+};
+
+// Runs the simulator on one yolov3 job (the trace's measured curve: 282 s an
+// epoch at 4 workers, 535 s at 5, 375 s at 16) with 10% noise on 16 slots, and
+// returns what it sent and was answered under `policy`.
+SimulatedJob simulate_one_job(const std::string& policy) {
+  const char* sim = std::getenv("UVSCHED_ML_TRACE_SIM");
+  const char* trace = std::getenv("UVSCHED_ML_TRACE");
+  SimulatedJob job;
+  if (!sim || !trace) {
+    ADD_FAILURE() << "UVSCHED_ML_TRACE_SIM and UVSCHED_ML_TRACE are set by meson";
+    return job;
+  }
+  TempDir dir;
+  std::ofstream(dir.path() + "/workload.csv")
+      << "name,submit_seconds,application,initial_replicas,batch_size\nyolov3-0,0,yolov3,4,64\n";
+  for (const char* f : {"epochs.csv", "scaling_by_batch_size.csv"}) {
+    std::ofstream(dir.path() + "/" + f) << std::ifstream(std::string(trace) + "/" + f).rdbuf();
+  }
+  std::string out = dir.path() + "/decisions.jsonl";
+  std::string cmd = std::string(sim) + " --trace " + dir.path() + " --slots 16 --noise 0.1 --policies " + policy +
+                    " --decisions " + out + " > " + dir.path() + "/table.txt";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(out);
+  simdjson::dom::parser p;
+  for (std::string line; std::getline(in, line);) {
+    simdjson::dom::element d = p.parse(line);
+    job.sim_id = std::string(std::string_view(d["id"]));
+    if (d["train"].error() == simdjson::SUCCESS) {
+      job.train = simdjson::minify(d["train"]);
+      job.start = static_cast<int>(int64_t(d["start"]));
+    } else {
+      job.epochs.push_back({simdjson::minify(d["report"]), double(d["report"]["job"]["state"]["elapsed_time"]),
+                            static_cast<int>(int64_t(d["told"]))});
+    }
+  }
+  return job;
 }
 
 class MlSchedulerTest : public DaemonFixture {
@@ -59,8 +114,12 @@ class MlSchedulerTest : public DaemonFixture {
   }
   // Posts one epoch's report; returns the parallelism the PS was told.
   int epoch(const std::string& id, int parallelism, double elapsed) {
+    return report(id, job_update(id, parallelism, elapsed), elapsed);
+  }
+  // Posts a train job's /job body as is; returns the parallelism the PS was told.
+  int report(const std::string& id, const std::string& body, double elapsed) {
     size_t before = ps_.calls_to("/update/" + id).size();
-    auto r = http_request(daemon_->port(), "POST", "/job", job_update(id, parallelism, elapsed));
+    auto r = http_request(daemon_->port(), "POST", "/job", body);
     EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "no answer");
     EXPECT_TRUE(ps_.wait_for("/update/" + id, before + 1)) << "no /update reached the PS";
     auto calls = ps_.calls_to("/update/" + id);
@@ -370,6 +429,39 @@ TEST_F(MlSchedulerTest, PsMetricsArePolledPerJob) {
   }
   EXPECT_NE(view.find("\"kubeml_job_validation_loss\":0.25"), std::string::npos) << view;
   EXPECT_NE(view.find("\"kubeml_job_validation_accuracy\":0.875"), std::string::npos) << view;
+}
+
+// The simulator's decisions are the daemon's: the /train and /job bodies
+// tools/ml_trace_sim sent for one job, posted to the real daemon over HTTP, get
+// the same /start and the same /update parallelism epoch by epoch, under
+// KubeML's rule (up and down with the noise) and under the speedup policy
+// (which explores 16, 1 and 6 before it holds at 4).
+TEST_F(MlSchedulerTest, TheDaemonDecidesAsTheSimulatorDoes) {
+  for (std::string policy : {"kubeml", "speedup"}) {
+    SCOPED_TRACE(policy);
+    SimulatedJob sim = simulate_one_job(policy);
+    ASSERT_EQ(sim.epochs.size(), 49u) << "yolov3 runs 50 epochs: 49 reports before the last";
+    std::set<int> told;
+    for (const auto& e : sim.epochs) told.insert(e.told);
+    ASSERT_GE(told.size(), 2u) << "the run never changed parallelism: it would compare nothing";
+    if (daemon_) {
+      ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+    }
+    start_with_fakes({"--max-parallelism", "16", "--parallelism-policy", policy});
+    size_t starts = ps_.calls_to("/start").size();
+    std::string id = train(sim.train);
+    ASSERT_TRUE(ps_.wait_for("/start", starts + 1));
+    simdjson::dom::parser p;
+    simdjson::dom::element task = p.parse(ps_.calls_to("/start").back().body);
+    EXPECT_EQ(int64_t(task["job"]["state"]["parallelism"]), sim.start);
+    for (size_t k = 0; k < sim.epochs.size(); ++k) {
+      std::string body = sim.epochs[k].report;
+      std::string from = "\"id\":\"" + sim.sim_id + "\"";
+      ASSERT_NE(body.find(from), std::string::npos) << body;
+      body.replace(body.find(from), from.size(), "\"id\":\"" + id + "\"");
+      ASSERT_EQ(report(id, body, sim.epochs[k].elapsed), sim.epochs[k].told) << "epoch " << k + 1 << ": " << body;
+    }
+  }
 }
 
 TEST_F(MlSchedulerTest, ARestartKeepsTheReferenceEpochTime) {
