@@ -9,9 +9,10 @@
 // in line until a slot is free; it runs at min(its parallelism, free slots,
 // its curve's largest replica count). An epoch takes the curve's time at that
 // parallelism (times multiplicative noise, if asked, plus a restart cost when
-// the parallelism changed); the job then reports it (/job), waits for its
-// update, and runs the next epoch at what it was told, as far as free slots
-// allow. A job is done after its application's epochs.
+// the parallelism changed); the job then reports it (/job), restart
+// included, as KubeML's train job times the whole of invokeTrainFunctions,
+// waits for its update, and runs the next epoch at what it was told, as far
+// as free slots allow. A job is done after its application's epochs.
 //
 // Policies: static (KubeML's static_parallelism, at the workload's initial
 // replicas), kubeml (uvsched's default: KubeML's throughput rule within the
@@ -236,7 +237,7 @@ class Run {
     int p = 0;  // running at; 0: not started
     int epochs_done = 0;
     double epoch_started = 0;
-    double epoch_seconds = 0;  // the running epoch's own time (what it reports)
+    double epoch_seconds = 0;  // the running epoch's time, restart included (what it reports)
     double finish = 0;
     double admitted = 0;
     int told = 1;  // the parallelism /start named
@@ -329,8 +330,8 @@ class Run {
     used_ += p - j.p;
     j.p = p;
     j.epoch_started = now_;
-    j.epoch_seconds = noisy(curve_seconds(i, p));
-    at(now_ + j.epoch_seconds + (changed ? opt_.restart_seconds : 0), Event::kEpoch, i);
+    j.epoch_seconds = noisy(curve_seconds(i, p)) + (changed ? opt_.restart_seconds : 0);
+    at(now_ + j.epoch_seconds, Event::kEpoch, i);
   }
 
   void epoch_done(size_t i) {

@@ -46,6 +46,11 @@ IFS=, read -r policy slots noise restart avg median p99 makespan util changes ru
 "$sim" --trace "$work/two" --slots 2 --policies static --restart-seconds 3 --csv-dir "$work" > "$work/out.txt"
 IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^static,' "$work/summary.csv")"
 [ "$avg" = 23 ] || fail "restart cost: average JCT $avg, want 23"
+# ... and reports it in that epoch's time, as KubeML's train job times the
+# whole epoch: 13 s, not 10 (--decisions: what each /job said).
+"$sim" --trace "$work/two" --slots 2 --policies kubeml --restart-seconds 3 --decisions "$work/d.jsonl" > "$work/out.txt"
+grep -q '"job":"a-0".*"epoch":1,.*"elapsed_time":13\.0*}' "$work/d.jsonl" ||
+  fail "restart cost not in the reported epoch: $(cat "$work/d.jsonl")"
 
 # --seeds N: the summary is the mean of the N runs, seed by seed.
 avg_of() {
