@@ -100,6 +100,17 @@ std::array<double, 3> curve(const std::vector<AtParallelism>& groups) {
 
 }  // namespace
 
+void trim_points(std::deque<EpochPoint>& points, size_t cap) {
+  while (points.size() > cap) {
+    std::map<int, size_t> count;
+    size_t most = 0;
+    for (const auto& pt : points) most = std::max(most, ++count[pt.parallelism]);
+    // The first (oldest) point of a parallelism with the most points.
+    points.erase(std::find_if(points.begin(), points.end(),
+                              [&](const EpochPoint& pt) { return count[pt.parallelism] == most; }));
+  }
+}
+
 SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {
   std::map<int, AtParallelism> by_p;
   for (const auto& pt : points) {

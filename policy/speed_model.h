@@ -19,6 +19,8 @@
 // and learns), two points fix a + b/p. Pure: points in, a model out.
 #pragma once
 
+#include <cstddef>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -28,6 +30,13 @@ struct EpochPoint {
   int parallelism = 1;
   double seconds = 0;
 };
+
+// Drops points until at most `cap` remain, each time the oldest of the
+// parallelism with the most points (the oldest of those on a tie). A job that
+// runs for long at one parallelism so keeps what it measured at the others:
+// dropping the oldest point overall forgot them, and a model of 64 points at 4
+// workers said nothing of 2 or 8 but what the curve guessed.
+void trim_points(std::deque<EpochPoint>& points, size_t cap);
 
 class SpeedModel {
  public:

@@ -401,7 +401,7 @@ Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
   if (in.elapsed_seconds > 0) {
     EpochPoint point{in.parallelism, in.elapsed_seconds};
     job.epochs.push_back(point);
-    while (job.epochs.size() > kSpeedPoints) job.epochs.pop_front();
+    trim_points(job.epochs, kSpeedPoints);
     speeds_.add(SpeedHistory::kind_of(job.request), point);  // a static job's epochs teach its kind too
   }
   if (in.static_parallelism) return policy_.decide(job.policy, in);

@@ -25,7 +25,7 @@ void SpeedHistory::add(const std::string& kind, EpochPoint point) {
   }
   Kind& k = it->second;
   k.points.push_back(point);
-  while (k.points.size() > kPointsPerKind) k.points.pop_front();
+  trim_points(k.points, kPointsPerKind);
   k.version += 1;
   k.last_added = ++adds_;
 }

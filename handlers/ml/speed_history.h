@@ -1,6 +1,7 @@
 // What jobs of one kind measured: the epochs (parallelism, seconds) that
 // every job with the same function, model, dataset and batch size reported,
-// the latest kPointsPerKind of them. A job's epochs take the same time as its
+// kPointsPerKind of them (trim_points: the latest, but a parallelism's last
+// point goes only after every other parallelism's surplus). A job's epochs take the same time as its
 // predecessors' at the same parallelism (the same code on the same data in the
 // same steps), so a new job's speed model can start from theirs instead of a
 // prior that knows nothing; recurring jobs are the common case on shared

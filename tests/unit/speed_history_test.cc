@@ -81,5 +81,26 @@ TEST(SpeedHistoryTest, ItKeepsTheLatestPointsOfEachKindAndDropsTheLeastRecentlyR
   EXPECT_TRUE(h.knows("kind 2"));
 }
 
+// A kind that runs long at one parallelism keeps what it measured at the
+// others: on two yolov3 jobs sharing 16 slots the latest 64 points were all at
+// 4 workers, the model was flat below 4, and one job was told 1 worker (833 s
+// an epoch instead of 273 s).
+TEST(SpeedHistoryTest, ManyEpochsAtOneParallelismDoNotPushOutTheOthers) {
+  SpeedHistory h;
+  h.add("k", {2, 425});
+  h.add("k", {8, 520});
+  for (int i = 0; i < 200; ++i) h.add("k", {4, 280});
+  auto pts = h.points_for("k", {});
+  ASSERT_EQ(pts.size(), SpeedHistory::kPointsPerKind);
+  int at2 = 0, at8 = 0;
+  for (const auto& p : pts) {
+    at2 += p.parallelism == 2;
+    at8 += p.parallelism == 8;
+  }
+  EXPECT_EQ(at2, 1);
+  EXPECT_EQ(at8, 1);
+  EXPECT_LT(SpeedModel::fit(pts).seconds(2), SpeedModel::fit(pts).seconds(1)) << "not flat below 4";
+}
+
 }  // namespace
 }  // namespace uvsched

@@ -110,6 +110,30 @@ TEST(SpeedModelTest, BadPointsAreIgnored) {
   EXPECT_NEAR(m.seconds(2), 50, 1e-9);
 }
 
+// The parallelism with the most points gives up its oldest; on a tie, the
+// one whose oldest point is the oldest of all.
+TEST(SpeedModelTest, TrimmingDropsTheOldestPointOfTheMostMeasuredParallelism) {
+  struct Case {
+    const char* name;
+    std::deque<EpochPoint> in;
+    size_t cap;
+    std::vector<double> kept;  // seconds, oldest first
+  } cases[] = {
+      {"under the cap: nothing", {{4, 1}, {2, 2}}, 2, {1, 2}},
+      {"the oldest at 4, twice", {{4, 1}, {4, 2}, {4, 3}, {2, 4}, {4, 5}, {8, 6}}, 4, {3, 4, 5, 6}},
+      {"a tie: the oldest point of the two", {{2, 1}, {4, 2}, {2, 3}, {4, 4}}, 3, {2, 3, 4}},
+      {"a tie the other way", {{4, 1}, {2, 2}, {2, 3}, {4, 4}}, 3, {2, 3, 4}},
+      {"down to one of each", {{1, 1}, {1, 2}, {2, 3}, {2, 4}, {3, 5}}, 3, {2, 4, 5}},
+  };
+  for (auto& c : cases) {
+    std::deque<EpochPoint> pts = c.in;
+    trim_points(pts, c.cap);
+    std::vector<double> kept;
+    for (const auto& p : pts) kept.push_back(p.seconds);
+    EXPECT_EQ(kept, c.kept) << c.name;
+  }
+}
+
 TEST(SpeedupAllocationTest, WorkersGoWhereTheyAddTheMostSpeed) {
   struct Case {
     const char* name;
