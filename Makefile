@@ -72,12 +72,12 @@ bench: deps-bench build-tests
 
 # The ML workload replayed through the ML scheduler (tools/ml_trace_sim):
 # tables, CSVs and JCT CDF plots in bench/out/sim, for 32, 64 and 128 slots:
-# without noise, with 10% noise (means of seeds 1-5), and with a 30 s restart
+# without noise, with 10% noise (means of seeds 1-10), and with a 30 s restart
 # cost on every change of parallelism.
 sim: deps-bench build-tests
 	mkdir -p bench/out/sim bench/out/sim/noise10 bench/out/sim/restart30
 	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --csv-dir bench/out/sim --plot bench/out/sim/jct-cdf.svg
-	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --noise 0.1 --seeds 5 --csv-dir bench/out/sim/noise10 --plot bench/out/sim/jct-cdf-noise10.svg
+	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --noise 0.1 --seeds 10 --csv-dir bench/out/sim/noise10 --plot bench/out/sim/jct-cdf-noise10.svg
 	$(BUILD)/tests/ml_trace_sim --trace bench/ml-trace --slots 32,64,128 --restart-seconds 30 --csv-dir bench/out/sim/restart30
 
 # Hours of churn with restarts (bench/soak.sh); fails on lost objects, broken
