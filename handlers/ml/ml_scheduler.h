@@ -101,7 +101,7 @@ class MlScheduler {
     uint64_t version = 0;  // bumped by every decision; guards rollbacks
     std::map<std::string, double> ps_metrics;
     // Its epochs as (parallelism it ran at, seconds), kSpeedPoints of them
-    // (trim_points: the latest, but never the last it measured somewhere),
+    // (trim_points: the latest, but the most measured parallelism gives first),
     // and the speed model fitted to them and to its kind's (the speedup
     // policy's; not stored: after a restart it is learnt again), current
     // while model_version is its kind's version in SpeedHistory.

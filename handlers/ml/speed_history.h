@@ -1,13 +1,14 @@
 // What jobs of one kind measured: the epochs (parallelism, seconds) that
 // every job with the same function, model, dataset and batch size reported,
-// kPointsPerKind of them (trim_points: the latest, but a parallelism's last
-// point goes only after every other parallelism's surplus). A job's epochs take the same time as its
-// predecessors' at the same parallelism (the same code on the same data in the
-// same steps), so a new job's speed model can start from theirs instead of a
-// prior that knows nothing; recurring jobs are the common case on shared
-// clusters (the trace in tools/ml_trace_sim is 160 jobs of six models). Kept
-// in memory only, like the jobs' own models: after a restart it is learnt
-// again from the next reports. Live state of the ML domain; no I/O.
+// kPointsPerKind of them (trim_points: the latest, but the parallelism with
+// the most points gives one up first). A job's epochs take the same time as
+// its predecessors' at the same parallelism (the same code on the same data
+// in the same steps), so a new job's speed model can start from theirs
+// instead of a prior that knows nothing; recurring jobs are the common case
+// on shared clusters (the trace in tools/ml_trace_sim is 160 jobs of six
+// models). Kept in memory only, like the jobs' own models: after a restart
+// it is learnt again from the next reports. Live state of the ML domain; no
+// I/O.
 #pragma once
 
 #include <cstddef>

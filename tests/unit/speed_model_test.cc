@@ -238,14 +238,15 @@ TEST(SpeedupPolicyTest, AJobIsNotShrunkForJobsThatFinishBeforeItsNextEpochEnds) 
     int want;
   } cases[] = {
       {"the other finishes in 82.7 s, long before an epoch at 1 (8,000 s) ends: keeps 6", 3, 6},
-      {"the other finishes at 7,964 s, just before: keeps 6", 220, 6},
-      {"the other finishes at 8,000 s, as the epoch ends: shrinks to its share", 221, 1},
+      {"the other finishes at 7,974 s, just before: keeps 6", 220, 6},
+      {"the other finishes at 8,010 s, just after: shrinks to its share", 221, 1},
       {"the other runs far longer: shrinks to its share", 1000, 1},
   };
   for (const auto& c : cases) {
-    // This job (1,000 + 7,000/p s an epoch) holds 6 of 12 workers, the other (400/p s,
-    // so each worker adds 20 times the speed there) holds 6 and is due in 10 s:
-    // by marginal speedup the shares are 1 and 11.
+    // This job (1,000 + 7,000/p s an epoch) holds 6 of 12 workers, the other
+    // (400/p s, so a worker adds over 20 times the speed there) holds 6 and is
+    // due in 10 s: by marginal speedup the shares are 1 and 11, and the other
+    // finishes 10 s + (left - 1) × 400/11 s from now.
     std::vector<SpeedupJob> jobs = {
         {SpeedModel::of(1000, 7000, 0), true, 6, 50, 0},
         {SpeedModel::of(0, 400, 0), true, 6, c.other_epochs_left, 10},
