@@ -100,15 +100,19 @@ std::array<double, 3> curve(const std::vector<AtParallelism>& groups) {
 
 }  // namespace
 
-void trim_points(std::deque<EpochPoint>& points, size_t cap) {
+std::vector<int> trim_points(std::deque<EpochPoint>& points, size_t cap) {
+  std::vector<int> dropped;
   while (points.size() > cap) {
     std::map<int, size_t> count;
     size_t most = 0;
     for (const auto& pt : points) most = std::max(most, ++count[pt.parallelism]);
     // The first (oldest) point of a parallelism with the most points.
-    points.erase(std::find_if(points.begin(), points.end(),
-                              [&](const EpochPoint& pt) { return count[pt.parallelism] == most; }));
+    auto oldest =
+        std::find_if(points.begin(), points.end(), [&](const EpochPoint& pt) { return count[pt.parallelism] == most; });
+    dropped.push_back(oldest->parallelism);
+    points.erase(oldest);
   }
+  return dropped;
 }
 
 SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {

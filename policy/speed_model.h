@@ -35,8 +35,9 @@ struct EpochPoint {
 // parallelism with the most points (the oldest of those on a tie). A job that
 // runs for long at one parallelism so keeps what it measured at the others:
 // dropping the oldest point overall forgot them, and a model of 64 points at 4
-// workers said nothing of 2 or 8 but what the curve guessed.
-void trim_points(std::deque<EpochPoint>& points, size_t cap);
+// workers said nothing of 2 or 8 but what the curve guessed. Returns the
+// parallelism of each point dropped.
+std::vector<int> trim_points(std::deque<EpochPoint>& points, size_t cap);
 
 class SpeedModel {
  public:

@@ -402,12 +402,18 @@ Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
     EpochPoint point{in.parallelism, in.elapsed_seconds};
     job.epochs.push_back(point);
     trim_points(job.epochs, kSpeedPoints);
-    speeds_.add(SpeedHistory::kind_of(job.request), point);  // a static job's epochs teach its kind too
+    job.model_stale = true;
+    speeds_.add(kind_of(job), point);  // a static job's epochs teach its kind too
   }
   if (in.static_parallelism) return policy_.decide(job.policy, in);
   Decision d = speedup_decision(job);
   d.state = job.policy;
   return d;
+}
+
+const std::string& MlScheduler::kind_of(Job& job) {
+  if (job.kind.empty()) job.kind = SpeedHistory::kind_of(job.request);
+  return job.kind;
 }
 
 Decision MlScheduler::speedup_decision(Job& job) {
@@ -420,13 +426,15 @@ Decision MlScheduler::speedup_decision(Job& job) {
   for (Job* j : ordered) {
     if (j == &job) which = view.size();
     int left = static_cast<int>(std::max<int64_t>(j->request.epochs - j->epochs_reported, 0));
-    std::string kind = SpeedHistory::kind_of(j->request);
+    const std::string& kind = kind_of(*j);
     bool known = !j->epochs.empty() || speeds_.knows(kind);
-    // Refitted when its kind learnt something since (its own epochs are its kind's too).
-    if (known && j->model_version != speeds_.version(kind)) {
+    // Refitted when what it is fitted to changed: its own epochs, or its
+    // kind's where it has none.
+    if (known && (j->model_stale || speeds_.changed_for(kind, j->model_version, j->epochs))) {
       j->model = SpeedModel::fit(speeds_.points_for(kind, j->epochs));
-      j->model_version = speeds_.version(kind);
+      j->model_stale = false;
     }
+    j->model_version = speeds_.version(kind);
     double next_report_in = 0;  // the one deciding now, and a job not yet reporting, are due now
     if (j != &job && !j->epochs.empty()) {
       double since = static_cast<double>(clock_.now_ms() - j->last_report_mono_ms) / 1000;

@@ -103,11 +103,15 @@ class MlScheduler {
     // Its epochs as (parallelism it ran at, seconds), kSpeedPoints of them
     // (trim_points: the latest, but the most measured parallelism gives first),
     // and the speed model fitted to them and to its kind's (the speedup
-    // policy's; not stored: after a restart it is learnt again), current
-    // while model_version is its kind's version in SpeedHistory.
+    // policy's; not stored: after a restart it is learnt again), fitted
+    // when its kind was at model_version in SpeedHistory and current until
+    // its own epochs change (model_stale) or its kind's change where it has
+    // none (SpeedHistory::changed_for).
     std::deque<EpochPoint> epochs;
     SpeedModel model = SpeedModel::of(0, 1, 0, 0);
     uint64_t model_version = 0;
+    bool model_stale = true;
+    std::string kind;  // SpeedHistory::kind_of(request), once it is first needed
   };
   struct Queued {
     enum class Op { kCreate, kUpdate } op;
@@ -133,6 +137,7 @@ class MlScheduler {
   Decision decide_update(Job& job, const PolicyInput& in);
   // The speedup policy's decision for `job`, all jobs in view.
   Decision speedup_decision(Job& job);
+  const std::string& kind_of(Job& job);  // its SpeedHistory kind, worked out once
   // A decision waiting for its store write, answered by the write or by the deadline.
   struct PendingAnswer {
     std::string job_id;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <vector>
 
 namespace uvsched {
 
@@ -16,23 +17,37 @@ void SpeedHistory::add(const std::string& kind, EpochPoint point) {
   auto it = kinds_.find(kind);
   if (it == kinds_.end()) {
     if (kinds_.size() >= kKinds) {
-      auto oldest = std::min_element(kinds_.begin(), kinds_.end(), [](const auto& x, const auto& y) {
-        return x.second.last_added < y.second.last_added;
-      });
+      auto oldest = std::min_element(kinds_.begin(), kinds_.end(),
+                                     [](const auto& x, const auto& y) { return x.second.version < y.second.version; });
       kinds_.erase(oldest);
     }
     it = kinds_.emplace(kind, Kind{}).first;
+    it->second.created = adds_ + 1;
   }
   Kind& k = it->second;
+  k.version = ++adds_;
   k.points.push_back(point);
-  trim_points(k.points, kPointsPerKind);
-  k.version += 1;
-  k.last_added = ++adds_;
+  k.changed_at[point.parallelism] = k.version;
+  for (int p : trim_points(k.points, kPointsPerKind)) k.changed_at[p] = k.version;
 }
 
 uint64_t SpeedHistory::version(const std::string& kind) const {
   auto it = kinds_.find(kind);
   return it == kinds_.end() ? 0 : it->second.version;
+}
+
+bool SpeedHistory::changed_for(const std::string& kind, uint64_t since, const std::deque<EpochPoint>& own) const {
+  auto it = kinds_.find(kind);
+  if (it == kinds_.end()) return since != 0;  // a model with its points, and it has gone
+  const Kind& k = it->second;
+  if (k.created > since) return true;
+  if (k.version <= since) return false;
+  for (const auto& [p, at] : k.changed_at) {
+    if (at <= since) continue;
+    bool ran = std::any_of(own.begin(), own.end(), [p = p](const EpochPoint& e) { return e.parallelism == p; });
+    if (!ran) return true;
+  }
+  return false;
 }
 
 std::vector<EpochPoint> SpeedHistory::points_for(const std::string& kind, const std::deque<EpochPoint>& own) const {

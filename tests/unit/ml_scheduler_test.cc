@@ -395,5 +395,32 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyStartsANewJobFromWhatJobsOfItsKindMeasur
   EXPECT_GT(update_parallelism(third), 3) << "the prior: 95% parallel";
 }
 
+// A job's model is fitted again when its kind learns something where the job
+// has no points of its own, though the job has not reported since: here a
+// job that measured one epoch at 2 (the prior makes it scale) and two more
+// of its kind that measured no gain at 1, 4 and 8 workers. Kept on its
+// first fit, it would go on claiming workers from a newcomer that scales.
+TEST_F(MlSchedulerTest, TheSpeedupPolicyRefitsAJobWhenItsKindLearnsWhereTheJobNeverRan) {
+  restart_with_speedup_policy(8);
+  std::string first = train();
+  report(first, 2, 100.0);
+  turn();
+  ASSERT_GT(update_parallelism(first), 2) << "the prior: 95% parallel";
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
+  std::string second = train();
+  for (int p : {1, 4, 8}) {
+    report(second, p, 100.0);
+    turn();
+    ASSERT_GE(update_parallelism(second), 1);
+    ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + second), 200));
+  }
+  std::string other_kind = kTrain;
+  other_kind.replace(other_kind.find("\"batch_size\":128"), 16, "\"batch_size\":256");
+  std::string third = train(other_kind);
+  report(third, 2, 100.0, other_kind);
+  turn();
+  EXPECT_EQ(update_parallelism(third), 6) << "all but one worker for each job of the kind that does not scale";
+}
+
 }  // namespace
 }  // namespace uvsched

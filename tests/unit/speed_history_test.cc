@@ -1,5 +1,6 @@
 // SpeedHistory keeps each kind's latest epochs apart from other kinds', lets a
-// job's own measurements win where it ran, and stays bounded in points and kinds.
+// job's own measurements win where it ran, stays bounded in points and kinds,
+// and says when a job's model has to be fitted again.
 #include "handlers/ml/speed_history.h"
 
 #include <gtest/gtest.h>
@@ -63,6 +64,56 @@ TEST(SpeedHistoryTest, EveryAddBumpsItsKindsVersionAndBadPointsAreNotAdded) {
   EXPECT_EQ(h.version("k"), 1u);
   EXPECT_EQ(h.points_for("k", {}).size(), 1u);
   EXPECT_TRUE(h.knows("k"));
+}
+
+// changed_for tells a job's model whether points_for would give it other
+// points than when it was fitted: only the kind's points at parallelisms the
+// job never ran count (where it ran, its own win), and an eviction or a
+// recreation of the kind always does.
+TEST(SpeedHistoryTest, AKindChangedForAJobOnlyWhereTheJobHasNoPointsOfItsOwn) {
+  SpeedHistory h;
+  std::deque<EpochPoint> own{{2, 60}};
+  EXPECT_FALSE(h.changed_for("k", 0, own)) << "never held, nothing fitted to it";
+  h.add("k", {2, 55});
+  EXPECT_TRUE(h.changed_for("k", 0, own)) << "created since";
+  uint64_t fitted = h.version("k");
+  EXPECT_FALSE(h.changed_for("k", fitted, own)) << "nothing since";
+  h.add("k", {2, 57});
+  EXPECT_GT(h.version("k"), fitted);
+  EXPECT_FALSE(h.changed_for("k", fitted, own)) << "at 2, where the job's own point wins";
+  EXPECT_EQ(h.points_for("k", own).size(), 1u) << "what the line above relies on";
+  h.add("k", {4, 30});
+  EXPECT_TRUE(h.changed_for("k", fitted, own)) << "at 4, where the job has none";
+  EXPECT_TRUE(h.changed_for("k", fitted, {})) << "a job with no epochs takes all its kind's";
+  fitted = h.version("k");
+  h.add("other", {4, 1});
+  EXPECT_FALSE(h.changed_for("k", fitted, own)) << "another kind's add";
+}
+
+TEST(SpeedHistoryTest, TrimmingAKindChangesItWhereThePointWentFrom) {
+  SpeedHistory h;
+  h.add("k", {8, 20});
+  for (size_t i = 1; i < SpeedHistory::kPointsPerKind; ++i) h.add("k", {4, 30});
+  uint64_t fitted = h.version("k");
+  // Full: the next point at 8 pushes out the oldest at 4 (the most measured).
+  h.add("k", {8, 21});
+  EXPECT_FALSE(h.changed_for("k", fitted, {{8, 19}, {4, 31}})) << "both where it ran";
+  EXPECT_TRUE(h.changed_for("k", fitted, {{8, 19}})) << "a point at 4 went";
+  EXPECT_TRUE(h.changed_for("k", fitted, {{4, 31}})) << "a point at 8 came";
+}
+
+TEST(SpeedHistoryTest, AnEvictedOrRecreatedKindHasChangedForEveryJob) {
+  SpeedHistory h;
+  h.add("k", {2, 10});
+  uint64_t fitted = h.version("k");
+  for (size_t i = 0; i < SpeedHistory::kKinds; ++i) h.add("kind " + std::to_string(i), {1, 1});
+  ASSERT_FALSE(h.knows("k"));
+  EXPECT_TRUE(h.changed_for("k", fitted, {{2, 11}})) << "evicted: its points are gone";
+  EXPECT_EQ(h.version("k"), 0u);
+  EXPECT_FALSE(h.changed_for("k", 0, {{2, 11}})) << "refitted without it";
+  h.add("k", {2, 12});
+  EXPECT_GT(h.version("k"), fitted) << "versions only grow, across an eviction";
+  EXPECT_TRUE(h.changed_for("k", fitted, {{2, 11}})) << "recreated after the fit";
 }
 
 TEST(SpeedHistoryTest, ItKeepsTheLatestPointsOfEachKindAndDropsTheLeastRecentlyReportedKind) {

@@ -111,26 +111,29 @@ TEST(SpeedModelTest, BadPointsAreIgnored) {
 }
 
 // The parallelism with the most points gives up its oldest; on a tie, the
-// one whose oldest point is the oldest of all.
+// one whose oldest point is the oldest of all. What went is returned by
+// parallelism (SpeedHistory marks where a kind's points changed by it).
 TEST(SpeedModelTest, TrimmingDropsTheOldestPointOfTheMostMeasuredParallelism) {
   struct Case {
     const char* name;
     std::deque<EpochPoint> in;
     size_t cap;
     std::vector<double> kept;  // seconds, oldest first
+    std::vector<int> dropped;  // the parallelism of each point dropped, as returned
   } cases[] = {
-      {"under the cap: nothing", {{4, 1}, {2, 2}}, 2, {1, 2}},
-      {"the oldest at 4, twice", {{4, 1}, {4, 2}, {4, 3}, {2, 4}, {4, 5}, {8, 6}}, 4, {3, 4, 5, 6}},
-      {"a tie: the oldest point of the two", {{2, 1}, {4, 2}, {2, 3}, {4, 4}}, 3, {2, 3, 4}},
-      {"a tie the other way", {{4, 1}, {2, 2}, {2, 3}, {4, 4}}, 3, {2, 3, 4}},
-      {"down to one of each", {{1, 1}, {1, 2}, {2, 3}, {2, 4}, {3, 5}}, 3, {2, 4, 5}},
+      {"under the cap: nothing", {{4, 1}, {2, 2}}, 2, {1, 2}, {}},
+      {"the oldest at 4, twice", {{4, 1}, {4, 2}, {4, 3}, {2, 4}, {4, 5}, {8, 6}}, 4, {3, 4, 5, 6}, {4, 4}},
+      {"a tie: the oldest point of the two", {{2, 1}, {4, 2}, {2, 3}, {4, 4}}, 3, {2, 3, 4}, {2}},
+      {"a tie the other way", {{4, 1}, {2, 2}, {2, 3}, {4, 4}}, 3, {2, 3, 4}, {4}},
+      {"down to one of each", {{1, 1}, {1, 2}, {2, 3}, {2, 4}, {3, 5}}, 3, {2, 4, 5}, {1, 2}},
   };
   for (auto& c : cases) {
     std::deque<EpochPoint> pts = c.in;
-    trim_points(pts, c.cap);
+    std::vector<int> dropped = trim_points(pts, c.cap);
     std::vector<double> kept;
     for (const auto& p : pts) kept.push_back(p.seconds);
     EXPECT_EQ(kept, c.kept) << c.name;
+    EXPECT_EQ(dropped, c.dropped) << c.name;
   }
 }
 
