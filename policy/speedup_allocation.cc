@@ -1,6 +1,7 @@
 #include "policy/speedup_allocation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <queue>
 
 namespace uvsched {
@@ -11,15 +12,20 @@ SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long c
   out.used = static_cast<int>(jobs.size());
   long left = capacity - static_cast<long>(jobs.size());
   // What the next worker adds to job i's speed, in epochs per second (its
-  // marginal speedup), when it makes the job at least min_relative_gain
-  // faster; 0 when it does not, or the job is at its cap or done.
+  // marginal speedup), over the square root of the epochs it has left, when
+  // it makes the job at least min_relative_gain faster; 0 when it does not,
+  // or the job is at its cap or done. The weight leans towards the jobs
+  // nearest their end, as shortest-remaining-first does, which frees their
+  // workers (and the line's next slot) sooner; halfway between epochs per
+  // second (weight 1) and the share of the remaining work per second
+  // (1/remaining, which made the makespan longer): bench/RESULTS.md.
   auto gain = [&](size_t i) {
     const JobDemand& j = jobs[i];
     int p = out.parallelism[i];
     if (p >= j.max_parallelism || j.remaining_epochs <= 0) return 0.0;
     double now = j.model.seconds(p), next = j.model.seconds(p + 1);
     if (!(next > 0) || !(now > 0) || (now - next) < min_relative_gain * now) return 0.0;
-    return 1 / next - 1 / now;
+    return (1 / next - 1 / now) / std::sqrt(static_cast<double>(j.remaining_epochs));
   };
   using Entry = std::pair<double, size_t>;  // (gain, index): the largest gain first, the earlier job on a tie
   auto worse = [](const Entry& x, const Entry& y) {

@@ -1,10 +1,10 @@
 // Divides the cluster's workers among training jobs by marginal speedup:
 // every job gets one worker, and each further worker goes to the job whose
-// speed (epochs per second, by its SpeedModel) it raises the most, until the
-// workers run out or no worker makes any job at least min_relative_gain
-// faster. So the cluster finishes the most epochs per second it can: jobs that
-// scale well get many workers, jobs that do not give theirs back, and short
-// epochs (short jobs) finish first. (Weighing a worker by the training time
+// speed (epochs per second, by its SpeedModel) it raises the most, weighed by
+// 1/sqrt(epochs left), until the workers run out or no worker makes any job
+// at least min_relative_gain faster. So jobs that scale well get many
+// workers, jobs that do not give theirs back, short epochs (short jobs) and
+// jobs near their end finish first. (Weighing a worker by the training time
 // it saves, remaining epochs times seconds, favoured the longest jobs and did
 // worse on average completion time in tools/ml_trace_sim: see bench/RESULTS.md.)
 // Pure: demands in, an allocation out.

@@ -342,7 +342,7 @@ TEST_F(MlSchedulerTest, AJobReportNotYetDecidedWhenLeadershipGoesKeepsItsParalle
   EXPECT_EQ(calls_to("POST /update/" + id), 1u);
 }
 
-TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndSharesThemWithANewcomer) {
+TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndTheJobNearerItsEndKeepsThem) {
   restart_with_speedup_policy(8);
   std::string first = train();
   // One epoch at 3 workers: the prior (95% parallel) says more workers pay: all 8.
@@ -355,15 +355,20 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndShares
   turn();
   EXPECT_EQ(update_parallelism(first), 8);
   ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
-  // A second job starts at its default (3, within its fair share of 4); until
-  // it reports, those workers are its own, and the first job's next answer
-  // is what is left.
+  // A second job of its kind starts at its default (3). Both gain as much
+  // from a worker (120/p), and the first is nearer its end (7 epochs left
+  // against 10): it keeps all but the newcomer's one worker, and the
+  // newcomer is told 1 when it reports.
   std::string second = train();
   report(first, 8, 15.0);
   turn();
-  EXPECT_EQ(update_parallelism(first), 5);
+  EXPECT_EQ(update_parallelism(first), 7);
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
   std::string job = test::route(router_, "GET", "/v1/jobs/" + first);
   EXPECT_NE(body_of(job).find("\"speedup\""), std::string::npos) << "the decision's reason: " << job;
+  report(second, 3, 40.0);
+  turn();
+  EXPECT_EQ(update_parallelism(second), 1);
 }
 
 // Jobs of one kind (function, model, dataset, batch size) take the same time

@@ -137,6 +137,8 @@ TEST(SpeedModelTest, TrimmingDropsTheOldestPointOfTheMostMeasuredParallelism) {
   }
 }
 
+// Each worker goes where it adds the most speed (epochs per second), weighed
+// by 1/sqrt(epochs left).
 TEST(SpeedupAllocationTest, WorkersGoWhereTheyAddTheMostSpeed) {
   struct Case {
     const char* name;
@@ -165,6 +167,14 @@ TEST(SpeedupAllocationTest, WorkersGoWhereTheyAddTheMostSpeed) {
        {{"done", SpeedModel::of(0, 1000, 0), 0, 8}, {"b", SpeedModel::of(0, 100, 0), 5, 8}},
        10,
        {1, 8}},
+      {"as fast per worker: the job nearer its end takes the spare workers",
+       {{"far", SpeedModel::of(0, 100, 0), 100, 64}, {"near", SpeedModel::of(0, 100, 0), 2, 64}},
+       6,
+       {1, 5}},
+      {"three times as fast per worker outweighs four times the epochs left (the weight is 1/sqrt(left))",
+       {{"near", SpeedModel::of(0, 300, 0), 4, 64}, {"far", SpeedModel::of(0, 100, 0), 16, 64}},
+       6,
+       {1, 5}},
       {"a worker that makes a job less than 10% faster is not given",
        {{"ncf-like", SpeedModel::of(2.5, 2, 0), 10, 64}},
        10,
