@@ -33,6 +33,13 @@ const std::string kTrain = R"({"model_type":"resnet34","batch_size":128,"epochs"
                            R"("function_name":"resnet","options":{"default_parallelism":3,"static_parallelism":false,)"
                            R"("validate_every":2,"k":-1,"goal_accuracy":0.9}})";
 
+// kTrain at another batch size: a job of another kind (SpeedHistory::kind_of).
+std::string train_of_another_kind() {
+  std::string r = kTrain;
+  const std::string batch = "\"batch_size\":128";
+  return r.replace(r.find(batch), batch.size(), "\"batch_size\":256");
+}
+
 std::string job_report(const std::string& id, int parallelism, double elapsed, const std::string& request = kTrain) {
   return R"({"request":)" + request + R"(,"job":{"id":")" + id + R"(","state":{"parallelism":)" +
          std::to_string(parallelism) + R"(,"elapsed_time":)" + std::to_string(elapsed) + "}}}";
@@ -392,8 +399,7 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyStartsANewJobFromWhatJobsOfItsKindMeasur
   ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + second), 200));
   // The same epoch from a job of another kind (another batch size): nothing
   // is known of it but its one point, and the prior tries more workers.
-  std::string other_kind = kTrain;
-  other_kind.replace(other_kind.find("\"batch_size\":128"), 16, "\"batch_size\":256");
+  std::string other_kind = train_of_another_kind();
   std::string third = train(other_kind);
   report(third, 3, 100.0, other_kind);
   turn();
@@ -402,7 +408,7 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyStartsANewJobFromWhatJobsOfItsKindMeasur
 
 // A job's model is fitted again when its kind learns something where the job
 // has no points of its own, though the job has not reported since: here a
-// job that measured one epoch at 2 (the prior makes it scale) and two more
+// job that measured one epoch at 2 (the prior makes it scale) and another
 // of its kind that measured no gain at 1, 4 and 8 workers. Kept on its
 // first fit, it would go on claiming workers from a newcomer that scales.
 TEST_F(MlSchedulerTest, TheSpeedupPolicyRefitsAJobWhenItsKindLearnsWhereTheJobNeverRan) {
@@ -419,8 +425,7 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyRefitsAJobWhenItsKindLearnsWhereTheJobNe
     ASSERT_GE(update_parallelism(second), 1);
     ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + second), 200));
   }
-  std::string other_kind = kTrain;
-  other_kind.replace(other_kind.find("\"batch_size\":128"), 16, "\"batch_size\":256");
+  std::string other_kind = train_of_another_kind();
   std::string third = train(other_kind);
   report(third, 2, 100.0, other_kind);
   turn();
