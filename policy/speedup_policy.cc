@@ -1,6 +1,8 @@
 #include "policy/speedup_policy.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "policy/speedup_allocation.h"
 
@@ -56,30 +58,56 @@ std::vector<int> shares_of(const std::vector<SpeedupJob>& jobs, size_t which, lo
   return shares;
 }
 
+// What jobs[which] keeps when its share is below what it holds: its share
+// averaged over the shrunk epoch, as the jobs expected to finish within it
+// leave one by one (its share recomputed without each), at most what it holds.
+// A decision holds for the whole epoch, so workers given up for jobs that
+// leave early would idle from their finish until it reports again, while
+// keeping all of them for one that leaves near the end idles them for the
+// rest (keeping what it would have after the last one left did worse in
+// tools/ml_trace_sim: bench/RESULTS.md).
+int shrunk_share(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism,
+                 const std::vector<int>& shares) {
+  const SpeedupJob& me = jobs[which];
+  int share = shares[which];
+  double epoch = me.model.seconds(share);
+  std::vector<std::pair<double, size_t>> leaving;  // (expected finish, job), before the shrunk epoch ends
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    if (k == which || !jobs[k].measured) continue;
+    double finish =
+        jobs[k].next_report_in + std::max(jobs[k].remaining_epochs - 1, 0) * jobs[k].model.seconds(shares[k]);
+    if (finish < epoch) leaving.push_back({finish, k});
+  }
+  if (leaving.empty() || !(epoch > 0)) return share;
+  std::sort(leaving.begin(), leaving.end());
+  // The share is recomputed after each of at most kSteps groups of leavers
+  // (in finish order), not after each: with hundreds of short jobs leaving
+  // within one long epoch, recomputing it for every one was most of a
+  // decision's time.
+  constexpr size_t kSteps = 8;
+  std::vector<bool> gone(jobs.size(), false);
+  double since = 0, worker_seconds = 0;
+  int now = share;
+  for (size_t step = 0, next = 0; step < kSteps && next < leaving.size(); ++step) {
+    size_t last = std::max(next, (step + 1) * leaving.size() / kSteps);
+    if (last == next) continue;
+    for (; next < last; ++next) gone[leaving[next].second] = true;
+    double finish = leaving[last - 1].first;
+    worker_seconds += now * (finish - since);
+    since = finish;
+    now = shares_of(jobs, which, capacity, max_parallelism, gone)[which];
+  }
+  worker_seconds += now * (epoch - since);
+  int average = static_cast<int>(std::lround(worker_seconds / epoch));
+  return std::max(share, std::min(average, me.parallelism));
+}
+
 }  // namespace
 
 Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism) {
-  std::vector<bool> gone(jobs.size(), false);
-  std::vector<int> shares = shares_of(jobs, which, capacity, max_parallelism, gone);
-  const SpeedupJob& me = jobs[which];
-  int share = shares[which];
-  if (share < me.parallelism) {
-    // Shrinking holds for this job's whole next epoch. Workers it gives to
-    // jobs that finish before that epoch ends idle from then until it
-    // reports again, so it keeps what it would have without them.
-    double epoch = me.model.seconds(share);
-    bool any = false;
-    for (size_t k = 0; k < jobs.size(); ++k) {
-      if (k == which || !jobs[k].measured) continue;
-      double finish =
-          jobs[k].next_report_in + std::max(jobs[k].remaining_epochs - 1, 0) * jobs[k].model.seconds(shares[k]);
-      if (finish < epoch) gone[k] = any = true;
-    }
-    if (any) {
-      std::vector<int> after = shares_of(jobs, which, capacity, max_parallelism, gone);
-      share = std::max(share, std::min(after[which], me.parallelism));
-      shares[which] = share;
-    }
+  std::vector<int> shares = shares_of(jobs, which, capacity, max_parallelism, std::vector<bool>(jobs.size(), false));
+  if (shares[which] < jobs[which].parallelism) {
+    shares[which] = shrunk_share(jobs, which, capacity, max_parallelism, shares);
   }
   int wanted = backfill(jobs, which, shares, capacity, std::max(max_parallelism, 1));
   Decision d;

@@ -12,9 +12,9 @@
 // workers idle until their owner reports, which for a job at one worker of a
 // model with two-hour epochs is two hours.
 //
-// For the same reason a job told to shrink keeps what it would have without
-// the jobs expected to finish before its next epoch, at the smaller share,
-// ends: the workers it gave them would idle from their finish until it
+// For the same reason a job told to shrink keeps its share averaged over its
+// next epoch at the smaller share, as the jobs expected to finish within that
+// epoch leave: the workers it gave them would idle from their finish until it
 // reported again (on the trace, two imagenet jobs went from 6 workers to 1 for
 // a job three epochs from done, then ran 8,000 s epochs on an idle cluster).
 // Pure: the jobs in, a decision out.

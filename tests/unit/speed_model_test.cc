@@ -239,35 +239,38 @@ TEST(SpeedupPolicyTest, AJobRunsAboveItsShareOnWorkersNobodyDueBeforeItsEpochEnd
   EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, 1) << "no worker makes it faster";
 }
 
-// A job told to shrink keeps what it would have without the jobs that finish
-// before its next epoch (at the smaller parallelism) ends: the workers it gave
-// them would idle from then until it reports again. (On the trace, two
-// imagenet jobs went from 6 workers to 1 for a job three epochs from done,
-// then ran 8,000 s epochs on an empty cluster.)
-TEST(SpeedupPolicyTest, AJobIsNotShrunkForJobsThatFinishBeforeItsNextEpochEnds) {
+// A job told to shrink keeps its share averaged over its shrunk epoch, as the
+// jobs that finish within that epoch leave: workers it gave them would idle
+// from then until it reports again, and workers it kept for a job that leaves
+// near the end would idle until then. (On the trace, two imagenet jobs went
+// from 6 workers to 1 for a job three epochs from done, then ran 8,000 s epochs
+// on an empty cluster.)
+TEST(SpeedupPolicyTest, AJobShrinksToItsShareAveragedOverTheEpochAsJobsFinishWithinIt) {
   struct Case {
     const char* name;
     int other_epochs_left;
     int want;
   } cases[] = {
-      {"the other finishes in 82.7 s, long before an epoch at 1 (8,000 s) ends: keeps 6", 3, 6},
-      {"the other finishes at 7,974 s, just before: keeps 6", 220, 6},
-      {"the other finishes at 8,010 s, just after: shrinks to its share", 221, 1},
-      {"the other runs far longer: shrinks to its share", 1000, 1},
+      {"the other finishes at 82.7 s of the 8,000 s epoch at 1: 1 then 12, 11.9 on average, keeps its 6", 3, 6},
+      {"the other finishes at 6,192 s: 3.49 on average", 171, 3},
+      {"the other finishes at 7,974 s, just before the end: 1.04 on average", 220, 1},
+      {"the other finishes at 8,010 s, just after: its share", 221, 1},
+      {"the other runs far longer: its share", 1000, 1},
   };
   for (const auto& c : cases) {
     // This job (1,000 + 7,000/p s an epoch) holds 6 of 12 workers, the other
     // (400/p s, so a worker adds over 20 times the speed there) holds 6 and is
     // due in 10 s: by marginal speedup the shares are 1 and 11, and the other
-    // finishes 10 s + (left - 1) × 400/11 s from now.
+    // finishes 10 s + (left - 1) × 400/11 s from now; alone, this job's share
+    // is all 12.
     std::vector<SpeedupJob> jobs = {
         {SpeedModel::of(1000, 7000, 0), true, 6, 50, 0},
         {SpeedModel::of(0, 400, 0), true, 6, c.other_epochs_left, 10},
     };
     EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, c.want) << c.name;
   }
-  // It keeps no more than its share without them: here 6 of 12 beside a like
-  // job, so from 8 it shrinks to 6 (not to 1, its share beside the fast job).
+  // Its share without them is no more than 6 of 12 beside a like job, so from
+  // 8 it shrinks to 6 (not to 1, its share beside the fast job).
   std::vector<SpeedupJob> three = {
       {SpeedModel::of(1000, 7000, 0), true, 8, 50, 0},
       {SpeedModel::of(0, 400, 0), true, 2, 3, 10},
