@@ -269,6 +269,14 @@ TEST(SpeedupPolicyTest, AJobShrinksToItsShareAveragedOverTheEpochAsJobsFinishWit
     };
     EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, c.want) << c.name;
   }
+  // Sixteen jobs that finish together, at 6,000 s of the 8,000 s epoch at 1
+  // (more than the groups the allocation is recomputed in): with 17 jobs on
+  // 12 workers every share is 1 until then, and 12 after: 3.75 on average.
+  std::vector<SpeedupJob> many = {{SpeedModel::of(1000, 7000, 0), true, 6, 50, 0}};
+  for (int k = 0; k < 16; ++k) many.push_back({SpeedModel::of(0, 400, 0), true, 1, 1, 6000});
+  EXPECT_EQ(decide_by_speedup(many, 0, 12, 32).parallelism, 4);
+  for (auto& j : many) j.next_report_in = j.next_report_in ? 2000 : 0;  // at 2,000 s: 9.25, keeps its 6
+  EXPECT_EQ(decide_by_speedup(many, 0, 12, 32).parallelism, 6);
   // Its share without them is no more than 6 of 12 beside a like job, so from
   // 8 it shrinks to 6 (not to 1, its share beside the fast job).
   std::vector<SpeedupJob> three = {
