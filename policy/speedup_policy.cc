@@ -60,7 +60,7 @@ std::vector<int> shares_of(const std::vector<SpeedupJob>& jobs, size_t which, lo
 
 // What jobs[which] keeps when its share is below what it holds: its share
 // averaged over the shrunk epoch, as the jobs expected to finish within it
-// leave one by one (its share recomputed without each), at most what it holds.
+// leave (its share recomputed as they go), at most what it holds.
 // A decision holds for the whole epoch, so workers given up for jobs that
 // leave early would idle from their finish until it reports again, while
 // keeping all of them for one that leaves near the end idles them for the
