@@ -129,21 +129,24 @@ SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {
   for (const auto& [p, g] : by_p) groups.push_back(g);
   auto [a, b, c] = curve(groups);
   SpeedModel m(a, b, c, static_cast<int>(groups.size()));
-  m.measured_.reserve(groups.size());
-  for (const auto& g : groups) m.measured_.push_back({static_cast<int>(g.p), g.mean()});
+  std::vector<std::pair<int, double>> measured;
+  measured.reserve(groups.size());
+  for (const auto& g : groups) measured.push_back({static_cast<int>(g.p), g.mean()});
+  if (!measured.empty()) m.measured_ = std::make_shared<const std::vector<std::pair<int, double>>>(std::move(measured));
   return m;
 }
 
 double SpeedModel::seconds(int parallelism) const {
   int p = std::max(parallelism, 1);
-  auto at = std::lower_bound(measured_.begin(), measured_.end(), std::pair<int, double>{p, -HUGE_VAL});
-  if (at != measured_.end() && at->first == p) return at->second;
+  if (!measured_) return curve_seconds(p);  // (only a model made by of())
+  const auto& measured = *measured_;
+  auto at = std::lower_bound(measured.begin(), measured.end(), std::pair<int, double>{p, -HUGE_VAL});
+  if (at != measured.end() && at->first == p) return at->second;
   double curve = curve_seconds(p);
-  if (measured_.empty()) return curve;  // (only a model made by of())
   // Beyond the measured range, the nearest point's ratio holds.
   auto ratio = [this](const std::pair<int, double>& m) { return m.second / curve_seconds(m.first); };
-  if (at == measured_.end()) return curve * ratio(measured_.back());
-  if (at == measured_.begin()) return curve * ratio(measured_.front());
+  if (at == measured.end()) return curve * ratio(measured.back());
+  if (at == measured.begin()) return curve * ratio(measured.front());
   const auto& hi = *at;
   const auto& lo = *(at - 1);
   double w = static_cast<double>(p - lo.first) / (hi.first - lo.first);
