@@ -8,6 +8,8 @@
 # jobs at once, each posting /job and waiting for its /update before its next
 # epoch (epochs take no time, so only the answers do), beside nginx's /health
 # rate in the same run (SPEC §7's ratio). Loopback only.
+# With ML_POLICY=speedup the emulator's runs use --parallelism-policy speedup
+# (default kubeml, the daemon's default and SPEC §7's figure).
 # Usage: bench/ml.sh [BUILD_DIR] [SECONDS] [CONNECTIONS] [JOBS] [EPOCHS]
 set -euo pipefail
 build=${1:-build}
@@ -62,7 +64,7 @@ run_emulator() {  # EPOCH_MS SERIAL_FRACTION -> the emulator's stats JSON
   uport=$(free_port); eport=$(free_port); mport=$(free_port)
   $pin_server "$build/uvsched" --listen "127.0.0.1:$uport" --ps-url "http://127.0.0.1:$eport" \
     --ps-metrics-url "http://127.0.0.1:$mport/metrics" --store "embedded:$work/data-emu-$1" \
-    --metrics-poll-interval 0 --log-level warn --max-connections 20000 &
+    --metrics-poll-interval 0 --log-level warn --max-connections 20000 --parallelism-policy "${ML_POLICY:-kubeml}" &
   upid=$!
   wait_up "$uport" health
   out=$($pin_load "$build/kubeml_emulator" --listen "127.0.0.1:$eport" --metrics-listen "127.0.0.1:$mport" \
@@ -81,7 +83,7 @@ for name, path in (("saturated", sys.argv[1]), ("paced, ${PACED_EPOCH_MS:-30} ms
     js, rss = open(path).read().strip().rsplit(" ", 1)
     s = json.loads(js)
     rate = s["answers_per_second"]
-    print(f"KubeML emulator, {name}: $jobs jobs x $epochs epochs, each waiting for its answer: "
+    print(f"KubeML emulator, {name}, policy ${ML_POLICY:-kubeml}: $jobs jobs x $epochs epochs, each waiting for its answer: "
           f"{rate:.0f} epochs answered/s = {rate/n:.3f} x nginx /health ({n:.0f}/s) (goal >= 0.15); "
           f"/job -> /update p50 {s['answer_p50_ms']:.1f} ms, p99 {s['answer_p99_ms']:.1f} ms (goal <= 20 ms); "
           f"violations {s['violations']}, starts {s['starts']}; uvsched peak RSS {int(rss)/1024:.1f} MiB")

@@ -417,10 +417,20 @@ const std::string& MlScheduler::kind_of(Job& job) {
 }
 
 Decision MlScheduler::speedup_decision(Job& job) {
-  // Every job in arrival order, as the allocation sees it.
+  std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
+  // Every job in arrival order, as the allocation sees it. With the capacity
+  // unknown every job may have up to --max-parallelism, so no job takes a
+  // worker from another and a job's decision is the one it gets alone
+  // (SpeedupPolicyTest checks that): only its own model is needed. Building
+  // and refitting every job's for each /job made a decision cost the number of
+  // jobs (bench/RESULTS.md).
   std::vector<Job*> ordered;
-  for (auto& [id, j] : jobs_) ordered.push_back(&j);
-  std::sort(ordered.begin(), ordered.end(), [](const Job* a, const Job* b) { return a->order < b->order; });
+  if (capacity) {
+    for (auto& [id, j] : jobs_) ordered.push_back(&j);
+    std::sort(ordered.begin(), ordered.end(), [](const Job* a, const Job* b) { return a->order < b->order; });
+  } else {
+    ordered.push_back(&job);
+  }
   std::vector<SpeedupJob> view;
   size_t which = 0;
   for (Job* j : ordered) {
@@ -442,7 +452,6 @@ Decision MlScheduler::speedup_decision(Job& job) {
     }
     view.push_back({j->model, known, j->parallelism, left, next_report_in});
   }
-  std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
   // Unknown capacity: every job may have up to --max-parallelism.
   long workers = capacity ? *capacity : static_cast<long>(settings_.max_parallelism) * static_cast<long>(view.size());
   return decide_by_speedup(view, which, workers, settings_.max_parallelism);

@@ -289,5 +289,32 @@ TEST(SpeedupPolicyTest, AJobShrinksToItsShareAveragedOverTheEpochAsJobsFinishWit
   EXPECT_EQ(decide_by_speedup(three, 1, 12, 32).parallelism, 10);
 }
 
+// With workers for every job's --max-parallelism (the daemon's case when it
+// does not know the capacity) no job takes one from another, so a job's
+// decision is the one it gets alone: MlScheduler then builds no other job's
+// model. Jobs that scale, that do not, with a kink (faster at 6 than at 5,
+// slower at 5 than at 4), unmeasured, shrinking, due soon and late.
+TEST(SpeedupPolicyTest, WithWorkersForEveryJobsMaximumAJobDecidesAsIfAlone) {
+  SpeedModel kink = SpeedModel::fit({{1, 100}, {2, 52}, {4, 30}, {5, 40}, {6, 20}});
+  std::vector<SpeedupJob> jobs = {
+      {SpeedModel::of(1, 400, 0), true, 2, 50, 0},
+      {SpeedModel::fit({{1, 10}, {2, 10}, {4, 10}}), true, 6, 50, 30},  // flat: told 1
+      {SpeedModel::of(0, 1, 0, 0), false, 4, 10, 0},
+      {kink, true, 4, 20, 5},  // its greedy stops at 4, and 6 is faster
+      {SpeedModel::of(10, 100, 0.5), true, 12, 3, 400},
+      {SpeedModel::of(1000, 7000, 0), true, 1, 80, 9000},
+  };
+  int maxp = 6;
+  std::vector<int> alone;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    int a = decide_by_speedup({jobs[i]}, 0, maxp, maxp).parallelism;
+    alone.push_back(a);
+    EXPECT_EQ(decide_by_speedup(jobs, i, maxp * static_cast<long>(jobs.size()), maxp).parallelism, a) << "job " << i;
+  }
+  EXPECT_EQ(alone, (std::vector<int>{6, 1, 6, 6, 6, 6}));
+  // Fewer workers than that, and the jobs contend.
+  EXPECT_NE(decide_by_speedup(jobs, 0, 2 * static_cast<long>(jobs.size()), maxp).parallelism, alone[0]);
+}
+
 }  // namespace
 }  // namespace uvsched
