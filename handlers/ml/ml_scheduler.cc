@@ -420,10 +420,10 @@ Decision MlScheduler::speedup_decision(Job& job) {
   std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
   // Every job in arrival order, as the allocation sees it. With the capacity
   // unknown every job may have up to --max-parallelism, so no job takes a
-  // worker from another and a job's decision is the one it gets alone
-  // (SpeedupPolicyTest checks that): only its own model is needed. Building
-  // and refitting every job's for each /job made a decision cost the number of
-  // jobs (bench/RESULTS.md).
+  // worker from another and a job's decision is the one it gets alone, with
+  // its own maximum (SpeedupPolicyTest checks that): only its own model is
+  // needed. Building and refitting every job's for each /job made a decision's
+  // cost grow with the number of jobs (bench/RESULTS.md).
   std::vector<Job*> ordered;
   if (capacity) {
     for (auto& [id, j] : jobs_) ordered.push_back(&j);
@@ -452,8 +452,7 @@ Decision MlScheduler::speedup_decision(Job& job) {
     }
     view.push_back({j->model, known, j->parallelism, left, next_report_in});
   }
-  // Unknown capacity: every job may have up to --max-parallelism.
-  long workers = capacity ? *capacity : static_cast<long>(settings_.max_parallelism) * static_cast<long>(view.size());
+  long workers = capacity ? *capacity : static_cast<long>(settings_.max_parallelism);  // unknown: the job alone
   return decide_by_speedup(view, which, workers, settings_.max_parallelism);
 }
 

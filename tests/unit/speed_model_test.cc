@@ -312,6 +312,7 @@ TEST(SpeedupPolicyTest, WithWorkersForEveryJobsMaximumAJobDecidesAsIfAlone) {
     EXPECT_EQ(decide_by_speedup(jobs, i, maxp * static_cast<long>(jobs.size()), maxp).parallelism, a) << "job " << i;
   }
   EXPECT_EQ(alone, (std::vector<int>{6, 1, 6, 6, 6, 6}));
+  EXPECT_EQ(decide_by_speedup({jobs[3]}, 0, 5, 5).parallelism, 4) << "the kink: slower at 5 than at 4";
   // Fewer workers than that, and the jobs contend.
   EXPECT_NE(decide_by_speedup(jobs, 0, 2 * static_cast<long>(jobs.size()), maxp).parallelism, alone[0]);
 }
