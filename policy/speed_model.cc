@@ -21,10 +21,34 @@ struct AtParallelism {
   double mean() const { return sum / n; }
 };
 
-// Least squares over the basis functions selected by `use` (1, 1/p, p),
-// the others held at 0; false when the normal equations are singular.
-bool solve(const std::vector<AtParallelism>& groups, std::array<bool, 3> use, std::array<double, 3>* out) {
-  auto basis = [](int k, double p) { return k == 0 ? 1.0 : (k == 1 ? 1.0 / p : p); };
+// The basis functions of the curve: 1, 1/p and p.
+double basis(int k, double p) { return k == 0 ? 1.0 : (k == 1 ? 1.0 / p : p); }
+
+// The normal equations' sums over the points for all three basis functions,
+// from which every subset's are picked: one pass over the groups for the
+// eight supports instead of one each. Each sum is the same products added
+// in the same order as a subset's own pass would add them (m[i][j] and
+// m[j][i] kept apart, as the two products round differently), so a fit is
+// the same to the last bit.
+struct Moments {
+  double m[3][3] = {};  // Σ n·f_i(p)·f_j(p)
+  double r[3] = {};     // Σ f_i(p)·(the seconds' sum)
+};
+
+Moments moments(const std::vector<AtParallelism>& groups) {
+  Moments mo;
+  for (const auto& g : groups) {
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) mo.m[i][j] += g.n * basis(i, g.p) * basis(j, g.p);
+      mo.r[i] += basis(i, g.p) * g.sum;
+    }
+  }
+  return mo;
+}
+
+// Least squares over the basis functions selected by `use`, the others held
+// at 0; false when the normal equations are singular.
+bool solve(const Moments& mo, std::array<bool, 3> use, std::array<double, 3>* out) {
   std::array<int, 3> idx{};
   int n = 0;
   for (int k = 0; k < 3; ++k) {
@@ -32,11 +56,9 @@ bool solve(const std::vector<AtParallelism>& groups, std::array<bool, 3> use, st
   }
   if (n == 0) return false;
   double m[3][4] = {};
-  for (const auto& g : groups) {
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) m[i][j] += g.n * basis(idx[i], g.p) * basis(idx[j], g.p);
-      m[i][3] += basis(idx[i], g.p) * g.sum;
-    }
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) m[i][j] = mo.m[idx[i]][idx[j]];
+    m[i][3] = mo.r[idx[i]];
   }
   // Gaussian elimination with partial pivoting on an n×n system.
   for (int col = 0; col < n; ++col) {
@@ -83,11 +105,12 @@ std::array<double, 3> curve(const std::vector<AtParallelism>& groups) {
   // parallelisms c stays 0 (a line through two points says nothing of it).
   std::array<double, 3> best{groups.front().mean(), 0, 0};  // (kept by none: {a} alone is always feasible)
   double best_sse = std::numeric_limits<double>::infinity();
+  Moments mo = moments(groups);
   for (int mask = 1; mask < 8; ++mask) {
     std::array<bool, 3> use{(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0};
     if (groups.size() < 3 && use[2]) continue;
     std::array<double, 3> x;
-    if (!solve(groups, use, &x)) continue;
+    if (!solve(mo, use, &x)) continue;
     if (x[0] < 0 || x[1] < 0 || x[2] < 0) continue;
     double s = sse(groups, x);
     if (s < best_sse) {
@@ -116,17 +139,21 @@ std::vector<int> trim_points(std::deque<EpochPoint>& points, size_t cap) {
 }
 
 SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {
-  std::map<int, AtParallelism> by_p;
+  // Grouped in a flat vector, found by a linear search: a fit sees a handful
+  // of distinct parallelisms, and with 1,000 running jobs of one kind a
+  // decision refits about 80 of them, so a tree node per group was a large
+  // part of a decision's time. Each group sums its points in their order, as
+  // before, so the fit is the same to the last bit.
+  std::vector<AtParallelism> groups;
   for (const auto& pt : points) {
     if (pt.parallelism < 1 || !(pt.seconds > 0) || !std::isfinite(pt.seconds)) continue;
-    auto& g = by_p[pt.parallelism];
-    g.p = pt.parallelism;
-    g.n += 1;
-    g.sum += pt.seconds;
+    double p = pt.parallelism;
+    auto g = std::find_if(groups.begin(), groups.end(), [p](const AtParallelism& x) { return x.p == p; });
+    if (g == groups.end()) g = groups.insert(groups.end(), AtParallelism{p, 0, 0});
+    g->n += 1;
+    g->sum += pt.seconds;
   }
-  std::vector<AtParallelism> groups;
-  groups.reserve(by_p.size());
-  for (const auto& [p, g] : by_p) groups.push_back(g);
+  std::sort(groups.begin(), groups.end(), [](const AtParallelism& x, const AtParallelism& y) { return x.p < y.p; });
   auto [a, b, c] = curve(groups);
   SpeedModel m(a, b, c, static_cast<int>(groups.size()));
   std::vector<std::pair<int, double>> measured;

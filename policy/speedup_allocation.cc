@@ -19,11 +19,15 @@ SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long c
   // workers (and the line's next slot) sooner; halfway between epochs per
   // second (weight 1) and the share of the remaining work per second
   // (1/remaining, which made the makespan longer): bench/RESULTS.md.
+  // A job's epoch at what it has and at one more worker: the one is the
+  // other's from the step before, so each step evaluates the model once.
+  std::vector<double> now_s(jobs.size()), next_s(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) now_s[i] = jobs[i].model.seconds(1);
   auto gain = [&](size_t i) {
     const JobDemand& j = jobs[i];
     int p = out.parallelism[i];
     if (p >= j.max_parallelism || j.remaining_epochs <= 0) return 0.0;
-    double now = j.model.seconds(p), next = j.model.seconds(p + 1);
+    double now = now_s[i], next = next_s[i] = j.model.seconds(p + 1);
     if (!(next > 0) || !(now > 0) || (now - next) < min_relative_gain * now) return 0.0;
     return (1 / next - 1 / now) / std::sqrt(static_cast<double>(j.remaining_epochs));
   };
@@ -38,6 +42,7 @@ SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long c
     heap.pop();
     if (g <= 0) break;  // the best is not worth a worker: the rest are not either
     out.parallelism[i] += 1;
+    now_s[i] = next_s[i];
     out.used += 1;
     left -= 1;
     heap.push({gain(i), i});

@@ -1,7 +1,6 @@
 #include "handlers/ml/speed_history.h"
 
 #include <algorithm>
-#include <set>
 #include <vector>
 
 namespace uvsched {
@@ -54,10 +53,14 @@ std::vector<EpochPoint> SpeedHistory::points_for(const std::string& kind, const 
   std::vector<EpochPoint> out(own.begin(), own.end());
   auto it = kinds_.find(kind);
   if (it == kinds_.end()) return out;
-  std::set<int> ran;
-  for (const auto& e : own) ran.insert(e.parallelism);
+  // The parallelisms it ran, sorted in a flat vector (a set's node per entry
+  // cost more than the search: this runs for every refit of a job).
+  std::vector<int> ran;
+  ran.reserve(own.size());
+  for (const auto& e : own) ran.push_back(e.parallelism);
+  std::sort(ran.begin(), ran.end());
   for (const auto& e : it->second.points) {
-    if (!ran.count(e.parallelism)) out.push_back(e);
+    if (!std::binary_search(ran.begin(), ran.end(), e.parallelism)) out.push_back(e);
   }
   return out;
 }
