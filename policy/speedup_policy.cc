@@ -40,8 +40,10 @@ int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vecto
 std::vector<int> shares_of(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism,
                            const std::vector<bool>& gone) {
   long pool = capacity;
-  std::vector<JobDemand> demands;
+  std::vector<BorrowedDemand> demands;
   std::vector<size_t> index;  // demands[k] is jobs[index[k]]
+  demands.reserve(jobs.size());
+  index.reserve(jobs.size());
   std::vector<int> shares(jobs.size(), 0);
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (gone[i]) continue;
@@ -50,7 +52,7 @@ std::vector<int> shares_of(const std::vector<SpeedupJob>& jobs, size_t which, lo
       pool -= shares[i];  // kept: nothing is known of it yet
       continue;
     }
-    demands.push_back({"", jobs[i].model, jobs[i].remaining_epochs, std::max(max_parallelism, 1)});
+    demands.push_back({&jobs[i].model, jobs[i].remaining_epochs, std::max(max_parallelism, 1)});
     index.push_back(i);
   }
   SpeedupAllocation a = allocate_by_speedup(demands, std::max(pool, 0L));

@@ -3,6 +3,7 @@
 #include <uv.h>
 
 #include <algorithm>
+#include <cassert>
 #include <random>
 
 #include "handlers/json_body.h"
@@ -418,42 +419,61 @@ const std::string& MlScheduler::kind_of(Job& job) {
 
 Decision MlScheduler::speedup_decision(Job& job) {
   std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
-  // Every job in arrival order, as the allocation sees it. With the capacity
-  // unknown every job may have up to --max-parallelism, so no job takes a
-  // worker from another and a job's decision is the one it gets alone, with
-  // its own maximum (SpeedupPolicyTest checks that): only its own model is
-  // needed. Building and refitting every job's for each /job made a decision's
-  // cost grow with the number of jobs (bench/RESULTS.md).
-  std::vector<Job*> ordered;
-  if (capacity) {
-    for (auto& [id, j] : jobs_) ordered.push_back(&j);
-    std::sort(ordered.begin(), ordered.end(), [](const Job* a, const Job* b) { return a->order < b->order; });
-  } else {
-    ordered.push_back(&job);
+  // With the capacity unknown every job may have up to --max-parallelism, so
+  // no job takes a worker from another and a job's decision is the one it
+  // gets alone, with its own maximum (SpeedupPolicyTest checks that): only
+  // its own model is needed. Building and refitting every job's for each
+  // /job made a decision's cost grow with the number of jobs
+  // (bench/RESULTS.md).
+  if (!capacity) {
+    std::vector<SpeedupJob> alone(1);
+    uint64_t fits = kNoFits;
+    refresh_view(alone[0], fits, job, job);
+    return decide_by_speedup(alone, 0, settings_.max_parallelism, settings_.max_parallelism);
   }
-  std::vector<SpeedupJob> view;
-  size_t which = 0;
-  for (Job* j : ordered) {
-    if (j == &job) which = view.size();
-    int left = static_cast<int>(std::max<int64_t>(j->request.epochs - j->epochs_reported, 0));
-    const std::string& kind = kind_of(*j);
-    bool known = !j->epochs.empty() || speeds_.knows(kind);
-    // Refitted when what it is fitted to changed: its own epochs, or its
-    // kind's where it has none.
-    if (known && (j->model_stale || speeds_.changed_for(kind, j->model_version, j->epochs))) {
-      j->model = SpeedModel::fit(speeds_.points_for(kind, j->epochs));
-      j->model_stale = false;
-    }
-    j->model_version = speeds_.version(kind);
-    double next_report_in = 0;  // the one deciding now, and a job not yet reporting, are due now
-    if (j != &job && !j->epochs.empty()) {
-      double since = static_cast<double>(clock_.now_ms() - j->last_report_mono_ms) / 1000;
-      next_report_in = std::max(0.0, j->model.seconds(j->parallelism) - since);
-    }
-    view.push_back({j->model, known, j->parallelism, left, next_report_in});
+  // Every job in arrival order, as the allocation sees it.
+  if (!by_arrival_valid_) {
+    by_arrival_.clear();
+    for (auto& [id, j] : jobs_) by_arrival_.push_back(&j);
+    std::sort(by_arrival_.begin(), by_arrival_.end(), [](const Job* a, const Job* b) { return a->order < b->order; });
+    speedup_view_.assign(by_arrival_.size(), SpeedupJob{});
+    view_fits_.assign(by_arrival_.size(), kNoFits);
+    by_arrival_valid_ = true;
   }
-  long workers = capacity ? *capacity : static_cast<long>(settings_.max_parallelism);  // unknown: the job alone
-  return decide_by_speedup(view, which, workers, settings_.max_parallelism);
+  size_t which = by_arrival_.size();
+  for (size_t k = 0; k < by_arrival_.size(); ++k) {
+    if (by_arrival_[k] == &job) which = k;
+    refresh_view(speedup_view_[k], view_fits_[k], *by_arrival_[k], job);
+  }
+  assert(which < by_arrival_.size());  // the job deciding is one of jobs_
+  return decide_by_speedup(speedup_view_, which, *capacity, settings_.max_parallelism);
+}
+
+void MlScheduler::refresh_view(SpeedupJob& view, uint64_t& view_fits, Job& j, const Job& deciding) {
+  int left = static_cast<int>(std::max<int64_t>(j.request.epochs - j.epochs_reported, 0));
+  const std::string& kind = kind_of(j);
+  bool known = !j.epochs.empty() || speeds_.knows(kind);
+  // Refitted when what it is fitted to changed: its own epochs, or its
+  // kind's where it has none.
+  if (known && (j.model_stale || speeds_.changed_for(kind, j.model_version, j.epochs))) {
+    j.model = SpeedModel::fit(speeds_.points_for(kind, j.epochs));
+    j.model_stale = false;
+    ++j.model_fits;
+  }
+  j.model_version = speeds_.version(kind);
+  if (view_fits != j.model_fits) {  // copied only when it changed: a copy is a shared_ptr's count
+    view.model = j.model;
+    view_fits = j.model_fits;
+  }
+  double next_report_in = 0;  // the one deciding now, and a job not yet reporting, are due now
+  if (&j != &deciding && !j.epochs.empty()) {
+    double since = static_cast<double>(clock_.now_ms() - j.last_report_mono_ms) / 1000;
+    next_report_in = std::max(0.0, j.model.seconds(j.parallelism) - since);
+  }
+  view.measured = known;
+  view.parallelism = j.parallelism;
+  view.remaining_epochs = left;
+  view.next_report_in = next_report_in;
 }
 
 void MlScheduler::apply(Job& job, const Decision& d, double elapsed) {
