@@ -138,22 +138,41 @@ std::vector<int> trim_points(std::deque<EpochPoint>& points, size_t cap) {
   return dropped;
 }
 
-SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) {
-  // Grouped in a flat vector, found by a linear search: a fit sees a handful
-  // of distinct parallelisms, and with 1,000 running jobs of one kind a
-  // decision refits about 80 of them, so a tree node per group was a large
-  // part of a decision's time. Each group sums its points in their order, as
-  // before, so the fit is the same to the last bit.
-  std::vector<AtParallelism> groups;
+namespace {
+
+template <typename Points>
+std::vector<EpochGroup> group_points_of(const Points& points) {
+  // Found by a linear search in a flat vector: a job has a handful of
+  // distinct parallelisms, and a tree node per group was a large part of a
+  // refit's time.
+  std::vector<EpochGroup> groups;
   for (const auto& pt : points) {
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&pt](const EpochGroup& x) { return x.parallelism == pt.parallelism; });
+    if (g == groups.end()) g = groups.insert(groups.end(), EpochGroup{pt.parallelism, 0, 0});
     if (pt.parallelism < 1 || !(pt.seconds > 0) || !std::isfinite(pt.seconds)) continue;
-    double p = pt.parallelism;
-    auto g = std::find_if(groups.begin(), groups.end(), [p](const AtParallelism& x) { return x.p == p; });
-    if (g == groups.end()) g = groups.insert(groups.end(), AtParallelism{p, 0, 0});
-    g->n += 1;
+    g->count += 1;
     g->sum += pt.seconds;
   }
-  std::sort(groups.begin(), groups.end(), [](const AtParallelism& x, const AtParallelism& y) { return x.p < y.p; });
+  std::sort(groups.begin(), groups.end(),
+            [](const EpochGroup& x, const EpochGroup& y) { return x.parallelism < y.parallelism; });
+  return groups;
+}
+
+}  // namespace
+
+std::vector<EpochGroup> group_points(const std::vector<EpochPoint>& points) { return group_points_of(points); }
+std::vector<EpochGroup> group_points(const std::deque<EpochPoint>& points) { return group_points_of(points); }
+
+SpeedModel SpeedModel::fit(const std::vector<EpochPoint>& points) { return fit_grouped(group_points(points)); }
+
+SpeedModel SpeedModel::fit_grouped(const std::vector<EpochGroup>& by_parallelism) {
+  std::vector<AtParallelism> groups;
+  groups.reserve(by_parallelism.size());
+  for (const auto& g : by_parallelism) {
+    if (g.parallelism >= 1 && g.count > 0)
+      groups.push_back({static_cast<double>(g.parallelism), static_cast<double>(g.count), g.sum});
+  }
   auto [a, b, c] = curve(groups);
   SpeedModel m(a, b, c, static_cast<int>(groups.size()));
   std::vector<std::pair<int, double>> measured;

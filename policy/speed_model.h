@@ -32,6 +32,23 @@ struct EpochPoint {
   double seconds = 0;
 };
 
+// The epochs at one parallelism, summed: all a fit needs of them. A count of
+// 0: epochs were reported there, none that a fit can use.
+struct EpochGroup {
+  int parallelism = 1;
+  int count = 0;
+  double sum = 0;
+};
+
+// `points` grouped by parallelism, in increasing order, each group summing
+// its points' seconds in their order, so that a fit from the groups is the
+// fit from the points to the last bit. A point a fit ignores (parallelism
+// < 1, seconds not > 0 or not finite) is not counted, but its parallelism
+// has a group: where a job ran, its kind's points do not count
+// (SpeedHistory::groups_for).
+std::vector<EpochGroup> group_points(const std::vector<EpochPoint>& points);
+std::vector<EpochGroup> group_points(const std::deque<EpochPoint>& points);
+
 // Drops points until at most `cap` remain, each time the oldest of the
 // parallelism with the most points (the oldest of those on a tie). A job that
 // runs for long at one parallelism so keeps what it measured at the others:
@@ -47,6 +64,10 @@ class SpeedModel {
   // Points with parallelism < 1 or seconds <= 0 are ignored; none at all
   // gives a model of 1 s at one worker, perfectly parallel.
   static SpeedModel fit(const std::vector<EpochPoint>& points);
+  // The same from the points grouped (group_points; by parallelism, each
+  // parallelism once, in increasing order): a caller that keeps its points'
+  // groups refits without going over the points again.
+  static SpeedModel fit_grouped(const std::vector<EpochGroup>& groups);
   // The model t(p) = a + b/p + c·p as given (tests, priors).
   static SpeedModel of(double a, double b, double c, int distinct = 3) { return SpeedModel(a, b, c, distinct); }
 

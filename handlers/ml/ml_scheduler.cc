@@ -403,6 +403,7 @@ Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
     EpochPoint point{in.parallelism, in.elapsed_seconds};
     job.epochs.push_back(point);
     trim_points(job.epochs, kSpeedPoints);
+    job.epoch_groups = group_points(job.epochs);
     job.model_stale = true;
     speeds_.add(kind_of(job), point);  // a static job's epochs teach its kind too
   }
@@ -456,7 +457,7 @@ void MlScheduler::refresh_view(SpeedupJob& view, uint64_t& view_fits, Job& j, co
   // Refitted when what it is fitted to changed: its own epochs, or its
   // kind's where it has none.
   if (known && (j.model_stale || speeds_.changed_for(kind, j.model_version, j.epochs))) {
-    j.model = SpeedModel::fit(speeds_.points_for(kind, j.epochs));
+    j.model = SpeedModel::fit_grouped(speeds_.groups_for(kind, j.epoch_groups));
     j.model_stale = false;
     ++j.model_fits;
   }

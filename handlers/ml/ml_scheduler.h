@@ -110,6 +110,7 @@ class MlScheduler {
     // its own epochs change (model_stale) or its kind's change where it has
     // none (SpeedHistory::changed_for).
     std::deque<EpochPoint> epochs;
+    std::vector<EpochGroup> epoch_groups;  // group_points(epochs)
     SpeedModel model = SpeedModel::of(0, 1, 0, 0);
     uint64_t model_version = 0;
     bool model_stale = true;

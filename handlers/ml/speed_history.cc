@@ -28,6 +28,7 @@ void SpeedHistory::add(const std::string& kind, EpochPoint point) {
   k.points.push_back(point);
   k.changed_at[point.parallelism] = k.version;
   for (int p : trim_points(k.points, kPointsPerKind)) k.changed_at[p] = k.version;
+  k.groups = group_points(k.points);
 }
 
 uint64_t SpeedHistory::version(const std::string& kind) const {
@@ -49,19 +50,19 @@ bool SpeedHistory::changed_for(const std::string& kind, uint64_t since, const st
   return false;
 }
 
-std::vector<EpochPoint> SpeedHistory::points_for(const std::string& kind, const std::deque<EpochPoint>& own) const {
-  std::vector<EpochPoint> out(own.begin(), own.end());
+std::vector<EpochGroup> SpeedHistory::groups_for(const std::string& kind, const std::vector<EpochGroup>& own) const {
   auto it = kinds_.find(kind);
-  if (it == kinds_.end()) return out;
-  // The parallelisms it ran, sorted in a flat vector (a set's node per entry
-  // cost more than the search: this runs for every refit of a job).
-  std::vector<int> ran;
-  ran.reserve(own.size());
-  for (const auto& e : own) ran.push_back(e.parallelism);
-  std::sort(ran.begin(), ran.end());
-  for (const auto& e : it->second.points) {
-    if (!std::binary_search(ran.begin(), ran.end(), e.parallelism)) out.push_back(e);
+  if (it == kinds_.end()) return own;
+  // Both by parallelism: merged, the job's own group where both have one.
+  const std::vector<EpochGroup>& theirs = it->second.groups;
+  std::vector<EpochGroup> out;
+  out.reserve(own.size() + theirs.size());
+  auto mine = own.begin();
+  for (const EpochGroup& g : theirs) {
+    for (; mine != own.end() && mine->parallelism < g.parallelism; ++mine) out.push_back(*mine);
+    if (mine == own.end() || mine->parallelism != g.parallelism) out.push_back(g);
   }
+  out.insert(out.end(), mine, own.end());
   return out;
 }
 

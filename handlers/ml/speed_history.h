@@ -37,23 +37,26 @@ class SpeedHistory {
   // The stamp of the latest add to `kind`, from one counter over all kinds
   // (so it only grows, across a kind's eviction too); 0 for a kind not held.
   uint64_t version(const std::string& kind) const;
-  // Whether points_for(kind, own) may differ from what it was when the kind
+  // Whether groups_for(kind, own) may differ from what it was when the kind
   // was at version `since` (own unchanged): the kind's points changed since
   // at a parallelism `own` has none at (where it has, its own points win, so
   // the kind's do not count), or the kind was evicted or created since. With
   // many running jobs of one kind every report bumps the version, and
   // refitting all of them on each was most of a decision's time.
   bool changed_for(const std::string& kind, uint64_t since, const std::deque<EpochPoint>& own) const;
-  // The points a job's model is fitted to: its own epochs, and its kind's at
-  // the parallelisms it never ran (where it ran, its own measurements win).
-  std::vector<EpochPoint> points_for(const std::string& kind, const std::deque<EpochPoint>& own) const;
+  // What a job's model is fitted to, grouped by parallelism: its own epochs'
+  // groups (`own`, group_points of them), and its kind's at the parallelisms
+  // it never ran (where it ran, its own measurements win). The kind's groups
+  // are kept up to date by add(), so a refit does not go over its points.
+  std::vector<EpochGroup> groups_for(const std::string& kind, const std::vector<EpochGroup>& own) const;
   size_t kinds() const { return kinds_.size(); }
 
  private:
   struct Kind {
     std::deque<EpochPoint> points;
-    uint64_t created = 0;  // adds_ when it was (re)created
-    uint64_t version = 0;  // adds_ when it last grew: also the eviction order
+    std::vector<EpochGroup> groups;  // group_points(points)
+    uint64_t created = 0;            // adds_ when it was (re)created
+    uint64_t version = 0;            // adds_ when it last grew: also the eviction order
     // By parallelism, adds_ when its points there last changed (an add, or
     // trim_points dropping one): what changed_for looks at.
     std::map<int, uint64_t> changed_at;

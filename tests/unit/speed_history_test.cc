@@ -36,21 +36,36 @@ TEST(SpeedHistoryTest, AKindIsTheFunctionModelDatasetAndBatchSize) {
 
 TEST(SpeedHistoryTest, AJobsOwnEpochsWinWhereItRanAndItsKindsFillInTheRest) {
   SpeedHistory h;
-  for (EpochPoint e : {EpochPoint{1, 100}, EpochPoint{2, 55}, EpochPoint{4, 30}}) h.add("k", e);
+  for (EpochPoint e : {EpochPoint{1, 100}, EpochPoint{2, 55}, EpochPoint{4, 30}, EpochPoint{1, 104}}) h.add("k", e);
   h.add("other", {8, 1});
-  std::deque<EpochPoint> own{{2, 60}, {2, 62}};
-  auto pts = h.points_for("k", own);
-  ASSERT_EQ(pts.size(), 4u);
-  int at2 = 0;
-  for (const auto& e : pts) {
-    EXPECT_NE(e.parallelism, 8) << "another kind's epoch";
-    if (e.parallelism == 2) {
-      EXPECT_GE(e.seconds, 60) << "its own, not its kind's 55";
-      ++at2;
-    }
-  }
-  EXPECT_EQ(at2, 2);
-  EXPECT_EQ(h.points_for("unknown", own).size(), 2u) << "a kind never seen adds nothing";
+  std::deque<EpochPoint> own{{2, 60}, {3, 40}, {2, 62}};
+  auto groups = h.groups_for("k", group_points(own));
+  ASSERT_EQ(groups.size(), 4u);
+  auto at = [&](size_t k, int p, int count, double sum) {
+    EXPECT_EQ(groups[k].parallelism, p) << k;
+    EXPECT_EQ(groups[k].count, count) << "at " << p;
+    EXPECT_EQ(groups[k].sum, sum) << "at " << p;
+  };
+  at(0, 1, 2, 204);  // its kind's, where it never ran
+  at(1, 2, 2, 122);  // its own, not its kind's 55
+  at(2, 3, 1, 40);   // its own, where its kind has none
+  at(3, 4, 1, 30);   // and no other kind's epoch at 8
+  EXPECT_EQ(h.groups_for("unknown", group_points(own)).size(), 2u) << "a kind never seen adds nothing";
+}
+
+// Where a job ran, its kind's epochs do not count, even when none of the
+// job's own epochs there can be used: the points' groups say so.
+TEST(SpeedHistoryTest, AParallelismWithOnlyUnusableEpochsStillHidesItsKinds) {
+  SpeedHistory h;
+  h.add("k", {2, 55});
+  std::deque<EpochPoint> own{{2, std::numeric_limits<double>::infinity()}, {4, 30}};
+  auto groups = h.groups_for("k", group_points(own));
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].parallelism, 2);
+  EXPECT_EQ(groups[0].count, 0) << "its own, unusable: not the kind's 55";
+  SpeedModel m = SpeedModel::fit_grouped(groups);
+  EXPECT_EQ(m.distinct(), 1) << "a fit sees only the usable group";
+  EXPECT_DOUBLE_EQ(m.seconds(4), 30);
 }
 
 TEST(SpeedHistoryTest, EveryAddBumpsItsKindsVersionAndBadPointsAreNotAdded) {
@@ -62,12 +77,12 @@ TEST(SpeedHistoryTest, EveryAddBumpsItsKindsVersionAndBadPointsAreNotAdded) {
   h.add("k", {0, 10});
   h.add("k", {2, -1});
   EXPECT_EQ(h.version("k"), 1u);
-  EXPECT_EQ(h.points_for("k", {}).size(), 1u);
+  EXPECT_EQ(h.groups_for("k", {}).size(), 1u);
   EXPECT_TRUE(h.knows("k"));
 }
 
-// changed_for tells a job's model whether points_for would give it other
-// points than when it was fitted: only the kind's points at parallelisms the
+// changed_for tells a job's model whether groups_for would give it other
+// groups than when it was fitted: only the kind's points at parallelisms the
 // job never ran count (where it ran, its own win), and an eviction or a
 // recreation of the kind always does.
 TEST(SpeedHistoryTest, AKindChangedForAJobOnlyWhereTheJobHasNoPointsOfItsOwn) {
@@ -81,7 +96,9 @@ TEST(SpeedHistoryTest, AKindChangedForAJobOnlyWhereTheJobHasNoPointsOfItsOwn) {
   h.add("k", {2, 57});
   EXPECT_GT(h.version("k"), fitted);
   EXPECT_FALSE(h.changed_for("k", fitted, own)) << "at 2, where the job's own point wins";
-  EXPECT_EQ(h.points_for("k", own).size(), 1u) << "what the line above relies on";
+  auto groups = h.groups_for("k", group_points(own));
+  ASSERT_EQ(groups.size(), 1u) << "what the line above relies on";
+  EXPECT_EQ(groups[0].sum, 60) << "the job's own";
   h.add("k", {4, 30});
   EXPECT_TRUE(h.changed_for("k", fitted, own)) << "at 4, where the job has none";
   EXPECT_TRUE(h.changed_for("k", fitted, {})) << "a job with no epochs takes all its kind's";
@@ -119,9 +136,11 @@ TEST(SpeedHistoryTest, AnEvictedOrRecreatedKindHasChangedForEveryJob) {
 TEST(SpeedHistoryTest, ItKeepsTheLatestPointsOfEachKindAndDropsTheLeastRecentlyReportedKind) {
   SpeedHistory h;
   for (size_t i = 0; i < SpeedHistory::kPointsPerKind + 10; ++i) h.add("k", {1, static_cast<double>(i + 1)});
-  auto pts = h.points_for("k", {});
-  ASSERT_EQ(pts.size(), SpeedHistory::kPointsPerKind);
-  EXPECT_EQ(pts.front().seconds, 11) << "the oldest ten went";
+  auto groups = h.groups_for("k", {});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].count, static_cast<int>(SpeedHistory::kPointsPerKind));
+  // 11 + 12 + ... + 74: the oldest ten went.
+  EXPECT_EQ(groups[0].sum, (11 + 74) * static_cast<double>(SpeedHistory::kPointsPerKind) / 2);
   for (size_t i = 1; i < SpeedHistory::kKinds; ++i) h.add("kind " + std::to_string(i), {1, 1});
   EXPECT_EQ(h.kinds(), SpeedHistory::kKinds);
   h.add("k", {1, 1});  // "k" reported again: now "kind 1" is the least recent
@@ -141,16 +160,15 @@ TEST(SpeedHistoryTest, ManyEpochsAtOneParallelismDoNotPushOutTheOthers) {
   h.add("k", {2, 425});
   h.add("k", {8, 520});
   for (int i = 0; i < 200; ++i) h.add("k", {4, 280});
-  auto pts = h.points_for("k", {});
-  ASSERT_EQ(pts.size(), SpeedHistory::kPointsPerKind);
-  int at2 = 0, at8 = 0;
-  for (const auto& p : pts) {
-    at2 += p.parallelism == 2;
-    at8 += p.parallelism == 8;
-  }
-  EXPECT_EQ(at2, 1);
-  EXPECT_EQ(at8, 1);
-  EXPECT_LT(SpeedModel::fit(pts).seconds(2), SpeedModel::fit(pts).seconds(1)) << "not flat below 4";
+  auto groups = h.groups_for("k", {});
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].parallelism, 2);
+  EXPECT_EQ(groups[0].count, 1);
+  EXPECT_EQ(groups[1].count, static_cast<int>(SpeedHistory::kPointsPerKind) - 2);
+  EXPECT_EQ(groups[2].parallelism, 8);
+  EXPECT_EQ(groups[2].count, 1);
+  SpeedModel m = SpeedModel::fit_grouped(groups);
+  EXPECT_LT(m.seconds(2), m.seconds(1)) << "not flat below 4";
 }
 
 }  // namespace
