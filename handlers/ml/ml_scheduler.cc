@@ -456,7 +456,7 @@ void MlScheduler::refresh_view(SpeedupJob& view, uint64_t& view_fits, Job& j, co
   bool known = !j.epochs.empty() || speeds_.knows(kind);
   // Refitted when what it is fitted to changed: its own epochs, or its
   // kind's where it has none.
-  if (known && (j.model_stale || speeds_.changed_for(kind, j.model_version, j.epochs))) {
+  if (known && (j.model_stale || speeds_.changed_for(kind, j.model_version, j.epoch_groups))) {
     j.model = SpeedModel::fit_grouped(speeds_.groups_for(kind, j.epoch_groups));
     j.model_stale = false;
     ++j.model_fits;

@@ -36,7 +36,7 @@ uint64_t SpeedHistory::version(const std::string& kind) const {
   return it == kinds_.end() ? 0 : it->second.version;
 }
 
-bool SpeedHistory::changed_for(const std::string& kind, uint64_t since, const std::deque<EpochPoint>& own) const {
+bool SpeedHistory::changed_for(const std::string& kind, uint64_t since, const std::vector<EpochGroup>& own) const {
   auto it = kinds_.find(kind);
   if (it == kinds_.end()) return since != 0;  // a model with its points, and it has gone
   const Kind& k = it->second;
@@ -44,7 +44,8 @@ bool SpeedHistory::changed_for(const std::string& kind, uint64_t since, const st
   if (k.version <= since) return false;
   for (const auto& [p, at] : k.changed_at) {
     if (at <= since) continue;
-    bool ran = std::any_of(own.begin(), own.end(), [p = p](const EpochPoint& e) { return e.parallelism == p; });
+    auto g = std::lower_bound(own.begin(), own.end(), p, [](const EpochGroup& x, int q) { return x.parallelism < q; });
+    bool ran = g != own.end() && g->parallelism == p;
     if (!ran) return true;
   }
   return false;

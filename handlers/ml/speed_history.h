@@ -43,7 +43,7 @@ class SpeedHistory {
   // the kind's do not count), or the kind was evicted or created since. With
   // many running jobs of one kind every report bumps the version, and
   // refitting all of them on each was most of a decision's time.
-  bool changed_for(const std::string& kind, uint64_t since, const std::deque<EpochPoint>& own) const;
+  bool changed_for(const std::string& kind, uint64_t since, const std::vector<EpochGroup>& own) const;
   // What a job's model is fitted to, grouped by parallelism: its own epochs'
   // groups (`own`, group_points of them), and its kind's at the parallelisms
   // it never ran (where it ran, its own measurements win). The kind's groups

@@ -10,6 +10,8 @@
 namespace uvsched {
 namespace {
 
+std::vector<EpochGroup> grouped(const std::vector<EpochPoint>& own) { return group_points(own); }
+
 TrainRequest request(const std::string& fn, const std::string& model, const std::string& dataset, int64_t batch) {
   TrainRequest r;
   r.function_name = fn;
@@ -88,23 +90,23 @@ TEST(SpeedHistoryTest, EveryAddBumpsItsKindsVersionAndBadPointsAreNotAdded) {
 TEST(SpeedHistoryTest, AKindChangedForAJobOnlyWhereTheJobHasNoPointsOfItsOwn) {
   SpeedHistory h;
   std::deque<EpochPoint> own{{2, 60}};
-  EXPECT_FALSE(h.changed_for("k", 0, own)) << "never held, nothing fitted to it";
+  EXPECT_FALSE(h.changed_for("k", 0, group_points(own))) << "never held, nothing fitted to it";
   h.add("k", {2, 55});
-  EXPECT_TRUE(h.changed_for("k", 0, own)) << "created since";
+  EXPECT_TRUE(h.changed_for("k", 0, group_points(own))) << "created since";
   uint64_t fitted = h.version("k");
-  EXPECT_FALSE(h.changed_for("k", fitted, own)) << "nothing since";
+  EXPECT_FALSE(h.changed_for("k", fitted, group_points(own))) << "nothing since";
   h.add("k", {2, 57});
   EXPECT_GT(h.version("k"), fitted);
-  EXPECT_FALSE(h.changed_for("k", fitted, own)) << "at 2, where the job's own point wins";
+  EXPECT_FALSE(h.changed_for("k", fitted, group_points(own))) << "at 2, where the job's own point wins";
   auto groups = h.groups_for("k", group_points(own));
   ASSERT_EQ(groups.size(), 1u) << "what the line above relies on";
   EXPECT_EQ(groups[0].sum, 60) << "the job's own";
   h.add("k", {4, 30});
-  EXPECT_TRUE(h.changed_for("k", fitted, own)) << "at 4, where the job has none";
+  EXPECT_TRUE(h.changed_for("k", fitted, group_points(own))) << "at 4, where the job has none";
   EXPECT_TRUE(h.changed_for("k", fitted, {})) << "a job with no epochs takes all its kind's";
   fitted = h.version("k");
   h.add("other", {4, 1});
-  EXPECT_FALSE(h.changed_for("k", fitted, own)) << "another kind's add";
+  EXPECT_FALSE(h.changed_for("k", fitted, group_points(own))) << "another kind's add";
 }
 
 TEST(SpeedHistoryTest, TrimmingAKindChangesItWhereThePointWentFrom) {
@@ -114,9 +116,9 @@ TEST(SpeedHistoryTest, TrimmingAKindChangesItWhereThePointWentFrom) {
   uint64_t fitted = h.version("k");
   // Full: the next point at 8 pushes out the oldest at 4 (the most measured).
   h.add("k", {8, 21});
-  EXPECT_FALSE(h.changed_for("k", fitted, {{8, 19}, {4, 31}})) << "both where it ran";
-  EXPECT_TRUE(h.changed_for("k", fitted, {{8, 19}})) << "a point at 4 went";
-  EXPECT_TRUE(h.changed_for("k", fitted, {{4, 31}})) << "a point at 8 came";
+  EXPECT_FALSE(h.changed_for("k", fitted, grouped({{8, 19}, {4, 31}}))) << "both where it ran";
+  EXPECT_TRUE(h.changed_for("k", fitted, grouped({{8, 19}}))) << "a point at 4 went";
+  EXPECT_TRUE(h.changed_for("k", fitted, grouped({{4, 31}}))) << "a point at 8 came";
 }
 
 TEST(SpeedHistoryTest, AnEvictedOrRecreatedKindHasChangedForEveryJob) {
@@ -125,12 +127,12 @@ TEST(SpeedHistoryTest, AnEvictedOrRecreatedKindHasChangedForEveryJob) {
   uint64_t fitted = h.version("k");
   for (size_t i = 0; i < SpeedHistory::kKinds; ++i) h.add("kind " + std::to_string(i), {1, 1});
   ASSERT_FALSE(h.knows("k"));
-  EXPECT_TRUE(h.changed_for("k", fitted, {{2, 11}})) << "evicted: its points are gone";
+  EXPECT_TRUE(h.changed_for("k", fitted, grouped({{2, 11}}))) << "evicted: its points are gone";
   EXPECT_EQ(h.version("k"), 0u);
-  EXPECT_FALSE(h.changed_for("k", 0, {{2, 11}})) << "refitted without it";
+  EXPECT_FALSE(h.changed_for("k", 0, grouped({{2, 11}}))) << "refitted without it";
   h.add("k", {2, 12});
   EXPECT_GT(h.version("k"), fitted) << "versions only grow, across an eviction";
-  EXPECT_TRUE(h.changed_for("k", fitted, {{2, 11}})) << "recreated after the fit";
+  EXPECT_TRUE(h.changed_for("k", fitted, grouped({{2, 11}}))) << "recreated after the fit";
 }
 
 TEST(SpeedHistoryTest, ItKeepsTheLatestPointsOfEachKindAndDropsTheLeastRecentlyReportedKind) {
