@@ -9,7 +9,10 @@
 # epoch (epochs take no time, so only the answers do), beside nginx's /health
 # rate in the same run (SPEC §7's ratio). Loopback only.
 # With ML_POLICY=speedup the emulator's runs use --parallelism-policy speedup
-# (default kubeml, the daemon's default and SPEC §7's figure).
+# (default kubeml, the daemon's default and SPEC §7's figure). With
+# ML_AGENTS=N the daemon knows the capacity there: --function-size 1,1024 and
+# N simulated agents (tools/agent_sim, 4 cpus and 8 GiB each, so 4N
+# functions), and the speedup policy divides that among all the jobs.
 # Usage: bench/ml.sh [BUILD_DIR] [SECONDS] [CONNECTIONS] [JOBS] [EPOCHS]
 set -euo pipefail
 build=${1:-build}
@@ -60,18 +63,32 @@ kill "$npid" 2>/dev/null || true; wait "$npid" 2>/dev/null || true
 # (epochs of --epoch-ms at every parallelism: the load a real cluster offers,
 # where the answer time is the scheduler's own).
 run_emulator() {  # EPOCH_MS SERIAL_FRACTION -> the emulator's stats JSON
-  local uport eport mport out
+  local uport eport mport out apid="" capacity=()
   uport=$(free_port); eport=$(free_port); mport=$(free_port)
+  [ -z "${ML_AGENTS:-}" ] || capacity=(--function-size 1,1024)
   $pin_server "$build/uvsched" --listen "127.0.0.1:$uport" --ps-url "http://127.0.0.1:$eport" \
     --ps-metrics-url "http://127.0.0.1:$mport/metrics" --store "embedded:$work/data-emu-$1" \
-    --metrics-poll-interval 0 --log-level warn --max-connections 20000 --parallelism-policy "${ML_POLICY:-kubeml}" &
+    --metrics-poll-interval 0 --log-level warn --max-connections 20000 --parallelism-policy "${ML_POLICY:-kubeml}" \
+    "${capacity[@]}" &
   upid=$!
   wait_up "$uport" health
+  if [ -n "${ML_AGENTS:-}" ]; then
+    $pin_load "$build/agent_sim" --server "http://127.0.0.1:$uport" --agents "$ML_AGENTS" >/dev/null 2>&1 &
+    apid=$!
+    local n=0
+    for _ in $(seq 400); do
+      n=$(curl -s "http://127.0.0.1:$uport/api/v1/nodes" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))' 2>/dev/null || echo 0)
+      [ "$n" = "$ML_AGENTS" ] && break
+      sleep 0.05
+    done
+    [ "$n" = "$ML_AGENTS" ] || { echo "only $n of $ML_AGENTS agents registered" >&2; return 1; }
+  fi
   out=$($pin_load "$build/kubeml_emulator" --listen "127.0.0.1:$eport" --metrics-listen "127.0.0.1:$mport" \
     --scheduler "http://127.0.0.1:$uport" --jobs "$jobs" --epochs "$epochs" --epoch-ms "$1" --serial-fraction "$2" \
     --start-delay 0 --wait-limit 5 --quiet 1 --exit-when-done 1 2>/dev/null) || { echo "violations: $out" >&2; return 1; }
   rss=$(awk '/VmHWM/ {print $2}' "/proc/$upid/status")
   kill "$upid"; wait "$upid" 2>/dev/null || true
+  [ -z "$apid" ] || { kill "$apid"; wait "$apid" 2>/dev/null || true; }  # after: no disconnects logged
   echo "$out $rss"
 }
 run_emulator 0 0.3 > "$work/saturated"
@@ -83,7 +100,7 @@ for name, path in (("saturated", sys.argv[1]), ("paced, ${PACED_EPOCH_MS:-30} ms
     js, rss = open(path).read().strip().rsplit(" ", 1)
     s = json.loads(js)
     rate = s["answers_per_second"]
-    print(f"KubeML emulator, {name}, policy ${ML_POLICY:-kubeml}: $jobs jobs x $epochs epochs, each waiting for its answer: "
+    print(f"KubeML emulator, {name}, policy ${ML_POLICY:-kubeml}${ML_AGENTS:+, capacity $((4 * ${ML_AGENTS:-0})) functions}: $jobs jobs x $epochs epochs, each waiting for its answer: "
           f"{rate:.0f} epochs answered/s = {rate/n:.3f} x nginx /health ({n:.0f}/s) (goal >= 0.15); "
           f"/job -> /update p50 {s['answer_p50_ms']:.1f} ms, p99 {s['answer_p99_ms']:.1f} ms (goal <= 20 ms); "
           f"violations {s['violations']}, starts {s['starts']}; uvsched peak RSS {int(rss)/1024:.1f} MiB")
