@@ -378,6 +378,48 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndTheJob
   EXPECT_EQ(update_parallelism(second), 1);
 }
 
+// The jobs in view are kept between decisions (MlScheduler's by_arrival_):
+// a job that finishes leaves it, and one that arrives joins it, before the
+// next decision. Kept stale, the first job would stay at 7 after the second
+// finished, and take all 8 with a third running.
+TEST_F(MlSchedulerTest, TheSpeedupPolicysViewFollowsJobsThatFinishAndArrive) {
+  restart_with_speedup_policy(8);
+  std::string first = train();
+  auto step = [&](const std::string& id, int p, double seconds) {
+    report(id, p, seconds);
+    turn();
+    int told = update_parallelism(id);
+    EXPECT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200));
+    return told;
+  };
+  ASSERT_EQ(step(first, 3, 40.0), 8);  // the prior: more workers pay
+  ASSERT_EQ(step(first, 8, 15.0), 8);  // t(p) = 120/p
+  std::string second = train();
+  ASSERT_EQ(step(first, 8, 15.0), 7) << "one worker for the newcomer";
+  ASSERT_EQ(step(second, 3, 40.0), 1);
+  ASSERT_EQ(status_of(test::route(router_, "DELETE", "/finish/" + second)), 200);
+  store_.run();
+  EXPECT_EQ(step(first, 7, 120.0 / 7), 8) << "the finished job's worker back";
+  std::string third = train();
+  EXPECT_EQ(step(first, 8, 15.0), 7) << "the newcomer in view";
+}
+
+// And each job's entry in the kept view has its latest model: a job whose
+// epoch at 8 workers took five times as long as at 3 is told fewer than 8
+// at once (on the model the view was built with, one epoch at 3 and the
+// prior, 8 would still look fastest).
+TEST_F(MlSchedulerTest, TheSpeedupPolicysViewHasEachJobsLatestModel) {
+  restart_with_speedup_policy(8);
+  std::string job = train();
+  report(job, 3, 40.0);
+  turn();
+  ASSERT_EQ(update_parallelism(job), 8) << "the prior: more workers pay";
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + job), 200));
+  report(job, 8, 200.0);
+  turn();
+  EXPECT_LT(update_parallelism(job), 8) << "measured slower at 8 than at 3";
+}
+
 // Jobs of one kind (function, model, dataset, batch size) take the same time
 // per epoch: a newcomer's model starts from what its predecessors measured,
 // not from the optimistic prior.
