@@ -1,6 +1,7 @@
 #include "policy/speedup_policy.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <utility>
 
@@ -34,31 +35,54 @@ int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vecto
   return share;
 }
 
-// Every job's share of `capacity` by marginal speedup, the jobs marked
-// `gone` left out (their share is 0) and the jobs nothing is known of yet
-// kept at what they hold.
-std::vector<int> shares_of(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism,
-                           const std::vector<bool>& gone) {
-  long pool = capacity;
-  std::vector<BorrowedDemand> demands;
-  std::vector<size_t> index;  // demands[k] is jobs[index[k]]
-  demands.reserve(jobs.size());
-  index.reserve(jobs.size());
-  std::vector<int> shares(jobs.size(), 0);
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (gone[i]) continue;
-    if (!jobs[i].measured && i != which) {
-      shares[i] = std::max(jobs[i].parallelism, 1);
-      pool -= shares[i];  // kept: nothing is known of it yet
-      continue;
-    }
-    demands.push_back({&jobs[i].model, jobs[i].remaining_epochs, std::max(max_parallelism, 1)});
-    index.push_back(i);
+// Every job's share of `capacity` by marginal speedup, the jobs nothing is
+// known of yet kept at what they hold; jobs can then leave the division
+// (their share becomes 0) and it be made again among the rest.
+class Division {
+ public:
+  Division(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism)
+      : demand_of_(jobs.size(), kKept),
+        kept_(jobs.size(), 0),
+        allocator_(allocator_for(jobs, which, capacity, max_parallelism)) {
+    allocator_.run();
   }
-  SpeedupAllocation a = allocate_by_speedup(demands, std::max(pool, 0L));
-  for (size_t k = 0; k < index.size(); ++k) shares[index[k]] = a.parallelism[k];
-  return shares;
-}
+  int share(size_t k) const { return demand_of_[k] == kKept ? kept_[k] : allocator_.parallelism()[demand_of_[k]]; }
+  std::vector<int> shares() const {
+    std::vector<int> out(demand_of_.size());
+    for (size_t k = 0; k < out.size(); ++k) out[k] = share(k);
+    return out;
+  }
+  // jobs[k], one the division divides among (measured, or the one deciding), leaves.
+  void leave(size_t k) {
+    assert(demand_of_[k] != kKept);
+    allocator_.leave(demand_of_[k]);
+  }
+  void redivide() { allocator_.run(); }
+
+ private:
+  static constexpr size_t kKept = static_cast<size_t>(-1);
+  // Fills demand_of_ and kept_ (made before allocator_).
+  SpeedupAllocator allocator_for(const std::vector<SpeedupJob>& jobs, size_t which, long capacity,
+                                 int max_parallelism) {
+    long pool = capacity;
+    std::vector<BorrowedDemand> demands;
+    demands.reserve(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (!jobs[i].measured && i != which) {
+        kept_[i] = std::max(jobs[i].parallelism, 1);
+        pool -= kept_[i];  // kept: nothing is known of it yet
+        continue;
+      }
+      demand_of_[i] = demands.size();
+      demands.push_back({&jobs[i].model, jobs[i].remaining_epochs, std::max(max_parallelism, 1)});
+    }
+    return SpeedupAllocator(std::move(demands), std::max(pool, 0L));
+  }
+
+  std::vector<size_t> demand_of_;  // jobs[k] is the allocator's demand_of_[k]-th, or kept
+  std::vector<int> kept_;
+  SpeedupAllocator allocator_;
+};
 
 // What jobs[which] keeps when its share is below what it holds: its share
 // averaged over the shrunk epoch, as the jobs expected to finish within it
@@ -68,8 +92,8 @@ std::vector<int> shares_of(const std::vector<SpeedupJob>& jobs, size_t which, lo
 // keeping all of them for one that leaves near the end idles them for the
 // rest (keeping what it would have after the last one left did worse in
 // tools/ml_trace_sim: bench/RESULTS.md).
-int shrunk_share(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism,
-                 const std::vector<int>& shares) {
+int shrunk_share(const std::vector<SpeedupJob>& jobs, size_t which, const std::vector<int>& shares,
+                 Division& division) {
   const SpeedupJob& me = jobs[which];
   int share = shares[which];
   double epoch = me.model.seconds(share);
@@ -87,17 +111,17 @@ int shrunk_share(const std::vector<SpeedupJob>& jobs, size_t which, long capacit
   // within one long epoch, recomputing it for every one was most of a
   // decision's time.
   constexpr size_t kSteps = 8;
-  std::vector<bool> gone(jobs.size(), false);
   double since = 0, worker_seconds = 0;
   int now = share;
   for (size_t step = 0, next = 0; step < kSteps && next < leaving.size(); ++step) {
     size_t last = std::max(next, (step + 1) * leaving.size() / kSteps);
     if (last == next) continue;
-    for (; next < last; ++next) gone[leaving[next].second] = true;
+    for (; next < last; ++next) division.leave(leaving[next].second);
     double finish = leaving[last - 1].first;
     worker_seconds += now * (finish - since);
     since = finish;
-    now = shares_of(jobs, which, capacity, max_parallelism, gone)[which];
+    division.redivide();
+    now = division.share(which);
   }
   worker_seconds += now * (epoch - since);
   int average = static_cast<int>(std::lround(worker_seconds / epoch));
@@ -107,10 +131,9 @@ int shrunk_share(const std::vector<SpeedupJob>& jobs, size_t which, long capacit
 }  // namespace
 
 Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism) {
-  std::vector<int> shares = shares_of(jobs, which, capacity, max_parallelism, std::vector<bool>(jobs.size(), false));
-  if (shares[which] < jobs[which].parallelism) {
-    shares[which] = shrunk_share(jobs, which, capacity, max_parallelism, shares);
-  }
+  Division division(jobs, which, capacity, max_parallelism);
+  std::vector<int> shares = division.shares();
+  if (shares[which] < jobs[which].parallelism) shares[which] = shrunk_share(jobs, which, shares, division);
   int wanted = backfill(jobs, which, shares, capacity, std::max(max_parallelism, 1));
   Decision d;
   d.why = Decision::Why::kSpeedup;

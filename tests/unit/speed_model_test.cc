@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <random>
 
@@ -188,6 +190,50 @@ TEST(SpeedupAllocationTest, WorkersGoWhereTheyAddTheMostSpeed) {
     for (int p : got.parallelism) sum += p;
     EXPECT_EQ(got.used, sum) << c.name;
     EXPECT_LE(sum, std::max<long>(c.capacity, static_cast<long>(c.jobs.size()))) << c.name;
+  }
+}
+
+// A job leaving a division and the rest divided again get what a division
+// without it from the start gives them, worker for worker: with models that
+// scale, that do not, with a kink (a gain that grows past a worker), jobs at
+// their caps, and fewer workers than jobs.
+TEST(SpeedupAllocationTest, AfterJobsLeaveTheRestGetWhatTheyWouldWithoutThem) {
+  std::vector<SpeedModel> models = {
+      SpeedModel::of(1, 400, 0),
+      SpeedModel::of(100, 5, 0),
+      SpeedModel::fit({{1, 100}, {2, 90}, {4, 30}, {8, 20}}),  // gains little at 2, much at 4
+      SpeedModel::of(0, 1000, 0),
+      SpeedModel::of(5, 200, 2),
+      SpeedModel::of(0, 50, 0),
+  };
+  std::vector<int> caps = {64, 64, 8, 3, 64, 64};
+  std::vector<int> left = {10, 3, 20, 5, 1, 40};
+  for (long capacity : {3L, 6L, 12L, 25L, 200L}) {
+    std::vector<BorrowedDemand> all;
+    for (size_t i = 0; i < models.size(); ++i) all.push_back({&models[i], left[i], caps[i]});
+    for (const std::vector<size_t>& leaving : std::vector<std::vector<size_t>>{{0}, {2}, {1, 4}, {0, 2, 5}, {3}}) {
+      SpeedupAllocator a(all, capacity);
+      a.run();
+      std::vector<BorrowedDemand> rest;
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (std::find(leaving.begin(), leaving.end(), i) == leaving.end()) rest.push_back(all[i]);
+      }
+      // In two steps, as the speedup policy's shrunk share does.
+      a.leave(leaving[0]);
+      a.run();
+      for (size_t k = 1; k < leaving.size(); ++k) a.leave(leaving[k]);
+      a.run();
+      SpeedupAllocation fresh = allocate_by_speedup(rest, capacity);
+      std::vector<int> got;
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (std::find(leaving.begin(), leaving.end(), i) == leaving.end())
+          got.push_back(a.parallelism()[i]);
+        else
+          EXPECT_EQ(a.parallelism()[i], 0) << "a job that left holds nothing";
+      }
+      EXPECT_EQ(got, fresh.parallelism) << "capacity " << capacity << ", " << leaving.size() << " leaving";
+      EXPECT_EQ(a.used(), fresh.used) << "capacity " << capacity;
+    }
   }
 }
 
