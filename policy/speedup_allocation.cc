@@ -11,12 +11,7 @@ SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long c
   std::vector<BorrowedDemand> borrowed;
   borrowed.reserve(jobs.size());
   for (const auto& j : jobs) borrowed.push_back({&j.model, j.remaining_epochs, j.max_parallelism});
-  return allocate_by_speedup(borrowed, capacity, min_relative_gain);
-}
-
-SpeedupAllocation allocate_by_speedup(const std::vector<BorrowedDemand>& jobs, long capacity,
-                                      double min_relative_gain) {
-  SpeedupAllocator a(jobs, capacity, min_relative_gain);
+  SpeedupAllocator a(std::move(borrowed), capacity, min_relative_gain);
   a.run();
   return {a.parallelism(), a.used()};
 }

@@ -42,8 +42,6 @@ struct BorrowedDemand {
 // worker (a running job is never stopped: it is the caller's to queue jobs).
 SpeedupAllocation allocate_by_speedup(const std::vector<JobDemand>& jobs, long capacity,
                                       double min_relative_gain = 0.0);
-SpeedupAllocation allocate_by_speedup(const std::vector<BorrowedDemand>& jobs, long capacity,
-                                      double min_relative_gain = 0.0);
 
 // The same greedy, kept so that jobs can leave it: after run(), leave(i)
 // takes jobs[i] out and the next run() hands its workers to the others. That

@@ -104,6 +104,15 @@ class MlSchedulerTest : public ::testing::Test {
                                            const std::string& request = kTrain) {
     return exchange(router_, "POST", "/job", job_report(id, parallelism, elapsed, request));
   }
+  // `id` reports an epoch: the parallelism its update names (-1: none), that
+  // update answered 200 so that the job can report its next epoch.
+  int decided(const std::string& id, int parallelism, double elapsed, const std::string& request = kTrain) {
+    report(id, parallelism, elapsed, request);
+    turn();
+    int told = update_parallelism(id);
+    EXPECT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200)) << "no /update for " << id;
+    return told;
+  }
   // The parallelism of the oldest open /update for `id` (-1: none).
   int update_parallelism(const std::string& id) {
     FakeHttp::Call* c = ps_.next("POST /update/" + id);
@@ -353,15 +362,9 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndTheJob
   restart_with_speedup_policy(8);
   std::string first = train();
   // One epoch at 3 workers: the prior (95% parallel) says more workers pay: all 8.
-  report(first, 3, 40.0);
-  turn();
-  EXPECT_EQ(update_parallelism(first), 8);
-  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
+  EXPECT_EQ(decided(first, 3, 40.0), 8);
   // At 8 it took 15 s: t(p) = 120/p fits both points; 8 is still best.
-  report(first, 8, 15.0);
-  turn();
-  EXPECT_EQ(update_parallelism(first), 8);
-  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
+  EXPECT_EQ(decided(first, 8, 15.0), 8);
   // A second job of its kind starts at its default (3). Both gain as much
   // from a worker (120/p), and the first is nearer its end (7 epochs left
   // against 10): it keeps all but the newcomer's one worker, and the
@@ -385,23 +388,16 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndTheJob
 TEST_F(MlSchedulerTest, TheSpeedupPolicysViewFollowsJobsThatFinishAndArrive) {
   restart_with_speedup_policy(8);
   std::string first = train();
-  auto step = [&](const std::string& id, int p, double seconds) {
-    report(id, p, seconds);
-    turn();
-    int told = update_parallelism(id);
-    EXPECT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200));
-    return told;
-  };
-  ASSERT_EQ(step(first, 3, 40.0), 8);  // the prior: more workers pay
-  ASSERT_EQ(step(first, 8, 15.0), 8);  // t(p) = 120/p
+  ASSERT_EQ(decided(first, 3, 40.0), 8);  // the prior: more workers pay
+  ASSERT_EQ(decided(first, 8, 15.0), 8);  // t(p) = 120/p
   std::string second = train();
-  ASSERT_EQ(step(first, 8, 15.0), 7) << "one worker for the newcomer";
-  ASSERT_EQ(step(second, 3, 40.0), 1);
+  ASSERT_EQ(decided(first, 8, 15.0), 7) << "one worker for the newcomer";
+  ASSERT_EQ(decided(second, 3, 40.0), 1);
   ASSERT_EQ(status_of(test::route(router_, "DELETE", "/finish/" + second)), 200);
   store_.run();
-  EXPECT_EQ(step(first, 7, 120.0 / 7), 8) << "the finished job's worker back";
+  EXPECT_EQ(decided(first, 7, 120.0 / 7), 8) << "the finished job's worker back";
   std::string third = train();
-  EXPECT_EQ(step(first, 8, 15.0), 7) << "the newcomer in view";
+  EXPECT_EQ(decided(first, 8, 15.0), 7) << "the newcomer in view";
 }
 
 // And each job's entry in the kept view has its latest model: a job whose
@@ -411,10 +407,7 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicysViewFollowsJobsThatFinishAndArrive) {
 TEST_F(MlSchedulerTest, TheSpeedupPolicysViewHasEachJobsLatestModel) {
   restart_with_speedup_policy(8);
   std::string job = train();
-  report(job, 3, 40.0);
-  turn();
-  ASSERT_EQ(update_parallelism(job), 8) << "the prior: more workers pay";
-  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + job), 200));
+  ASSERT_EQ(decided(job, 3, 40.0), 8) << "the prior: more workers pay";
   report(job, 8, 200.0);
   turn();
   EXPECT_LT(update_parallelism(job), 8) << "measured slower at 8 than at 3";
@@ -427,18 +420,10 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyStartsANewJobFromWhatJobsOfItsKindMeasur
   restart_with_speedup_policy(8);
   // The first job does not scale at all: 100 s an epoch at 1, 2 and 4 workers.
   std::string first = train();
-  for (int p : {1, 2, 4}) {
-    report(first, p, 100.0);
-    turn();
-    ASSERT_GE(update_parallelism(first), 1);
-    ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
-  }
+  for (int p : {1, 2, 4}) ASSERT_GE(decided(first, p, 100.0), 1);
   // A second job of its kind, one epoch at 3: its kind says no worker helps.
   std::string second = train();
-  report(second, 3, 100.0);
-  turn();
-  EXPECT_EQ(update_parallelism(second), 1) << "what its kind measured at 1, 2 and 4";
-  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + second), 200));
+  EXPECT_EQ(decided(second, 3, 100.0), 1) << "what its kind measured at 1, 2 and 4";
   // The same epoch from a job of another kind (another batch size): nothing
   // is known of it but its one point, and the prior tries more workers.
   std::string other_kind = train_of_another_kind();
@@ -456,17 +441,9 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyStartsANewJobFromWhatJobsOfItsKindMeasur
 TEST_F(MlSchedulerTest, TheSpeedupPolicyRefitsAJobWhenItsKindLearnsWhereTheJobNeverRan) {
   restart_with_speedup_policy(8);
   std::string first = train();
-  report(first, 2, 100.0);
-  turn();
-  ASSERT_GT(update_parallelism(first), 2) << "the prior: 95% parallel";
-  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + first), 200));
+  ASSERT_GT(decided(first, 2, 100.0), 2) << "the prior: 95% parallel";
   std::string second = train();
-  for (int p : {1, 4, 8}) {
-    report(second, p, 100.0);
-    turn();
-    ASSERT_GE(update_parallelism(second), 1);
-    ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + second), 200));
-  }
+  for (int p : {1, 4, 8}) ASSERT_GE(decided(second, p, 100.0), 1);
   std::string other_kind = train_of_another_kind();
   std::string third = train(other_kind);
   report(third, 2, 100.0, other_kind);

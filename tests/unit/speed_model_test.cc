@@ -223,7 +223,8 @@ TEST(SpeedupAllocationTest, AfterJobsLeaveTheRestGetWhatTheyWouldWithoutThem) {
       a.run();
       for (size_t k = 1; k < leaving.size(); ++k) a.leave(leaving[k]);
       a.run();
-      SpeedupAllocation fresh = allocate_by_speedup(rest, capacity);
+      SpeedupAllocator fresh(rest, capacity);  // a division without them from the start
+      fresh.run();
       std::vector<int> got;
       for (size_t i = 0; i < all.size(); ++i) {
         if (std::find(leaving.begin(), leaving.end(), i) == leaving.end())
@@ -231,8 +232,8 @@ TEST(SpeedupAllocationTest, AfterJobsLeaveTheRestGetWhatTheyWouldWithoutThem) {
         else
           EXPECT_EQ(a.parallelism()[i], 0) << "a job that left holds nothing";
       }
-      EXPECT_EQ(got, fresh.parallelism) << "capacity " << capacity << ", " << leaving.size() << " leaving";
-      EXPECT_EQ(a.used(), fresh.used) << "capacity " << capacity;
+      EXPECT_EQ(got, fresh.parallelism()) << "capacity " << capacity << ", " << leaving.size() << " leaving";
+      EXPECT_EQ(a.used(), fresh.used()) << "capacity " << capacity;
     }
   }
 }
