@@ -76,7 +76,9 @@ constexpr const char* kUsage =
     "  --parallelism P             their default_parallelism (default 2)\n"
     "  --static 0|1                static_parallelism (default 0)\n"
     "  --epoch-ms MS               epoch time at parallelism 1 (default 200)\n"
-    "  --serial-fraction F         the part of an epoch that does not parallelise (default 0.3)\n"
+    "  --serial-fraction F[,F...]  the part of an epoch that does not parallelise (default 0.3);\n"
+    "                              with several (up to 4), submitted job i is of model i mod n\n"
+    "                              (resnet34, lenet, vgg16, densenet) and runs at its fraction\n"
     "  --wait-limit S              a wait for an update longer than this is a violation (default 30)\n"
     "  --exit-when-done 0|1        exit once every submitted job finished: 0 if no violation (default 0)\n"
     "  --quiet 0|1                 no per-job log lines (default 0)\n";
@@ -91,7 +93,8 @@ struct Options {
   int parallelism = 2;
   bool is_static = false;
   double epoch_ms = 200;
-  double serial_fraction = 0.3;
+  // One per model (kModels), in order: a job of model k runs at the k-th.
+  std::vector<double> serial_fractions = {0.3};
   double wait_limit_s = 30;
   bool exit_when_done = false;
   bool quiet = false;
@@ -114,6 +117,12 @@ struct Stats {
   uint64_t finish_errors = 0;
   uint64_t tasks_listed = 0;
   std::vector<double> answer_ms;  // from a job's POST /job to its update
+  // Per model (with several serial fractions): the epochs its jobs ran after
+  // their third (the policy's first reports to learn from) and before any job
+  // was done, while every job shared the cluster; and the workers those
+  // epochs ran at, summed.
+  std::vector<uint64_t> shared_epochs, shared_worker_epochs;
+  bool a_job_done = false;
   uint64_t first_post_ms = 0;
   uint64_t last_update_ms = 0;
 
@@ -126,8 +135,14 @@ struct Update {
   Responder responder;  // the PS's /update call, answered when the job takes it
 };
 
+// The models jobs of the n serial fractions are: distinct TrainRequests, so
+// that a scheduler can tell them apart, as it would tell real models apart.
+constexpr const char* kModels[] = {"resnet34", "lenet", "vgg16", "densenet"};
+constexpr size_t kMaxModels = sizeof kModels / sizeof kModels[0];
+
 struct TrainJob {
   std::string id;
+  size_t model = 0;          // kModels' index: which serial fraction it runs at
   std::string request_json;  // the TrainRequest, echoed in every /job post
   int epochs = 1;
   int epoch = 0;
@@ -163,6 +178,23 @@ bool parse_int(const std::string& v, int lo, int* out) {
   return ec == std::errc() && p == end && *out >= lo;
 }
 
+// "F[,F...]": up to kMaxModels fractions in [0, 1].
+bool parse_fractions(const std::string& v, std::vector<double>* out) {
+  std::vector<double> fs;
+  size_t from = 0;
+  for (;;) {
+    size_t comma = v.find(',', from);
+    double f = 0;
+    if (!parse_double(v.substr(from, comma - from), 0, &f) || f > 1) return false;
+    fs.push_back(f);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  if (fs.size() > kMaxModels) return false;
+  *out = std::move(fs);
+  return true;
+}
+
 bool parse_flag(const std::string& v, bool* out) {
   if (v != "0" && v != "1") return false;
   *out = v == "1";
@@ -187,6 +219,8 @@ class Emulator final : public uvsched::RequestHandler {
         metrics_handler_(*this),
         metrics_(loop, clock_, uvsched::ServerLimits{}, metrics_handler_) {
     while (!o_.scheduler.empty() && o_.scheduler.back() == '/') o_.scheduler.pop_back();
+    stats_.shared_epochs.assign(o_.serial_fractions.size(), 0);
+    stats_.shared_worker_epochs.assign(o_.serial_fractions.size(), 0);
   }
 
   int run() {
@@ -257,8 +291,16 @@ class Emulator final : public uvsched::RequestHandler {
   void submit(int i) {
     JsonWriter w;
     w.begin_object();
-    w.key("model_type").value("resnet34").key("batch_size").value(int64_t{128}).key("epochs").value(int64_t{o_.epochs});
-    w.key("dataset").value("cifar10").key("lr").value(0.01).key("function_name").value("resnet");
+    size_t model = static_cast<size_t>(i) % o_.serial_fractions.size();
+    // With one fraction every job is KubeML's resnet34 example, as before.
+    std::string function = model == 0 ? "resnet" : kModels[model];
+    w.key("model_type")
+        .value(kModels[model])
+        .key("batch_size")
+        .value(int64_t{128})
+        .key("epochs")
+        .value(int64_t{o_.epochs});
+    w.key("dataset").value("cifar10").key("lr").value(0.01).key("function_name").value(function);
     w.key("options").begin_object();
     w.key("default_parallelism").value(int64_t{o_.parallelism}).key("static_parallelism").value(o_.is_static);
     w.key("validate_every").value(int64_t{0}).key("k").value(int64_t{10}).key("goal_accuracy").value(100.0);
@@ -311,14 +353,22 @@ class Emulator final : public uvsched::RequestHandler {
     if (doc["request"]["epochs"].get(epochs)) epochs = 1;
     bool is_static = false;
     if (doc["request"]["options"]["static_parallelism"].get(is_static)) is_static = false;
-    auto spawn = [this, job_id, parallelism, request_json, epochs, is_static, res]() mutable {
+    // A model this emulator did not submit runs at the first fraction.
+    size_t model = 0;
+    std::string_view model_type;
+    if (!doc["request"]["model_type"].get(model_type)) {
+      for (size_t k = 0; k < o_.serial_fractions.size(); ++k) {
+        if (model_type == kModels[k]) model = k;
+      }
+    }
+    auto spawn = [this, job_id, parallelism, request_json, epochs, is_static, model, res]() mutable {
       auto it = index_.find(job_id);
       // The first /start goes on even when a second one dropped the entry: it
       // puts the task back (updateEntry) and answers 200.
       HeldTask& h = it != index_.end() ? it->second : index_[job_id];
       h.running = true;
       spawn_job(job_id, request_json, static_cast<int>(epochs), static_cast<int>(std::max<int64_t>(parallelism, 1)),
-                is_static);
+                is_static, model);
       res.send(status_only(200));
     };
     held.start_timer->start(static_cast<uint64_t>(o_.start_delay_s * 1000), std::move(spawn));
@@ -402,9 +452,11 @@ class Emulator final : public uvsched::RequestHandler {
 
   // ---- train jobs ----
 
-  void spawn_job(const std::string& id, std::string request_json, int epochs, int parallelism, bool is_static) {
+  void spawn_job(const std::string& id, std::string request_json, int epochs, int parallelism, bool is_static,
+                 size_t model) {
     auto job = std::make_unique<TrainJob>();
     job->id = id;
+    job->model = model;
     job->request_json = std::move(request_json);
     job->epochs = std::max(epochs, 1);
     job->parallelism = parallelism;
@@ -417,15 +469,16 @@ class Emulator final : public uvsched::RequestHandler {
     next_epoch(j);
   }
 
-  double epoch_seconds(int parallelism) const {
+  double epoch_seconds(int parallelism, size_t model) const {
     double p = std::max(parallelism, 1);
-    return o_.epoch_ms / 1000.0 * (o_.serial_fraction + (1 - o_.serial_fraction) / p);
+    double serial = o_.serial_fractions[model];
+    return o_.epoch_ms / 1000.0 * (serial + (1 - serial) / p);
   }
 
   void next_epoch(TrainJob& job) {
     job.epoch += 1;
     job.phase = TrainJob::Phase::kTraining;
-    double t = epoch_seconds(job.parallelism);
+    double t = epoch_seconds(job.parallelism, job.model);
     std::string id = job.id;
     job.epoch_timer->start(static_cast<uint64_t>(t * 1000), [this, id, t] {
       auto it = jobs_.find(id);
@@ -436,6 +489,10 @@ class Emulator final : public uvsched::RequestHandler {
 
   void epoch_done(TrainJob& job, double t) {
     ++stats_.epochs;
+    if (job.epoch > 3 && !stats_.a_job_done) {
+      stats_.shared_epochs[job.model] += 1;
+      stats_.shared_worker_epochs[job.model] += static_cast<uint64_t>(job.parallelism);
+    }
     job.elapsed_time = t;
     job.gauges["kubeml_job_epoch_duration_seconds"] = t;
     job.gauges["kubeml_job_parallelism"] = job.parallelism;
@@ -505,6 +562,7 @@ class Emulator final : public uvsched::RequestHandler {
 
   void finish_job(TrainJob& job) {
     job.phase = TrainJob::Phase::kDone;
+    stats_.a_job_done = true;
     // The job's POST {ps}/finish/{id}: here a call on the same object.
     (void)finish(job.id);
   }
@@ -547,6 +605,13 @@ class Emulator final : public uvsched::RequestHandler {
     w.key("answer_p50_ms").value(pct(0.50)).key("answer_p99_ms").value(pct(0.99));
     w.key("answers_per_second").value(span_s > 0 ? static_cast<double>(ms.size()) / span_s : 0.0);
     w.key("violations").value(stats_.violations());
+    if (o_.serial_fractions.size() > 1) {
+      for (size_t k = 0; k < o_.serial_fractions.size(); ++k) {
+        std::string m = kModels[k];
+        w.key(m + "_shared_epochs").value(stats_.shared_epochs[k]);
+        w.key(m + "_shared_worker_epochs").value(stats_.shared_worker_epochs[k]);
+      }
+    }
     w.end_object();
     return w.take();
   }
@@ -631,7 +696,7 @@ int main(int argc, char** argv) {
     else if (k == "--epoch-ms")
       ok = parse_double(v, 0, &o.epoch_ms);
     else if (k == "--serial-fraction")
-      ok = parse_double(v, 0, &o.serial_fraction) && o.serial_fraction <= 1;
+      ok = parse_fractions(v, &o.serial_fractions);
     else if (k == "--wait-limit")
       ok = parse_double(v, 0.001, &o.wait_limit_s);
     else if (k == "--exit-when-done")
