@@ -199,6 +199,13 @@ double SpeedModel::seconds(int parallelism) const {
   return curve * ((1 - w) * ratio(lo) + w * ratio(hi));
 }
 
+std::optional<double> SpeedModel::measured_seconds(int parallelism) const {
+  if (!measured_) return std::nullopt;
+  auto at = std::lower_bound(measured_->begin(), measured_->end(), std::pair<int, double>{parallelism, -HUGE_VAL});
+  if (at == measured_->end() || at->first != parallelism) return std::nullopt;
+  return at->second;
+}
+
 double SpeedModel::curve_seconds(int parallelism) const {
   double p = parallelism < 1 ? 1 : parallelism;
   return a_ + b_ / p + c_ * p;

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -76,6 +77,9 @@ class SpeedModel {
   double seconds(int parallelism) const;
   // The fitted curve alone, a + b/p + c·p.
   double curve_seconds(int parallelism) const;
+  // The mean of the epochs measured at `parallelism` (the job's own, or its
+  // kind's where it did not run there); nothing where none was.
+  std::optional<double> measured_seconds(int parallelism) const;
   // How many distinct parallelisms the fit saw: below 3 it leans on the prior.
   int distinct() const { return distinct_; }
   bool certain() const { return distinct_ >= 3; }

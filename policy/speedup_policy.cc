@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "policy/speedup_allocation.h"
@@ -128,6 +129,35 @@ int shrunk_share(const std::vector<SpeedupJob>& jobs, size_t which, const std::v
   return std::max(share, std::min(average, me.parallelism));
 }
 
+// The most workers, up to what `me` holds, at which an epoch costs fewer
+// worker-seconds than at any fewer, as measured (by it, or by its kind where
+// it did not run there); 1 when one worker was never measured. Such workers
+// are cheaper than none: a model that runs superlinearly to 3 workers
+// (deepspeech2 on the trace: 272 worker-seconds an epoch at 3 against 289 at
+// 1) does the same work sooner on less of the cluster, so shrinking below
+// them frees nothing for the others over its run, while it then sits at one
+// worker for as long as jobs wait (a job grows only into workers nobody waits
+// for). Only measured points count: the fitted curve cannot run
+// superlinearly, so where it stands in for a measurement it says nothing
+// true, and with its guesses in tools/ml_trace_sim did worse with noise
+// (bench/RESULTS.md).
+int efficient_floor(const SpeedupJob& me) {
+  std::optional<double> one = me.model.measured_seconds(1);
+  if (!one) return 1;
+  int floor = 1;
+  double cheapest = *one;  // worker-seconds an epoch, the least at fewer workers
+  for (int x = 2; x <= me.parallelism; ++x) {
+    std::optional<double> t = me.model.measured_seconds(x);
+    if (!t) continue;
+    double cost = x * *t;
+    if (cost < cheapest) {
+      floor = x;
+      cheapest = cost;
+    }
+  }
+  return floor;
+}
+
 }  // namespace
 
 Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism) {
@@ -135,6 +165,7 @@ Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, lo
   std::vector<int> shares = division.shares();
   if (shares[which] < jobs[which].parallelism) shares[which] = shrunk_share(jobs, which, shares, division);
   int wanted = backfill(jobs, which, shares, capacity, std::max(max_parallelism, 1));
+  if (wanted < jobs[which].parallelism) wanted = std::max(wanted, efficient_floor(jobs[which]));
   Decision d;
   d.why = Decision::Why::kSpeedup;
   d.parallelism = clamp_parallelism(wanted, static_cast<int>(std::min<long>(max_parallelism, std::max(capacity, 1L))));

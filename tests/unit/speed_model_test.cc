@@ -336,6 +336,41 @@ TEST(SpeedupPolicyTest, AJobShrinksToItsShareAveragedOverTheEpochAsJobsFinishWit
   EXPECT_EQ(decide_by_speedup(three, 1, 12, 32).parallelism, 10);
 }
 
+// A job told to shrink keeps the most workers it holds at which an epoch
+// costs fewer worker-seconds than at any fewer, as measured: they take
+// nothing from the others over its run (deepspeech2 on the trace runs
+// superlinearly to 3 workers).
+TEST(SpeedupPolicyTest, AJobToldToShrinkKeepsTheWorkersAtWhichItsEpochsCostLeast) {
+  struct Case {
+    const char* name;
+    std::vector<EpochPoint> measured;
+    int holds;
+    int want;
+  } cases[] = {
+      {"superlinear to 3 (273 worker-s against 289 at 1), holds 4", {{1, 289}, {2, 148}, {3, 91}, {4, 75}}, 4, 3},
+      {"holds 2, which costs more than 1", {{1, 289}, {2, 148}, {3, 91}, {4, 75}}, 2, 1},
+      {"one worker never measured: the fit's guess does not count", {{2, 148}, {3, 91}, {4, 75}}, 4, 1},
+      {"linear (1,000 worker-s at 1 and at 4): not cheaper", {{1, 1000}, {2, 500}, {4, 250}}, 4, 1},
+      {"cheaper at 3 but 3 was not measured", {{1, 289}, {2, 148}, {4, 60}}, 4, 4},
+      {"cheaper at 6, holds 4: what it holds", {{1, 289}, {3, 91}, {6, 40}}, 4, 3},
+  };
+  for (const auto& c : cases) {
+    // Beside a job whose workers each add far more speed, so that this one's
+    // share is 1 of the 12, and which does not finish within its epoch.
+    std::vector<SpeedupJob> jobs = {
+        {SpeedModel::fit(c.measured), true, c.holds, 50, 0},
+        {SpeedModel::of(0, 40, 0), true, 12 - c.holds, 1000, 10},
+    };
+    EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, c.want) << c.name;
+  }
+  // A job at or under its share is not touched: it is told its share.
+  std::vector<SpeedupJob> jobs = {
+      {SpeedModel::fit({{1, 289}, {2, 148}, {3, 91}}), true, 3, 50, 100},
+      {SpeedModel::of(0, 40, 0), true, 1, 1000, 0},
+  };
+  EXPECT_EQ(decide_by_speedup(jobs, 1, 12, 32).parallelism, 11);
+}
+
 // With workers for every job's --max-parallelism (the daemon's case when it
 // does not know the capacity) no job takes one from another, so a job's
 // decision is the one it gets alone: MlScheduler then builds no other job's
