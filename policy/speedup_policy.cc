@@ -131,16 +131,15 @@ int shrunk_share(const std::vector<SpeedupJob>& jobs, size_t which, const std::v
 
 // The most workers, up to what `me` holds, at which an epoch costs fewer
 // worker-seconds than at any fewer, as measured (by it, or by its kind where
-// it did not run there); 1 when one worker was never measured. Such workers
-// are cheaper than none: a model that runs superlinearly to 3 workers
-// (deepspeech2 on the trace: 272 worker-seconds an epoch at 3 against 289 at
-// 1) does the same work sooner on less of the cluster, so shrinking below
-// them frees nothing for the others over its run, while it then sits at one
-// worker for as long as jobs wait (a job grows only into workers nobody waits
-// for). Only measured points count: the fitted curve cannot run
-// superlinearly, so where it stands in for a measurement it says nothing
-// true, and with its guesses in tools/ml_trace_sim did worse with noise
-// (bench/RESULTS.md).
+// it did not run there); 1 when one worker was never measured. A model that
+// runs superlinearly to 3 workers (deepspeech2 on the trace: 272
+// worker-seconds an epoch at 3 against 289 at 1) does its work on less of the
+// cluster there than at one, so shrinking it below 3 gives the others no
+// worker-seconds over its run, while it then sits at one worker for as long as
+// jobs wait (a job grows only into workers nobody waits for). Only measured
+// points count: the fitted curve cannot run superlinearly, so where it stands
+// in for a measurement it says nothing true, and with its guesses the floor
+// did worse with noise in tools/ml_trace_sim (bench/RESULTS.md).
 int efficient_floor(const SpeedupJob& me) {
   std::optional<double> one = me.model.measured_seconds(1);
   if (!one) return 1;
