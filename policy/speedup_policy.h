@@ -18,7 +18,8 @@
 // reported again (on the trace, two imagenet jobs went from 6 workers to 1 for
 // a job three epochs from done, then ran 8,000 s epochs on an idle cluster).
 // Nor does it go below the workers at which its epochs were measured to cost
-// least (efficient_floor): those cost the others nothing over its run.
+// the fewest worker-seconds (efficient_floor): giving those up leaves the
+// others no more worker-seconds over its run.
 // Pure: the jobs in, a decision out.
 #pragma once
 
