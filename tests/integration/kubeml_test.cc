@@ -69,7 +69,12 @@ class KubemlTest : public ::testing::Test {
   }
   // Simulated agents (tools/agent_sim, 4 cpus each) beside the daemon, so
   // that with --function-size 1,1024 the cluster holds 4 functions an agent;
-  // waits until the daemon lists them.
+  // waits until the daemon lists them and holds an offer from each. (An agent
+  // is listed when it subscribes and offers after: a job that arrived between
+  // the two had its fair share computed from one agent's offer and kept it
+  // until the next recompute, 5 s, half of a test's training; under ASan on
+  // a loaded machine that made KubemlsRuleGrowsBothJobsWithinTheirFairShare
+  // fail.)
   void start_agents(int n) {
     std::string out;
     ASSERT_EQ(run_shell("timeout 60 " + agent_sim_binary() + " --server " + scheduler_url() + " --agents " +
@@ -83,10 +88,18 @@ class KubemlTest : public ::testing::Test {
     while (std::chrono::steady_clock::now() < until) {
       auto nodes = http_request(port_, "GET", "/api/v1/nodes");
       listed = nodes ? count(nodes->body, "\"kind\":\"Node\"") : 0;
-      if (listed >= static_cast<size_t>(n)) return;
+      if (listed >= static_cast<size_t>(n) && offers_live() >= n) return;
       std::this_thread::sleep_for(20ms);
     }
-    FAIL() << "the daemon lists " << listed << " of " << n << " agents";
+    FAIL() << "the daemon lists " << listed << " of " << n << " agents and holds " << offers_live() << " offers";
+  }
+  // uvsched_offers_live from the daemon's /metrics (-1 when not read).
+  int offers_live() const {
+    auto m = http_request(port_, "GET", "/metrics");
+    if (!m) return -1;
+    size_t at = m->body.find("\nuvsched_offers_live ");
+    if (at == std::string::npos) return -1;
+    return std::atoi(m->body.c_str() + at + sizeof("\nuvsched_offers_live ") - 1);
   }
   // The workers a model's jobs ran at, on average, while both jobs shared
   // the cluster (the emulator's <model>_shared_* counts).
