@@ -648,11 +648,11 @@ void MlScheduler::persist(const Job& job, std::function<void(const StoreStatus&)
 
 // ---- capacity -------------------------------------------------------------------------
 
-std::map<std::string, int> MlScheduler::caps() const {
+std::map<std::string, int> MlScheduler::caps(std::optional<long> capacity) const {
   std::vector<const Job*> ordered;
   for (const auto& [id, job] : jobs_) ordered.push_back(&job);
   std::sort(ordered.begin(), ordered.end(), [](const Job* a, const Job* b) { return a->order < b->order; });
-  auto shares = fair_shares(capacity_ ? capacity_() : std::nullopt, ordered.size(), settings_.max_parallelism);
+  auto shares = fair_shares(capacity, ordered.size(), settings_.max_parallelism);
   std::map<std::string, int> out;
   for (size_t i = 0; i < ordered.size(); ++i) out[ordered[i]->id] = shares[i];
   return out;
@@ -660,7 +660,13 @@ std::map<std::string, int> MlScheduler::caps() const {
 
 int MlScheduler::cap_for(const std::string& job_id) const {
   if (!capacity_) return settings_.max_parallelism;  // unlimited: no share to compute
-  if (!caps_cache_) caps_cache_ = caps();
+  // Capacity that rose since the shares were computed counts at once: jobs
+  // that arrived before the agents offered would otherwise keep a share of
+  // nothing until the tick (KubeML's emulator submits as soon as the daemon
+  // answers). A drop waits for the tick, so an agent's re-offer (its offer
+  // rescinded, then made again) does not shrink every share.
+  std::optional<long> capacity = capacity_();
+  if (!caps_cache_ || capacity.value_or(0) > caps_capacity_) refresh_caps(capacity);
   auto it = caps_cache_->find(job_id);
   return it == caps_cache_->end() ? settings_.max_parallelism : it->second;
 }
@@ -670,7 +676,12 @@ void MlScheduler::recompute() {
   // Capacity may have moved since the last tick. A job over its new share is
   // not told now (it would take an update it did not ask for as a later
   // epoch's answer): its next /job is answered within the share.
-  if (capacity_) caps_cache_ = caps();
+  if (capacity_) refresh_caps(capacity_());
+}
+
+void MlScheduler::refresh_caps(std::optional<long> capacity) const {
+  caps_cache_ = caps(capacity);
+  caps_capacity_ = capacity.value_or(0);
 }
 
 // ---- PS metrics --------------------------------------------------------------------------

@@ -173,7 +173,8 @@ class MlScheduler {
   void load_jobs(std::map<std::string, std::string> requests);
   void send_start(const Job& job, bool ask_first);
   int cap_for(const std::string& job_id) const;
-  std::map<std::string, int> caps() const;
+  std::map<std::string, int> caps(std::optional<long> capacity) const;
+  void refresh_caps(std::optional<long> capacity) const;
   void jobs_changed() {
     caps_cache_.reset();
     by_arrival_valid_ = false;
@@ -214,8 +215,10 @@ class MlScheduler {
   CounterFamily& lost_;
   std::map<std::string, double> running_by_type_;  // kubeml_job_running_total{type}
   // Fair shares change only when jobs come or go, or capacity moves (seen on
-  // the recompute tick): computing them per decision would cost a sort.
+  // the recompute tick, or at a decision when it rose): computing them per
+  // decision would cost a sort.
   mutable std::optional<std::map<std::string, int>> caps_cache_;
+  mutable long caps_capacity_ = 0;  // the capacity caps_cache_ was computed for
   // Every job in arrival order, and the speedup policy's view of each (the
   // same order), kept between decisions while no job comes or goes: sorting
   // the jobs and copying every model into a new view for each /job was a

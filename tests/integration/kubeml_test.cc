@@ -69,13 +69,8 @@ class KubemlTest : public ::testing::Test {
   }
   // Simulated agents (tools/agent_sim, 4 cpus each) beside the daemon, so
   // that with --function-size 1,1024 the cluster holds 4 functions an agent;
-  // waits until the daemon lists them and holds an offer from each. (An agent
-  // is listed when it subscribes and offers after: a job that arrived between
-  // the two had its fair share computed from one agent's offer and kept it
-  // until the next recompute, 5 s, half of a test's training; under ASan on
-  // a loaded machine that made KubemlsRuleGrowsBothJobsWithinTheirFairShare
-  // fail. The emulator submits its jobs as soon as the daemon answers, before
-  // any agent offers, so the tests with agents also recompute every 0.2 s.)
+  // waits until the daemon lists them and holds an offer from each (an agent
+  // is listed when it subscribes, and offers after).
   void start_agents(int n) {
     std::string out;
     ASSERT_EQ(run_shell("timeout 60 " + agent_sim_binary() + " --server " + scheduler_url() + " --agents " +
@@ -168,7 +163,7 @@ constexpr const char* kDoesNotAndScales = "0.9,0.05";
 TEST_F(KubemlTest, TheSpeedupPolicyGivesTheWorkersToTheJobTheySpeedUp) {
   start_emulator({"--start-delay", "1", "--jobs", "2", "--epochs", "40", "--epoch-ms", "200", "--serial-fraction",
                   kDoesNotAndScales, "--wait-limit", "5"});
-  start_daemon({"--parallelism-policy", "speedup", "--function-size", "1,1024", "--recompute-interval", "0.2"});
+  start_daemon({"--parallelism-policy", "speedup", "--function-size", "1,1024"});
   start_agents(2);
   expect_all_finished_cleanly(2, 40, 60s);
   double does_not = shared_parallelism("resnet34"), scales = shared_parallelism("lenet");
@@ -180,7 +175,7 @@ TEST_F(KubemlTest, TheSpeedupPolicyGivesTheWorkersToTheJobTheySpeedUp) {
 TEST_F(KubemlTest, KubemlsRuleGrowsBothJobsWithinTheirFairShare) {
   start_emulator({"--start-delay", "1", "--jobs", "2", "--epochs", "40", "--epoch-ms", "200", "--serial-fraction",
                   kDoesNotAndScales, "--wait-limit", "5"});
-  start_daemon({"--function-size", "1,1024", "--recompute-interval", "0.2"});
+  start_daemon({"--function-size", "1,1024"});
   start_agents(2);
   expect_all_finished_cleanly(2, 40, 60s);
   double does_not = shared_parallelism("resnet34"), scales = shared_parallelism("lenet");

@@ -135,6 +135,24 @@ class MlSchedulerTest : public ::testing::Test {
   std::unique_ptr<MlScheduler> ml_;
 };
 
+// Jobs that arrived before the agents offered get their share of the workers
+// that came since at their next epoch, not at the next recompute (which this
+// fixture never runs); a drop in capacity waits for the recompute.
+TEST_F(MlSchedulerTest, CapacityThatRoseSinceTheSharesWereComputedCountsAtTheNextDecision) {
+  ml_->stop();
+  ml_ = make_scheduler();
+  auto workers = std::make_shared<long>(2);
+  ml_->set_capacity([workers]() -> std::optional<long> { return *workers; });
+  ml_->start();
+  store_.run();
+  std::string a = train(), b = train();
+  EXPECT_EQ(decided(a, 1, 10.0), 1) << "a share of 2 workers between two jobs";
+  *workers = 8;
+  EXPECT_EQ(decided(b, 1, 10.0), 2) << "KubeML's rule grows it within its share of 8";
+  *workers = 2;
+  EXPECT_EQ(decided(a, 1, 10.0), 2) << "the drop waits for the recompute";
+}
+
 TEST_F(MlSchedulerTest, AJobsIdIsAnsweredOnlyOnceItIsStoredAndThenThePsStartsIt) {
   auto ex = exchange(router_, "POST", "/train", kTrain);
   EXPECT_TRUE(ex->out.empty()) << "queued for the loop's next turn";
