@@ -84,18 +84,11 @@ class KubemlTest : public ::testing::Test {
     while (std::chrono::steady_clock::now() < until) {
       auto nodes = http_request(port_, "GET", "/api/v1/nodes");
       listed = nodes ? count(nodes->body, "\"kind\":\"Node\"") : 0;
-      if (listed >= static_cast<size_t>(n) && offers_live() >= n) return;
+      if (listed >= static_cast<size_t>(n) && metric_value(port_, "uvsched_offers_live") >= n) return;
       std::this_thread::sleep_for(20ms);
     }
-    FAIL() << "the daemon lists " << listed << " of " << n << " agents and holds " << offers_live() << " offers";
-  }
-  // uvsched_offers_live from the daemon's /metrics (-1 when not read).
-  int offers_live() const {
-    auto m = http_request(port_, "GET", "/metrics");
-    if (!m) return -1;
-    size_t at = m->body.find("\nuvsched_offers_live ");
-    if (at == std::string::npos) return -1;
-    return std::atoi(m->body.c_str() + at + sizeof("\nuvsched_offers_live ") - 1);
+    FAIL() << "the daemon lists " << listed << " of " << n << " agents and holds "
+           << metric_value(port_, "uvsched_offers_live") << " offers";
   }
   // The workers a model's jobs ran at, on average, while both jobs shared
   // the cluster (the emulator's <model>_shared_* counts).
