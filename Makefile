@@ -49,6 +49,11 @@ format:
 # A release build (-O3, NDEBUG) of everything, warning-free under -Werror, and
 # the unit suite with the integration tests of each domain on it (CI: the whole
 # suite runs on the default build and again under ASan+UBSan).
+# The release and ASan builds are unity builds (meson joins a target's sources
+# four at a time: the library, and the unit suites' files per binary): the
+# release build takes 300 s on 2 cores, against 387 s with only the library
+# joined and one binary per unit test file. The default build
+# compiles every file on its own, so a missing include still shows there.
 RELEASE_BUILD ?= build-release
 # (The browser test runs alone, after: chromium beside it_kubeml's store stall
 # once stretched the stall past the leader's lease, which left KubeML jobs
@@ -56,14 +61,15 @@ RELEASE_BUILD ?= build-release
 # test's own deadlines are kept clear of a browser's load.)
 RELEASE_TESTS ?= it_daemon_http it_pod_scheduling it_gang_priority it_kubeml it_ha
 test-release:
-	$(MAKE) build-tests BUILD=$(RELEASE_BUILD) MESON_OPTS=--buildtype=release
+	$(MAKE) build-tests BUILD=$(RELEASE_BUILD) MESON_OPTS="--buildtype=release -Dunity=on"
 	meson test -C $(RELEASE_BUILD) --print-errorlogs --num-processes 2 --suite unit
 	meson test -C $(RELEASE_BUILD) --print-errorlogs --num-processes 2 $(RELEASE_TESTS)
 	meson test -C $(RELEASE_BUILD) --print-errorlogs browser_status_page
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 $(ASAN_BUILD)/build.ninja: | deps-test
-	meson setup $(ASAN_BUILD) $(WERROR) -Ddebuginfo=$(DEBUGINFO) -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dbenchmarks=false
+	meson setup $(ASAN_BUILD) $(WERROR) -Ddebuginfo=$(DEBUGINFO) -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dbenchmarks=false \
+	  -Dunity=on
 
 test-asan: deps-test $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)

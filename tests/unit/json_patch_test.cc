@@ -12,14 +12,14 @@ namespace {
 
 using test::json;
 
-struct Case {
+struct PatchCase {
   const char* name;
   const char* doc;
   const char* patch;
   const char* want;  // nullptr: refused
 };
 
-const Case kCases[] = {
+const PatchCase kPatchCases[] = {
     {"add a member", R"({"a":1})", R"([{"op":"add","path":"/b","value":2}])", R"({"a":1,"b":2})"},
     {"add replaces a member that is there", R"({"a":1})", R"([{"op":"add","path":"/a","value":3}])", R"({"a":3})"},
     {"add inserts at an index", R"({"l":[1,3]})", R"([{"op":"add","path":"/l/1","value":2}])", R"({"l":[1,2,3]})"},
@@ -52,7 +52,7 @@ const Case kCases[] = {
 };
 
 TEST(JsonPatch, Table) {
-  for (const Case& c : kCases) {
+  for (const PatchCase& c : kPatchCases) {
     SCOPED_TRACE(c.name);
     JsonValue doc = json(c.doc);
     std::string error;

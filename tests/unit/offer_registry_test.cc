@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/offers.h"
+
 namespace uvsched {
 namespace {
 
@@ -11,9 +13,7 @@ std::vector<std::string> ids(const std::vector<OfferRegistry::Declined>& decline
   return out;
 }
 
-Offer offer(std::string id, std::string agent, double cpus, double mem, std::vector<PortRange> ports = {}) {
-  return Offer{std::move(id), std::move(agent), Resources{cpus, mem, std::move(ports)}};
-}
+using test::offer;
 
 const auto kAny = [](const Offer&) { return true; };
 

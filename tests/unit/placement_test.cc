@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/offers.h"
+
 namespace uvsched {
 namespace {
 
-Offer offer(std::string id, std::string agent, double cpus, double mem, std::vector<PortRange> ports = {}) {
-  return Offer{std::move(id), std::move(agent), Resources{cpus, mem, std::move(ports)}};
-}
+using test::offer;
 
 TEST(Placement, FitsByResourcesPortsNodeNameAndSelector) {
   const Offer o = offer("o", "edge-1", 2, 1024, {{31000, 32000}, {8080, 8080}});

@@ -11,14 +11,14 @@ namespace {
 
 using test::json;
 
-struct Case {
+struct UpdateCase {
   const char* name;
   const char* old_spec;
   const char* new_spec;
   bool allowed;
 };
 
-const Case kCases[] = {
+const UpdateCase kUpdateCases[] = {
     {"nothing changed, keys in another order", R"({"containers":[{"name":"c","image":"a"}],"restartPolicy":"Always"})",
      R"({"restartPolicy":"Always","containers":[{"image":"a","name":"c"}]})", true},
     {"a container's image", R"({"containers":[{"name":"c","image":"a"},{"name":"d","image":"b"}]})",
@@ -43,7 +43,7 @@ const Case kCases[] = {
 };
 
 TEST(PodUpdate, OnlyWhatKubernetesAllowsMayChange) {
-  for (const Case& c : kCases) {
+  for (const UpdateCase& c : kUpdateCases) {
     SCOPED_TRACE(c.name);
     JsonValue old_pod = JsonValue::object(), next = JsonValue::object();
     old_pod.set("spec", json(c.old_spec));

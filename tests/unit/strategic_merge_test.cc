@@ -13,7 +13,7 @@ namespace {
 
 using test::json;
 
-struct Case {
+struct MergeCase {
   const char* name;
   const char* path;
   const char* target;
@@ -21,7 +21,7 @@ struct Case {
   const char* want;  // nullptr: the patch must be refused
 };
 
-const Case kCases[] = {
+const MergeCase kMergeCases[] = {
     {"kubectl apply changing one container's image keeps the rest", "",
      R"({"spec":{"containers":[{"name":"c","image":"nginx:1","ports":[{"containerPort":80}]},{"name":"side","image":"busybox"}]}})",
      R"({"spec":{"$setElementOrder/containers":[{"name":"c"},{"name":"side"}],"containers":[{"image":"nginx:2","name":"c"}]}})",
@@ -78,7 +78,7 @@ const Case kCases[] = {
 };
 
 TEST(StrategicMerge, Table) {
-  for (const Case& c : kCases) {
+  for (const MergeCase& c : kMergeCases) {
     SCOPED_TRACE(c.name);
     JsonValue target = json(c.target);
     std::string error;
