@@ -5,6 +5,7 @@ event: waits poll with a deadline.
 """
 import base64
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -43,7 +44,10 @@ class Browser:
             [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
              "--disable-extensions", "--disable-background-networking", "--remote-debugging-address=127.0.0.1",
              "--remote-debugging-port=0", "--user-data-dir=" + self.profile, "--window-size=1280,900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            # chromium makes its singleton socket's directory under TMPDIR and
+            # leaves it behind: inside the test's work directory it goes with it.
+            env=dict(os.environ, TMPDIR=workdir))
         url = None
         end = time.monotonic() + 60
         while time.monotonic() < end and url is None:
