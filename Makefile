@@ -50,10 +50,10 @@ format:
 # the unit suite with the integration tests of each domain on it (CI: the whole
 # suite runs on the default build and again under ASan+UBSan).
 # The release and ASan builds are unity builds (meson joins a target's sources
-# four at a time: the library, and the unit suites' files per binary): the
-# release build takes 300 s on 2 cores, against 387 s with only the library
-# joined and one binary per unit test file. The default build
-# compiles every file on its own, so a missing include still shows there.
+# four at a time: the library's, and each unit binary's): the release build
+# took 300 s on 2 cores, against 387 s with only the library joined and one
+# binary per unit test file. The default build compiles every file on its
+# own, so a missing include still shows there.
 RELEASE_BUILD ?= build-release
 # (The browser test runs alone, after: chromium beside it_kubeml's store stall
 # once stretched the stall past the leader's lease, which left KubeML jobs
