@@ -13,6 +13,9 @@
 // included, as KubeML's train job times the whole of invokeTrainFunctions,
 // waits for its update, and runs the next epoch at what it was told, as far
 // as free slots allow. A job is done after its application's epochs.
+// With --gang-start a waiting job starts only once its whole parallelism is
+// free, as KubeML's train job does (invokeTrainFunctions starts all its
+// functions and waits for every one); growth still takes what is free.
 //
 // Policies: static (KubeML's static_parallelism, at the workload's initial
 // replicas), kubeml (uvsched's default: KubeML's throughput rule within the
@@ -123,6 +126,7 @@ const char* policy_name(Policy p) {
 struct Options {
   double noise = 0;            // sigma of a log-normal factor on each epoch's time
   double restart_seconds = 0;  // charged to an epoch whose parallelism changed (and to the first)
+  bool gang_start = false;     // a waiting job starts once its whole parallelism is free
   uint64_t seed = 1;
   size_t max_jobs = 0;  // 0: the whole workload
   // --decisions: every /train and /job the run sent, with the parallelism the
@@ -313,12 +317,13 @@ class Run {
   }
 
   // Waiting jobs start in arrival order: a static job once its whole
-  // parallelism is free (it runs at nothing else), the others once a slot is.
+  // parallelism is free (it runs at nothing else), the others once a slot is
+  // (with --gang-start, once their whole parallelism is).
   void admit() {
     while (!line_.empty() && used_ < slots_) {
       size_t i = line_.front();
       int want = std::min({std::max(jobs_[i].told, 1), curve_max(i), slots_});
-      if (policy_ == Policy::kStatic && slots_ - used_ < want) return;
+      if ((policy_ == Policy::kStatic || opt_.gang_start) && slots_ - used_ < want) return;
       line_.pop_front();
       jobs_[i].admitted = now_;
       start_epoch(i, std::max(std::min(want, slots_ - used_), 1), /*changed=*/true);
@@ -459,8 +464,8 @@ RunResult simulate(const Trace& trace, Policy policy, int slots, const Options& 
 
 int usage() {
   std::cerr << "usage: ml_trace_sim --trace DIR [--slots 32,64,128] [--policies static,kubeml,speedup]\n"
-               "                    [--noise SIGMA] [--restart-seconds S] [--seed N] [--seeds N] [--jobs N]\n"
-               "                    [--csv-dir DIR] [--plot FILE.svg] [--decisions FILE.jsonl]\n";
+               "                    [--noise SIGMA] [--restart-seconds S] [--gang-start] [--seed N] [--seeds N]\n"
+               "                    [--jobs N] [--csv-dir DIR] [--plot FILE.svg] [--decisions FILE.jsonl]\n";
   return 2;
 }
 
@@ -508,6 +513,8 @@ int main_(int argc, char** argv) {
       opt.noise = std::stod(value());
     } else if (a == "--restart-seconds") {
       opt.restart_seconds = std::stod(value());
+    } else if (a == "--gang-start") {
+      opt.gang_start = true;
     } else if (a == "--seed") {
       opt.seed = std::stoull(value());
     } else if (a == "--seeds") {
@@ -537,6 +544,7 @@ int main_(int argc, char** argv) {
   if (seeds > 1)
     std::printf("means of %d runs (seeds %llu..%llu)\n", seeds, static_cast<unsigned long long>(opt.seed),
                 static_cast<unsigned long long>(opt.seed + seeds - 1));
+  if (opt.gang_start) std::printf("a waiting job starts once its whole parallelism is free (--gang-start)\n");
   std::printf("%-8s %5s %12s %12s %12s %12s %6s %8s\n", "policy", "slots", "avg JCT s", "median s", "p99 s",
               "makespan s", "util", "changes");
   for (int c : slots) {

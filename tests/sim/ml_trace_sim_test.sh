@@ -52,6 +52,38 @@ IFS=, read -r policy slots noise restart avg median p99 makespan util changes ru
 grep -q '"job":"a-0".*"epoch":1,.*"elapsed_time":13\.0*}' "$work/d.jsonl" ||
   fail "restart cost not in the reported epoch: $(cat "$work/d.jsonl")"
 
+# --gang-start: a waiting job starts once its whole parallelism is free, as
+# KubeML's train job waits for all its functions. Job b-0 (3 workers, one
+# epoch: 10 s at 1, 6 s at 2, 4 s at 3) runs from 0 to 4 on 4 slots; b-1
+# arrives at 1 and starts at 2 workers (its default, its fair share). On the
+# one free slot it runs 1 to 11 (JCTs 4 and 10, makespan 11); waiting for two,
+# 4 to 10 (JCTs 4 and 9, makespan 10).
+mkdir "$work/gang"
+cat > "$work/gang/workload.csv" <<'CSV'
+name,submit_seconds,application,initial_replicas,batch_size
+b-0,0,b,3,64
+b-1,1,b,2,64
+CSV
+cat > "$work/gang/epochs.csv" <<'CSV'
+application,epochs_to_finish,typical_batch_size,data_passes_to_finish,dataset_size,init_batch_size,max_batch_size,min_local_bsz,max_local_bsz
+b,1,64,1,1000,64,64,1,64
+CSV
+cat > "$work/gang/scaling_by_batch_size.csv" <<'CSV'
+application,nominal_batch_size,replicas,epoch_seconds,sim_epoch_seconds,effective_batch_size,num_nodes,local_bsz,accum_steps,step_seconds,sync_seconds,source
+b,64,1,10,10,64,1,64,0,1,0,measured_placement
+b,64,2,6,6,64,1,32,0,1,0,measured_placement
+b,64,3,4,4,64,1,21,0,1,0,measured_placement
+CSV
+for start in any gang; do
+  flag=(); [ "$start" = gang ] && flag=(--gang-start)
+  "$sim" --trace "$work/gang" --slots 4 --policies kubeml "${flag[@]}" --csv-dir "$work" > "$work/out.txt"
+  IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^kubeml,' "$work/summary.csv")"
+  case $start in
+    any) [ "$avg" = 7 ] && [ "$makespan" = 11 ] || fail "start on what is free: average JCT $avg, makespan $makespan; want 7, 11" ;;
+    gang) [ "$avg" = 6.5 ] && [ "$makespan" = 10 ] || fail "--gang-start: average JCT $avg, makespan $makespan; want 6.5, 10" ;;
+  esac
+done
+
 # --seeds N: the summary is the mean of the N runs, seed by seed.
 avg_of() {
   "$sim" --trace "$work/two" --slots 2 --policies static --noise 0.2 "$@" --csv-dir "$work" > "$work/out.txt"
