@@ -9,24 +9,24 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# A trace the simulator reads, in directory $1, with the real one's headers:
+# $2 the workload's rows, $3 the epochs' rows, $4 the scaling curves' rows.
+write_trace() {
+  mkdir "$1"
+  printf 'name,submit_seconds,application,initial_replicas,batch_size\n%s\n' "$2" > "$1/workload.csv"
+  printf 'application,epochs_to_finish,typical_batch_size,data_passes_to_finish,dataset_size,init_batch_size,max_batch_size,min_local_bsz,max_local_bsz\n%s\n' \
+    "$3" > "$1/epochs.csv"
+  printf 'application,nominal_batch_size,replicas,epoch_seconds,sim_epoch_seconds,effective_batch_size,num_nodes,local_bsz,accum_steps,step_seconds,sync_seconds,source\n%s\n' \
+    "$4" > "$1/scaling_by_batch_size.csv"
+}
+
 # Two jobs of app "a" (2 epochs; 10 s an epoch at 1 worker, 6 s at 2) on 2
 # slots, static at 1 worker: job 0 arrives at 0 and ends at 20, job 1 arrives
 # at 5 and ends at 25. JCTs 20 and 20, makespan 25, 40 busy slot-seconds of 50.
-mkdir "$work/two"
-cat > "$work/two/workload.csv" <<'CSV'
-name,submit_seconds,application,initial_replicas,batch_size
-a-0,0,a,1,64
-a-1,5,a,1,64
-CSV
-cat > "$work/two/epochs.csv" <<'CSV'
-application,epochs_to_finish,typical_batch_size,data_passes_to_finish,dataset_size,init_batch_size,max_batch_size,min_local_bsz,max_local_bsz
-a,2,64,2,1000,64,64,1,64
-CSV
-cat > "$work/two/scaling_by_batch_size.csv" <<'CSV'
-application,nominal_batch_size,replicas,epoch_seconds,sim_epoch_seconds,effective_batch_size,num_nodes,local_bsz,accum_steps,step_seconds,sync_seconds,source
-a,64,1,10,10,64,1,64,0,1,0,measured_placement
-a,64,2,6,6,64,1,32,0,1,0,measured_placement
-CSV
+write_trace "$work/two" \
+  $'a-0,0,a,1,64\na-1,5,a,1,64' \
+  'a,2,64,2,1000,64,64,1,64' \
+  $'a,64,1,10,10,64,1,64,0,1,0,measured_placement\na,64,2,6,6,64,1,32,0,1,0,measured_placement'
 "$sim" --trace "$work/two" --slots 2 --policies static --csv-dir "$work" > "$work/out.txt"
 line=$(grep '^static,' "$work/summary.csv")
 IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$line"
@@ -58,22 +58,10 @@ grep -q '"job":"a-0".*"epoch":1,.*"elapsed_time":13\.0*}' "$work/d.jsonl" ||
 # arrives at 1 and starts at 2 workers (its default, its fair share). On the
 # one free slot it runs 1 to 11 (JCTs 4 and 10, makespan 11); waiting for two,
 # 4 to 10 (JCTs 4 and 9, makespan 10).
-mkdir "$work/gang"
-cat > "$work/gang/workload.csv" <<'CSV'
-name,submit_seconds,application,initial_replicas,batch_size
-b-0,0,b,3,64
-b-1,1,b,2,64
-CSV
-cat > "$work/gang/epochs.csv" <<'CSV'
-application,epochs_to_finish,typical_batch_size,data_passes_to_finish,dataset_size,init_batch_size,max_batch_size,min_local_bsz,max_local_bsz
-b,1,64,1,1000,64,64,1,64
-CSV
-cat > "$work/gang/scaling_by_batch_size.csv" <<'CSV'
-application,nominal_batch_size,replicas,epoch_seconds,sim_epoch_seconds,effective_batch_size,num_nodes,local_bsz,accum_steps,step_seconds,sync_seconds,source
-b,64,1,10,10,64,1,64,0,1,0,measured_placement
-b,64,2,6,6,64,1,32,0,1,0,measured_placement
-b,64,3,4,4,64,1,21,0,1,0,measured_placement
-CSV
+write_trace "$work/gang" \
+  $'b-0,0,b,3,64\nb-1,1,b,2,64' \
+  'b,1,64,1,1000,64,64,1,64' \
+  $'b,64,1,10,10,64,1,64,0,1,0,measured_placement\nb,64,2,6,6,64,1,32,0,1,0,measured_placement\nb,64,3,4,4,64,1,21,0,1,0,measured_placement'
 for start in any gang; do
   flag=(); [ "$start" = gang ] && flag=(--gang-start)
   "$sim" --trace "$work/gang" --slots 4 --policies kubeml "${flag[@]}" --csv-dir "$work" > "$work/out.txt"
