@@ -565,12 +565,13 @@ int main_(int argc, char** argv) {
   }
   if (!csv_dir.empty()) {
     std::ofstream sum(csv_dir + "/summary.csv"), per(csv_dir + "/jct.csv");
-    sum << "policy,slots,noise,restart_seconds,avg_jct_s,median_jct_s,p99_jct_s,makespan_s,utilization,changes,runs\n";
+    sum << "policy,slots,noise,restart_seconds,gang_start,avg_jct_s,median_jct_s,p99_jct_s,makespan_s,utilization,"
+           "changes,runs\n";
     per << "policy,slots,job,jct_s,changes,seed\n";
     for (const auto& r : results) {
-      sum << policy_name(r.policy) << "," << r.slots << "," << opt.noise << "," << opt.restart_seconds << "," << r.mean
-          << "," << r.median << "," << r.p99 << "," << r.makespan << "," << r.utilization << "," << r.changes << ","
-          << r.runs.size() << "\n";
+      sum << policy_name(r.policy) << "," << r.slots << "," << opt.noise << "," << opt.restart_seconds << ","
+          << (opt.gang_start ? 1 : 0) << "," << r.mean << "," << r.median << "," << r.p99 << "," << r.makespan << ","
+          << r.utilization << "," << r.changes << "," << r.runs.size() << "\n";
       for (const auto& run : r.runs) {
         for (const auto& j : run.jobs)
           per << policy_name(r.policy) << "," << r.slots << "," << j.name << "," << j.jct << "," << j.changes << ","

@@ -20,6 +20,13 @@ write_trace() {
     "$4" > "$1/scaling_by_batch_size.csv"
 }
 
+# The row of policy $1 in the last run's summary.csv, into the variables
+# named as its columns; line is the row itself.
+summary_of() {
+  line=$(grep "^$1," "$work/summary.csv") || fail "no $1 row in summary.csv: $(cat "$work/summary.csv")"
+  IFS=, read -r policy slots noise restart gang avg median p99 makespan util changes runs <<<"$line"
+}
+
 # Two jobs of app "a" (2 epochs; 10 s an epoch at 1 worker, 6 s at 2) on 2
 # slots, static at 1 worker: job 0 arrives at 0 and ends at 20, job 1 arrives
 # at 5 and ends at 25. JCTs 20 and 20, makespan 25, 40 busy slot-seconds of 50.
@@ -28,23 +35,23 @@ write_trace "$work/two" \
   'a,2,64,2,1000,64,64,1,64' \
   $'a,64,1,10,10,64,1,64,0,1,0,measured_placement\na,64,2,6,6,64,1,32,0,1,0,measured_placement'
 "$sim" --trace "$work/two" --slots 2 --policies static --csv-dir "$work" > "$work/out.txt"
-line=$(grep '^static,' "$work/summary.csv")
-IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$line"
+summary_of static
 [ "$avg" = 20 ] || fail "average JCT $avg, want 20 ($line)"
 [ "$p99" = 20 ] || fail "p99 JCT $p99, want 20"
 [ "$makespan" = 25 ] || fail "makespan $makespan, want 25"
 [ "$util" = 0.8 ] || fail "utilization $util, want 0.8"
 [ "$changes" = 0 ] || fail "changes $changes, want 0"
+[ "$gang" = 0 ] || fail "gang_start $gang without --gang-start ($line)"
 
 # One slot: job 1 waits for job 0 (ends at 20), then runs 20 s: JCTs 20 and 35.
 "$sim" --trace "$work/two" --slots 1 --policies static --csv-dir "$work" > "$work/out.txt"
-IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^static,' "$work/summary.csv")"
+summary_of static
 [ "$avg" = 27.5 ] || fail "one slot: average JCT $avg, want 27.5"
 [ "$makespan" = 40 ] || fail "one slot: makespan $makespan, want 40"
 
 # With a restart cost, a job that never changes pays it once, at its start.
 "$sim" --trace "$work/two" --slots 2 --policies static --restart-seconds 3 --csv-dir "$work" > "$work/out.txt"
-IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^static,' "$work/summary.csv")"
+summary_of static
 [ "$avg" = 23 ] || fail "restart cost: average JCT $avg, want 23"
 # ... and reports it in that epoch's time, as KubeML's train job times the
 # whole epoch: 13 s, not 10 (--decisions: what each /job said).
@@ -65,17 +72,18 @@ write_trace "$work/gang" \
 for start in any gang; do
   flag=(); [ "$start" = gang ] && flag=(--gang-start)
   "$sim" --trace "$work/gang" --slots 4 --policies kubeml "${flag[@]}" --csv-dir "$work" > "$work/out.txt"
-  IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^kubeml,' "$work/summary.csv")"
+  summary_of kubeml
   case $start in
     any) [ "$avg" = 7 ] && [ "$makespan" = 11 ] || fail "start on what is free: average JCT $avg, makespan $makespan; want 7, 11" ;;
-    gang) [ "$avg" = 6.5 ] && [ "$makespan" = 10 ] || fail "--gang-start: average JCT $avg, makespan $makespan; want 6.5, 10" ;;
+    gang) [ "$avg" = 6.5 ] && [ "$makespan" = 10 ] || fail "--gang-start: average JCT $avg, makespan $makespan; want 6.5, 10"
+      [ "$gang" = 1 ] || fail "--gang-start not in summary.csv ($line)" ;;
   esac
 done
 
 # --seeds N: the summary is the mean of the N runs, seed by seed.
 avg_of() {
   "$sim" --trace "$work/two" --slots 2 --policies static --noise 0.2 "$@" --csv-dir "$work" > "$work/out.txt"
-  IFS=, read -r policy slots noise restart avg median p99 makespan util changes runs <<<"$(grep '^static,' "$work/summary.csv")"
+  summary_of static
   echo "$avg $runs"
 }
 read -r a1 _ <<<"$(avg_of --seed 1)"
@@ -89,8 +97,8 @@ awk -v a="$a1" -v b="$a2" -v m="$a12" 'BEGIN { d = (a + b) / 2 - m; exit !(a != 
 # average JCT, p99 and makespan, and every /job answered as a train job expects.
 "$sim" --trace "$trace" --jobs 80 --slots 32 --policies kubeml,speedup --csv-dir "$work" > "$work/out.txt"
 grep -q "protocol errors" "$work/out.txt" && fail "protocol errors: $(cat "$work/out.txt")"
-IFS=, read -r _ _ _ _ k_avg _ k_p99 k_make _ _ _ <<<"$(grep '^kubeml,' "$work/summary.csv")"
-IFS=, read -r _ _ _ _ s_avg _ s_p99 s_make _ _ _ <<<"$(grep '^speedup,' "$work/summary.csv")"
+summary_of kubeml && k_avg=$avg k_p99=$p99 k_make=$makespan
+summary_of speedup && s_avg=$avg s_p99=$p99 s_make=$makespan
 awk -v s="$s_avg" -v k="$k_avg" 'BEGIN { exit !(s < k) }' || fail "speedup average JCT $s_avg not below kubeml's $k_avg"
 awk -v s="$s_p99" -v k="$k_p99" 'BEGIN { exit !(s <= k) }' || fail "speedup p99 $s_p99 above kubeml's $k_p99"
 awk -v s="$s_make" -v k="$k_make" 'BEGIN { exit !(s <= k) }' || fail "speedup makespan $s_make above kubeml's $k_make"
