@@ -97,8 +97,10 @@ awk -v a="$a1" -v b="$a2" -v m="$a12" 'BEGIN { d = (a + b) / 2 - m; exit !(a != 
 # average JCT, p99 and makespan, and every /job answered as a train job expects.
 "$sim" --trace "$trace" --jobs 80 --slots 32 --policies kubeml,speedup --csv-dir "$work" > "$work/out.txt"
 grep -q "protocol errors" "$work/out.txt" && fail "protocol errors: $(cat "$work/out.txt")"
-summary_of kubeml && k_avg=$avg k_p99=$p99 k_make=$makespan
-summary_of speedup && s_avg=$avg s_p99=$p99 s_make=$makespan
+summary_of kubeml
+k_avg=$avg k_p99=$p99 k_make=$makespan
+summary_of speedup
+s_avg=$avg s_p99=$p99 s_make=$makespan
 awk -v s="$s_avg" -v k="$k_avg" 'BEGIN { exit !(s < k) }' || fail "speedup average JCT $s_avg not below kubeml's $k_avg"
 awk -v s="$s_p99" -v k="$k_p99" 'BEGIN { exit !(s <= k) }' || fail "speedup p99 $s_p99 above kubeml's $k_p99"
 awk -v s="$s_make" -v k="$k_make" 'BEGIN { exit !(s <= k) }' || fail "speedup makespan $s_make above kubeml's $k_make"
