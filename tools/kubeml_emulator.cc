@@ -39,7 +39,6 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -55,6 +54,7 @@
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
 #include "reactor/url.h"
+#include "tools/cli_numbers.h"
 
 namespace {
 
@@ -64,6 +64,8 @@ using uvsched::HttpRequest;
 using uvsched::HttpResponse;
 using uvsched::JsonWriter;
 using uvsched::Responder;
+using uvsched::cli::parse_double;
+using uvsched::cli::parse_int;
 
 constexpr const char* kUsage =
     "usage: kubeml_emulator [flags]\n"
@@ -165,18 +167,6 @@ struct HeldTask {
   bool running = false;  // the job's pod runs and has its task
   std::unique_ptr<uvsched::Timer> start_timer;
 };
-
-bool parse_double(const std::string& v, double lo, double* out) {
-  const char* end = v.data() + v.size();
-  auto [p, ec] = std::from_chars(v.data(), end, *out);
-  return ec == std::errc() && p == end && *out >= lo;
-}
-
-bool parse_int(const std::string& v, int lo, int* out) {
-  const char* end = v.data() + v.size();
-  auto [p, ec] = std::from_chars(v.data(), end, *out);
-  return ec == std::errc() && p == end && *out >= lo;
-}
 
 // "F[,F...]": up to kMaxModels fractions in [0, 1].
 bool parse_fractions(const std::string& v, std::vector<double>* out) {

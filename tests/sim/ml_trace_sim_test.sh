@@ -93,6 +93,46 @@ read -r a12 runs <<<"$(avg_of --seed 1 --seeds 2)"
 awk -v a="$a1" -v b="$a2" -v m="$a12" 'BEGIN { d = (a + b) / 2 - m; exit !(a != b && d < 1e-3 && d > -1e-3) }' ||
   fail "--seeds 2: mean $a12, runs $a1 and $a2"
 
+# Bad input: every flag's value and every trace row checked, a clear error and
+# status 2, never a crash or a run on a wrong value.
+refuses() {  # refuses "what the error must say" ARG...
+  local want=$1 rc=0; shift
+  "$sim" "$@" > "$work/out.txt" 2> "$work/err.txt" || rc=$?
+  [ "$rc" = 2 ] || fail "$* exited $rc, want 2: $(cat "$work/err.txt")"
+  grep -qF -- "$want" "$work/err.txt" || fail "$*: no \"$want\" in: $(cat "$work/err.txt")"
+}
+two=(--trace "$work/two")
+refuses '--slots "abc"' "${two[@]}" --slots abc
+refuses '--slots "0"' "${two[@]}" --slots 0
+refuses '--slots "2,-4"' "${two[@]}" --slots 2,-4
+refuses '--slots "12x"' "${two[@]}" --slots 12x
+refuses '--noise "-1"' "${two[@]}" --noise -1
+refuses '--noise "inf"' "${two[@]}" --noise inf
+refuses '--restart-seconds "-5"' "${two[@]}" --restart-seconds -5
+refuses '--seeds "0"' "${two[@]}" --seeds 0
+refuses '--jobs "-1"' "${two[@]}" --jobs -1
+refuses '--seed "x"' "${two[@]}" --seed x
+refuses '--policies "kubeml,fast"' "${two[@]}" --policies kubeml,fast
+refuses 'not a directory' "${two[@]}" --csv-dir "$work/nowhere"
+refuses '--plot "p.pdf"' "${two[@]}" --plot p.pdf
+refuses '--slots needs a value' "${two[@]}" --slots
+refuses 'unknown option --fast' "${two[@]}" --fast 1
+refuses '--trace DIR is required' --slots 2
+refuses "cannot read $work/nowhere/workload.csv" --trace "$work/nowhere"
+write_trace "$work/late" 'a-0,soon,a,1,64' 'a,2,64,2,1000,64,64,1,64' 'a,64,1,10,10,64,1,64,0,1,0,measured_placement'
+refuses 'workload.csv:2: submit_seconds is "soon"' --trace "$work/late"
+write_trace "$work/gap" 'a-0,0,a,1,64' 'a,2,64,2,1000,64,64,1,64' \
+  $'a,64,1,10,10,64,1,64,0,1,0,measured_placement\na,64,3,4,4,64,1,21,0,1,0,measured_placement'
+refuses 'has no time at 2 replicas' --trace "$work/gap"
+write_trace "$work/quote" 'a-0,0,a",1,64' 'a,2,64,2,1000,64,64,1,64' 'a,64,1,10,10,64,1,64,0,1,0,measured_placement'
+refuses 'workload.csv:2: application is "a""' --trace "$work/quote"
+write_trace "$work/short" 'a-0,0,a' 'a,2,64,2,1000,64,64,1,64' 'a,64,1,10,10,64,1,64,0,1,0,measured_placement'
+refuses 'workload.csv:2: 3 columns, want at least 5' --trace "$work/short"
+write_trace "$work/none" '' 'a,2,64,2,1000,64,64,1,64' 'a,64,1,10,10,64,1,64,0,1,0,measured_placement'
+refuses 'has no jobs' --trace "$work/none"
+write_trace "$work/nocurve" 'a-0,0,a,1,128' 'a,2,64,2,1000,64,64,1,64' 'a,64,1,10,10,64,1,64,0,1,0,measured_placement'
+refuses 'no curve or epoch count for a at batch 128' --trace "$work/nocurve"
+
 # The real workload's first 80 jobs on 32 slots: speedup ahead of kubeml on
 # average JCT, p99 and makespan, and every /job answered as a train job expects.
 "$sim" --trace "$trace" --jobs 80 --slots 32 --policies kubeml,speedup --csv-dir "$work" > "$work/out.txt"
