@@ -59,10 +59,6 @@ bool is_directory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 }  // namespace
 
 int main_(int argc, char** argv) {
@@ -121,7 +117,7 @@ int main_(int argc, char** argv) {
       csv_dir = v;
     } else if (a == "--plot") {
       // The path goes into gnuplot's script and command line in single quotes.
-      if (!(ends_with(v, ".svg") || ends_with(v, ".png")) || v.find('\'') != std::string::npos)
+      if (!(v.ends_with(".svg") || v.ends_with(".png")) || v.find('\'') != std::string::npos)
         return bad(a, v, "want a file name ending in .svg or .png, without a single quote");
       plot = v;
     } else if (a == "--decisions") {

@@ -31,10 +31,6 @@ std::vector<double> jcts(const RunResult& r) {
   return v;
 }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 }  // namespace
 
 Row row_of(std::vector<RunResult> runs) {
@@ -108,7 +104,7 @@ bool write_plot(const std::string& path, const std::vector<Row>& rows, const std
   d.close();
   std::string gp = path + ".gp";
   std::ofstream g(gp);
-  g << "set terminal " << (ends_with(path, ".png") ? "pngcairo" : "svg") << " size " << 420 * slots.size()
+  g << "set terminal " << (path.ends_with(".png") ? "pngcairo" : "svg") << " size " << 420 * slots.size()
     << ",380 font 'sans,11'\n";
   g << "set output '" << path << "'\nset multiplot layout 1," << slots.size() << "\n";
   g << "set logscale x\nset xlabel 'job completion time (hours)'\nset ylabel 'fraction of jobs'\n";
