@@ -1,5 +1,6 @@
 #include "tests/support/fake_http.h"
 
+#include <cassert>
 #include <utility>
 
 namespace uvsched::test {
@@ -13,7 +14,7 @@ std::string FakeHttp::Call::target() const {
 
 HttpRequester::RequestId FakeHttp::request(ClientRequest request, ClientCallback callback) {
   auto c = std::make_unique<Call>();
-  c->id = next_id_++;
+  c->id = calls_.size() + 1;
   c->request = std::move(request);
   c->callback = std::move(callback);
   calls_.push_back(std::move(c));
@@ -21,9 +22,10 @@ HttpRequester::RequestId FakeHttp::request(ClientRequest request, ClientCallback
 }
 
 void FakeHttp::cancel(RequestId id) {
-  for (auto& c : calls_) {
-    if (c->id == id && c->open()) c->cancelled = true;
-  }
+  if (id == 0 || id > calls_.size()) return;
+  Call& c = *calls_[id - 1];
+  assert(c.id == id);
+  if (c.open()) c.cancelled = true;
 }
 
 std::vector<std::string> FakeHttp::log() const {
@@ -33,15 +35,17 @@ std::vector<std::string> FakeHttp::log() const {
 }
 
 FakeHttp::Call* FakeHttp::next(const std::string& prefix) {
-  for (auto& c : calls_) {
-    if (c->open() && (c->request.method + " " + c->target()).rfind(prefix, 0) == 0) return c.get();
+  while (first_open_ < calls_.size() && !calls_[first_open_]->open()) ++first_open_;
+  for (size_t k = first_open_; k < calls_.size(); ++k) {
+    Call& c = *calls_[k];
+    if (c.open() && (c.request.method + " " + c.target()).starts_with(prefix)) return &c;
   }
   return nullptr;
 }
 
 size_t FakeHttp::open_calls() const {
   size_t n = 0;
-  for (const auto& c : calls_) n += c->open() ? 1 : 0;
+  for (size_t k = first_open_; k < calls_.size(); ++k) n += calls_[k]->open() ? 1 : 0;
   return n;
 }
 

@@ -41,8 +41,12 @@ class FakeHttp final : public HttpRequester {
  private:
   bool finish(Call* call, ClientResponse&& r);
 
-  std::vector<std::unique_ptr<Call>> calls_;
-  RequestId next_id_ = 1;
+  std::vector<std::unique_ptr<Call>> calls_;  // calls_[k]->id == k + 1
+  // Every call before calls_[first_open_] is closed, and a closed call never
+  // opens again, so the searches start there: tools/ml_trace_sim answers each
+  // call as it is made, and scanning from the oldest made a run quadratic in
+  // its calls.
+  size_t first_open_ = 0;
 };
 
 }  // namespace uvsched::test
