@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <climits>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -15,6 +16,10 @@ namespace {
 // The most workers jobs[which] can run its next epoch at, at least `share`:
 // more only where they make the epoch faster, are free now, and are not owed
 // to another job before that epoch ends. `shares[k]` is job k's share.
+// What is owed before an epoch ends is read off the owed jobs' report times,
+// sorted once, instead of going over every job for each count of workers
+// tried: with 1,000 jobs on 3,000 workers (tools/ml_trace_sim) that product
+// was about a tenth of the speedup policy's time.
 int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vector<int>& shares, long capacity,
              int max_parallelism) {
   const SpeedupJob& me = jobs[which];
@@ -23,15 +28,25 @@ int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vecto
   for (const auto& j : jobs) held += std::max(j.parallelism, 1);
   long free_now = capacity - held;
   long top = std::min<long>(max_parallelism, me.parallelism + free_now);
+  if (top <= share) return share;
+  // (report due in, workers it is owed), by when it reports; owed_before[n]:
+  // what the first n are owed in all.
+  std::vector<std::pair<double, long>> due;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    // (A time that is not a number is never before the epoch's end, as before.)
+    if (k != which && shares[k] > jobs[k].parallelism && !std::isnan(jobs[k].next_report_in))
+      due.push_back({jobs[k].next_report_in, shares[k] - jobs[k].parallelism});
+  }
+  std::sort(due.begin(), due.end());
+  std::vector<long> owed_before(due.size() + 1, 0);
+  for (size_t n = 0; n < due.size(); ++n) owed_before[n + 1] = owed_before[n] + due[n].second;
+  double at_share = me.model.seconds(share);
   for (long x = top; x > share; --x) {
     double epoch = me.model.seconds(static_cast<int>(x));
-    if (!(epoch < me.model.seconds(share))) continue;
-    long owed = 0;  // to the jobs that report before this epoch would end
-    for (size_t k = 0; k < jobs.size(); ++k) {
-      if (k != which && shares[k] > jobs[k].parallelism && jobs[k].next_report_in < epoch)
-        owed += shares[k] - jobs[k].parallelism;
-    }
-    if (free_now + me.parallelism - x >= owed) return static_cast<int>(x);
+    if (!(epoch < at_share)) continue;
+    // The jobs that report before this epoch would end.
+    size_t reporting = std::lower_bound(due.begin(), due.end(), std::pair<double, long>{epoch, LONG_MIN}) - due.begin();
+    if (free_now + me.parallelism - x >= owed_before[reporting]) return static_cast<int>(x);
   }
   return share;
 }

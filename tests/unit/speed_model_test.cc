@@ -286,6 +286,35 @@ TEST(SpeedupPolicyTest, AJobRunsAboveItsShareOnWorkersNobodyDueBeforeItsEpochEnd
   EXPECT_EQ(decide_by_speedup(jobs, 0, 12, 32).parallelism, 1) << "no worker makes it faster";
 }
 
+// With several jobs owed workers, only those due before the epoch would end
+// count, whatever order they come in: backfill sums what is owed by report
+// time, not by the jobs' order.
+TEST(SpeedupPolicyTest, ABackfillCountsOnlyTheWorkersOwedToJobsDueBeforeItsEpochEnds) {
+  struct Case {
+    const char* name;
+    double a_due_in, b_due_in;
+    int want;
+  } cases[] = {
+      {"neither reports before an epoch ends: all 14 free workers", 500, 500, 16},
+      {"A reports first: its 5 are kept", 5, 500, 11},
+      {"B reports first: its 5 are kept", 500, 5, 11},
+      {"both report first: the share", 5, 5, 6},
+      {"B first, A after an epoch at 11 (19.1 s) ends", 20, 5, 11},
+      {"A first, B after an epoch at 16 (16.25 s) ends but before one at 14 (17.1 s)", 5, 17, 6},
+      {"both after an epoch at 16 ends", 17, 18.5, 16},
+  };
+  for (const auto& c : cases) {
+    // Three like jobs (10 + 100/p s an epoch) on 18 workers: shares 6 each.
+    // This one holds 2, A and B 1 each: 14 are free, 5 of them owed to each.
+    std::vector<SpeedupJob> jobs = {
+        {SpeedModel::of(10, 100, 0), true, 2, 50, 0},
+        {SpeedModel::of(10, 100, 0), true, 1, 50, c.a_due_in},
+        {SpeedModel::of(10, 100, 0), true, 1, 50, c.b_due_in},
+    };
+    EXPECT_EQ(decide_by_speedup(jobs, 0, 18, 32).parallelism, c.want) << c.name;
+  }
+}
+
 // A job told to shrink keeps its share averaged over its shrunk epoch, as the
 // jobs that finish within that epoch leave: workers it gave them would idle
 // from then until it reports again, and workers it kept for a job that leaves
