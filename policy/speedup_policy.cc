@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <climits>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -30,7 +29,8 @@ int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vecto
   long top = std::min<long>(max_parallelism, me.parallelism + free_now);
   if (top <= share) return share;
   // (report due in, workers it is owed), by when it reports; owed_before[n]:
-  // what the first n are owed in all.
+  // what the first n are owed in all, so what the jobs that report before an
+  // epoch ends are owed is one binary search.
   std::vector<std::pair<double, long>> due;
   for (size_t k = 0; k < jobs.size(); ++k) {
     // (A time that is not a number is never before the epoch's end, as before.)
@@ -44,9 +44,8 @@ int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vecto
   for (long x = top; x > share; --x) {
     double epoch = me.model.seconds(static_cast<int>(x));
     if (!(epoch < at_share)) continue;
-    // The jobs that report before this epoch would end.
-    size_t reporting = std::lower_bound(due.begin(), due.end(), std::pair<double, long>{epoch, LONG_MIN}) - due.begin();
-    if (free_now + me.parallelism - x >= owed_before[reporting]) return static_cast<int>(x);
+    auto reporting = std::partition_point(due.begin(), due.end(), [epoch](const auto& d) { return d.first < epoch; });
+    if (free_now + me.parallelism - x >= owed_before[reporting - due.begin()]) return static_cast<int>(x);
   }
   return share;
 }

@@ -300,7 +300,7 @@ TEST(SpeedupPolicyTest, ABackfillCountsOnlyTheWorkersOwedToJobsDueBeforeItsEpoch
       {"B reports first: its 5 are kept", 500, 5, 11},
       {"both report first: the share", 5, 5, 6},
       {"B first, A after an epoch at 11 (19.1 s) ends", 20, 5, 11},
-      {"A first, B after an epoch at 16 (16.25 s) ends but before one at 14 (17.1 s)", 5, 17, 6},
+      {"A first, B after an epoch at 15 (16.7 s) ends but before one at 14 (17.1 s)", 5, 17, 6},
       {"both after an epoch at 16 ends", 17, 18.5, 16},
   };
   for (const auto& c : cases) {
