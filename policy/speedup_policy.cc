@@ -10,55 +10,17 @@
 
 namespace uvsched {
 
-namespace {
-
-// The most workers jobs[which] can run its next epoch at, at least `share`:
-// more only where they make the epoch faster, are free now, and are not owed
-// to another job before that epoch ends. `shares[k]` is job k's share.
-// What is owed before an epoch ends is read off the owed jobs' report times,
-// sorted once, instead of going over every job for each count of workers
-// tried: with 1,000 jobs on 3,000 workers (tools/ml_trace_sim) that product
-// was about a tenth of the speedup policy's time.
-int backfill(const std::vector<SpeedupJob>& jobs, size_t which, const std::vector<int>& shares, long capacity,
-             int max_parallelism) {
-  const SpeedupJob& me = jobs[which];
-  int share = shares[which];
-  long held = 0;
-  for (const auto& j : jobs) held += std::max(j.parallelism, 1);
-  long free_now = capacity - held;
-  long top = std::min<long>(max_parallelism, me.parallelism + free_now);
-  if (top <= share) return share;
-  // (report due in, workers it is owed), by when it reports; owed_before[n]:
-  // what the first n are owed in all, so what the jobs that report before an
-  // epoch ends are owed is one binary search.
-  std::vector<std::pair<double, long>> due;
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    // (A time that is not a number is never before the epoch's end, as before.)
-    if (k != which && shares[k] > jobs[k].parallelism && !std::isnan(jobs[k].next_report_in))
-      due.push_back({jobs[k].next_report_in, shares[k] - jobs[k].parallelism});
-  }
-  std::sort(due.begin(), due.end());
-  std::vector<long> owed_before(due.size() + 1, 0);
-  for (size_t n = 0; n < due.size(); ++n) owed_before[n + 1] = owed_before[n] + due[n].second;
-  double at_share = me.model.seconds(share);
-  for (long x = top; x > share; --x) {
-    double epoch = me.model.seconds(static_cast<int>(x));
-    if (!(epoch < at_share)) continue;
-    auto reporting = std::partition_point(due.begin(), due.end(), [epoch](const auto& d) { return d.first < epoch; });
-    if (free_now + me.parallelism - x >= owed_before[reporting - due.begin()]) return static_cast<int>(x);
-  }
-  return share;
-}
-
 // Every job's share of `capacity` by marginal speedup, the jobs nothing is
 // known of yet kept at what they hold; jobs can then leave the division
 // (their share becomes 0) and it be made again among the rest.
-class Division {
+class SpeedupDivision {
  public:
-  Division(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism)
+  // `dividing[i]`: jobs[i] reports now, so it is divided among even if nothing is known of it.
+  SpeedupDivision(const std::vector<SpeedupJob>& jobs, const std::vector<bool>& dividing, long capacity,
+                  int max_parallelism)
       : demand_of_(jobs.size(), kKept),
         kept_(jobs.size(), 0),
-        allocator_(allocator_for(jobs, which, capacity, max_parallelism)) {
+        allocator_(allocator_for(jobs, dividing, capacity, max_parallelism)) {
     allocator_.run();
   }
   int share(size_t k) const { return demand_of_[k] == kKept ? kept_[k] : allocator_.parallelism()[demand_of_[k]]; }
@@ -67,7 +29,7 @@ class Division {
     for (size_t k = 0; k < out.size(); ++k) out[k] = share(k);
     return out;
   }
-  // jobs[k], one the division divides among (measured, or the one deciding), leaves.
+  // jobs[k], one the division divides among (measured, or reporting now), leaves.
   void leave(size_t k) {
     assert(demand_of_[k] != kKept);
     allocator_.leave(demand_of_[k]);
@@ -77,13 +39,13 @@ class Division {
  private:
   static constexpr size_t kKept = static_cast<size_t>(-1);
   // Fills demand_of_ and kept_ (made before allocator_).
-  SpeedupAllocator allocator_for(const std::vector<SpeedupJob>& jobs, size_t which, long capacity,
+  SpeedupAllocator allocator_for(const std::vector<SpeedupJob>& jobs, const std::vector<bool>& dividing, long capacity,
                                  int max_parallelism) {
     long pool = capacity;
     std::vector<BorrowedDemand> demands;
     demands.reserve(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i) {
-      if (!jobs[i].measured && i != which) {
+      if (!jobs[i].measured && !dividing[i]) {
         kept_[i] = std::max(jobs[i].parallelism, 1);
         pool -= kept_[i];  // kept: nothing is known of it yet
         continue;
@@ -99,6 +61,52 @@ class Division {
   SpeedupAllocator allocator_;
 };
 
+namespace {
+
+// The most workers jobs[which] can run its next epoch at, at least `share`:
+// more only where they make the epoch faster, are free now, and are not owed
+// to another job before that epoch ends. `shares[k]` is job k's share (k !=
+// which). What is owed before an epoch ends is read off the owed jobs'
+// report times, sorted once, instead of going over every job for each count
+// of workers tried: with 1,000 jobs on 3,000 workers (tools/ml_trace_sim)
+// that product was about a tenth of the speedup policy's time. They are
+// sorted only once some count would make the epoch faster: a job that gains
+// nothing from more workers (most of them, once their model is known) is
+// decided without.
+int backfill(const std::vector<SpeedupJob>& jobs, size_t which, int share, const std::vector<int>& shares,
+             long capacity, int max_parallelism) {
+  const SpeedupJob& me = jobs[which];
+  long held = 0;
+  for (const auto& j : jobs) held += std::max(j.parallelism, 1);
+  long free_now = capacity - held;
+  long top = std::min<long>(max_parallelism, me.parallelism + free_now);
+  if (top <= share) return share;
+  // (report due in, workers it is owed), by when it reports; owed_before[n]:
+  // what the first n are owed in all, so what the jobs that report before an
+  // epoch ends are owed is one binary search.
+  std::vector<std::pair<double, long>> due;
+  std::vector<long> owed_before;
+  auto sort_owed = [&] {
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      // (A time that is not a number is never before the epoch's end, as before.)
+      if (k != which && shares[k] > jobs[k].parallelism && !std::isnan(jobs[k].next_report_in))
+        due.push_back({jobs[k].next_report_in, shares[k] - jobs[k].parallelism});
+    }
+    std::sort(due.begin(), due.end());
+    owed_before.assign(due.size() + 1, 0);
+    for (size_t n = 0; n < due.size(); ++n) owed_before[n + 1] = owed_before[n] + due[n].second;
+  };
+  double at_share = me.model.seconds(share);
+  for (long x = top; x > share; --x) {
+    double epoch = me.model.seconds(static_cast<int>(x));
+    if (!(epoch < at_share)) continue;
+    if (owed_before.empty()) sort_owed();
+    auto reporting = std::partition_point(due.begin(), due.end(), [epoch](const auto& d) { return d.first < epoch; });
+    if (free_now + me.parallelism - x >= owed_before[reporting - due.begin()]) return static_cast<int>(x);
+  }
+  return share;
+}
+
 // What jobs[which] keeps when its share is below what it holds: its share
 // averaged over the shrunk epoch, as the jobs expected to finish within it
 // leave (its share recomputed as they go), at most what it holds.
@@ -108,7 +116,7 @@ class Division {
 // rest (keeping what it would have after the last one left did worse in
 // tools/ml_trace_sim: bench/RESULTS.md).
 int shrunk_share(const std::vector<SpeedupJob>& jobs, size_t which, const std::vector<int>& shares,
-                 Division& division) {
+                 SpeedupDivision& division) {
   const SpeedupJob& me = jobs[which];
   int share = shares[which];
   double epoch = me.model.seconds(share);
@@ -174,15 +182,43 @@ int efficient_floor(const SpeedupJob& me) {
 }  // namespace
 
 Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism) {
-  Division division(jobs, which, capacity, max_parallelism);
-  std::vector<int> shares = division.shares();
-  if (shares[which] < jobs[which].parallelism) shares[which] = shrunk_share(jobs, which, shares, division);
-  int wanted = backfill(jobs, which, shares, capacity, std::max(max_parallelism, 1));
-  if (wanted < jobs[which].parallelism) wanted = std::max(wanted, efficient_floor(jobs[which]));
+  std::vector<SpeedupJob> scratch = jobs;  // the round writes its decision in
+  return SpeedupRound(scratch, {which}, capacity, max_parallelism).decide(which);
+}
+
+SpeedupRound::SpeedupRound(std::vector<SpeedupJob>& jobs, const std::vector<size_t>& reporting, long capacity,
+                           int max_parallelism)
+    : jobs_(jobs), undecided_(jobs.size(), false), capacity_(capacity), max_parallelism_(max_parallelism) {
+  for (size_t k : reporting) {
+    assert(k < jobs.size());
+    undecided_[k] = true;
+  }
+  division_ = std::make_unique<SpeedupDivision>(jobs, undecided_, capacity, max_parallelism);
+  shares_ = division_->shares();
+}
+
+SpeedupRound::~SpeedupRound() = default;
+
+Decision SpeedupRound::decide(size_t which) {
+  assert(which < jobs_.size() && undecided_[which]);
+  undecided_[which] = false;
+  SpeedupJob& me = jobs_[which];
+  int share = shares_[which];
+  if (share < me.parallelism) {
+    SpeedupDivision scratch = *division_;  // jobs leave it: the round's stays whole for the next report
+    share = shrunk_share(jobs_, which, shares_, scratch);
+  }
+  int wanted = backfill(jobs_, which, share, shares_, capacity_, std::max(max_parallelism_, 1));
+  if (wanted < me.parallelism) wanted = std::max(wanted, efficient_floor(me));
   Decision d;
   d.why = Decision::Why::kSpeedup;
-  d.parallelism = clamp_parallelism(wanted, static_cast<int>(std::min<long>(max_parallelism, std::max(capacity, 1L))));
+  d.parallelism =
+      clamp_parallelism(wanted, static_cast<int>(std::min<long>(max_parallelism_, std::max(capacity_, 1L))));
   d.clamped = d.parallelism != wanted;
+  // What the next decision's backfill sees of it: the workers it now takes,
+  // due when an epoch at them ends.
+  me.parallelism = d.parallelism;
+  me.next_report_in = std::max(0.0, me.model.seconds(d.parallelism));
   return d;
 }
 

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,40 @@ struct SpeedupJob {
 
 // The decision for jobs[which] (jobs in arrival order), within [1,
 // min(max_parallelism, capacity)]; `capacity` is the cluster's workers.
+// A round of one.
 Decision decide_by_speedup(const std::vector<SpeedupJob>& jobs, size_t which, long capacity, int max_parallelism);
+
+class SpeedupDivision;
+
+// The decisions for jobs that report together (the /job reports the daemon
+// drains in one turn): the cluster is divided once, every report's epoch
+// already in the models, and each reporting job then gets its share,
+// shrunk or backfilled as decide_by_speedup does. Dividing the cluster once
+// for each report was most of a decision's time with 1,000 jobs
+// (bench/RESULTS.md), and one report's answer no longer depends on whether
+// another that came in the same turn was decided first. Each decision is
+// written into `jobs` as it is made, so that the next one's backfill sees
+// the workers it took. Nothing else may change `jobs` while the round lives.
+class SpeedupRound {
+ public:
+  // `reporting`: indices into `jobs` of the jobs reporting now (their
+  // next_report_in is 0); each takes part in the division even if unmeasured.
+  SpeedupRound(std::vector<SpeedupJob>& jobs, const std::vector<size_t>& reporting, long capacity, int max_parallelism);
+  ~SpeedupRound();
+  SpeedupRound(const SpeedupRound&) = delete;
+  SpeedupRound& operator=(const SpeedupRound&) = delete;
+
+  // The decision for jobs[which], one of `reporting` not yet decided; jobs[which]
+  // then runs at it and is next due when an epoch at it ends.
+  Decision decide(size_t which);
+
+ private:
+  std::vector<SpeedupJob>& jobs_;
+  std::vector<bool> undecided_;  // reporting, and not yet decided
+  long capacity_;
+  int max_parallelism_;
+  std::unique_ptr<SpeedupDivision> division_;
+  std::vector<int> shares_;  // the division's, fixed for the round
+};
 
 }  // namespace uvsched

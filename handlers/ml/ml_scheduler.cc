@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cassert>
 #include <random>
+#include <string>
+#include <unordered_set>
 
 #include "handlers/json_body.h"
 #include "handlers/json_response.h"
@@ -326,13 +328,33 @@ void MlScheduler::handle_get(RequestContext& ctx) {
 void MlScheduler::drain() {
   std::deque<Queued> batch;
   batch.swap(queue_);
+  // Read once a turn: nothing changes it within one, and it sums every
+  // agent's offers (with 750 agents, reading it for each report was 6% of
+  // the daemon's time under the speedup policy).
+  const std::optional<long> capacity = capacity_now();
+  bool decides_in_rounds = settings_.policy == ParallelismPolicyKind::kSpeedup && capacity;
+  std::vector<Reported> round;
+  std::unordered_set<std::string> in_round;
+  auto decide_all = [&] {
+    if (round.empty()) return;
+    decide_round(round, *capacity);  // known: update_job adds to a round only then
+    round.clear();
+    in_round.clear();
+  };
   for (auto& q : batch) {
     if (q.op == Queued::Op::kCreate) {
-      create_job(q);
-    } else {
-      update_job(q);
+      create_job(q, capacity);
+      continue;
     }
+    // A job that reports twice in a turn has its first report decided before
+    // the second is taken in, as if they had come in turns of their own.
+    if (decides_in_rounds && !in_round.insert(q.task.job.id).second) {
+      decide_all();
+      in_round.insert(q.task.job.id);
+    }
+    update_job(q, capacity, round);
   }
+  decide_all();
 }
 
 std::string MlScheduler::new_job_id() {
@@ -344,7 +366,7 @@ std::string MlScheduler::new_job_id() {
   }
 }
 
-void MlScheduler::create_job(Queued& q) {
+void MlScheduler::create_job(Queued& q, std::optional<long> capacity) {
   Job job;
   job.id = new_job_id();
   job.request = std::move(q.request);
@@ -360,11 +382,11 @@ void MlScheduler::create_job(Queued& q) {
   // Both policies start a job at its default within its fair share: starting
   // it with only the free workers, or (speedup) at its share by its kind's
   // model, did worse in tools/ml_trace_sim (bench/RESULTS.md).
-  in.cap = cap_for(id);
+  in.cap = cap_for(id, capacity);
   record_create(jobs_[id], policy_.decide(PolicyState{}, in), q.responder);
 }
 
-void MlScheduler::update_job(Queued& q) {
+void MlScheduler::update_job(Queued& q, std::optional<long> capacity, std::vector<Reported>& round) {
   const std::string& id = q.task.job.id;
   bool created = false;
   if (!jobs_.count(id)) {
@@ -388,18 +410,14 @@ void MlScheduler::update_job(Queued& q) {
   in.static_parallelism = job.request.options.static_parallelism;
   in.parallelism = q.task.job.state.parallelism > 0 ? static_cast<int>(q.task.job.state.parallelism) : job.parallelism;
   in.elapsed_seconds = q.task.job.state.elapsed_time;
-  in.cap = cap_for(id);
+  in.cap = cap_for(id, capacity);
   job.epochs_reported += 1;
   job.last_elapsed = in.elapsed_seconds;
   job.last_report_unix_ms = clock_.unix_ms();
   job.last_report_mono_ms = clock_.now_ms();
   job.parallelism = in.parallelism;  // what it runs now: kept if this decision cannot be stored
-  record_update(job, decide_update(job, in), in.elapsed_seconds, q.responder, created);
-}
-
-Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
-  if (settings_.policy == ParallelismPolicyKind::kKubeml) return policy_.decide(job.policy, in);
-  if (in.elapsed_seconds > 0) {
+  bool speedup = settings_.policy == ParallelismPolicyKind::kSpeedup;
+  if (speedup && in.elapsed_seconds > 0) {
     EpochPoint point{in.parallelism, in.elapsed_seconds};
     job.epochs.push_back(point);
     trim_points(job.epochs, kSpeedPoints);
@@ -407,8 +425,27 @@ Decision MlScheduler::decide_update(Job& job, const PolicyInput& in) {
     job.model_stale = true;
     speeds_.add(kind_of(job), point);  // a static job's epochs teach its kind too
   }
-  if (in.static_parallelism) return policy_.decide(job.policy, in);
-  Decision d = speedup_decision(job);
+  if (speedup && !in.static_parallelism && capacity) {
+    round.push_back(Reported{&job, in.elapsed_seconds, q.responder, created});
+    return;
+  }
+  record_update(job, decide_alone(job, in), in.elapsed_seconds, q.responder, created);
+}
+
+Decision MlScheduler::decide_alone(Job& job, const PolicyInput& in) {
+  if (settings_.policy == ParallelismPolicyKind::kKubeml || in.static_parallelism) {
+    return policy_.decide(job.policy, in);
+  }
+  // With the capacity unknown every job may have up to --max-parallelism, so
+  // no job takes a worker from another and a job's decision is the one it
+  // gets alone, with its own maximum (SpeedupPolicyTest checks that): only
+  // its own model is needed. Building and refitting every job's for each
+  // /job made a decision's cost grow with the number of jobs
+  // (bench/RESULTS.md).
+  std::vector<SpeedupJob> alone(1);
+  uint64_t fits = kNoFits;
+  refresh_view(alone[0], fits, job, /*reporting=*/true);
+  Decision d = decide_by_speedup(alone, 0, settings_.max_parallelism, settings_.max_parallelism);
   d.state = job.policy;
   return d;
 }
@@ -418,20 +455,7 @@ const std::string& MlScheduler::kind_of(Job& job) {
   return job.kind;
 }
 
-Decision MlScheduler::speedup_decision(Job& job) {
-  std::optional<long> capacity = capacity_ ? capacity_() : std::nullopt;
-  // With the capacity unknown every job may have up to --max-parallelism, so
-  // no job takes a worker from another and a job's decision is the one it
-  // gets alone, with its own maximum (SpeedupPolicyTest checks that): only
-  // its own model is needed. Building and refitting every job's for each
-  // /job made a decision's cost grow with the number of jobs
-  // (bench/RESULTS.md).
-  if (!capacity) {
-    std::vector<SpeedupJob> alone(1);
-    uint64_t fits = kNoFits;
-    refresh_view(alone[0], fits, job, job);
-    return decide_by_speedup(alone, 0, settings_.max_parallelism, settings_.max_parallelism);
-  }
+void MlScheduler::decide_round(std::vector<Reported>& round, long capacity) {
   // Every job in arrival order, as the allocation sees it.
   if (!by_arrival_valid_) {
     by_arrival_.clear();
@@ -441,16 +465,33 @@ Decision MlScheduler::speedup_decision(Job& job) {
     view_fits_.assign(by_arrival_.size(), kNoFits);
     by_arrival_valid_ = true;
   }
-  size_t which = by_arrival_.size();
-  for (size_t k = 0; k < by_arrival_.size(); ++k) {
-    if (by_arrival_[k] == &job) which = k;
-    refresh_view(speedup_view_[k], view_fits_[k], *by_arrival_[k], job);
+  std::vector<size_t> which;  // round[r]'s place in by_arrival_
+  std::vector<bool> reporting(by_arrival_.size(), false);
+  for (const Reported& r : round) {
+    auto at = std::lower_bound(by_arrival_.begin(), by_arrival_.end(), r.job,
+                               [](const Job* a, const Job* b) { return a->order < b->order; });
+    assert(at != by_arrival_.end() && *at == r.job);  // every job in jobs_ is in by_arrival_
+    which.push_back(static_cast<size_t>(at - by_arrival_.begin()));
+    reporting[which.back()] = true;
   }
-  assert(which < by_arrival_.size());  // the job deciding is one of jobs_
-  return decide_by_speedup(speedup_view_, which, *capacity, settings_.max_parallelism);
+  for (size_t k = 0; k < by_arrival_.size(); ++k) {
+    refresh_view(speedup_view_[k], view_fits_[k], *by_arrival_[k], reporting[k]);
+  }
+  std::vector<Decision> decisions;
+  decisions.reserve(round.size());
+  {
+    SpeedupRound division(speedup_view_, which, capacity, settings_.max_parallelism);
+    for (size_t r = 0; r < round.size(); ++r) {
+      decisions.push_back(division.decide(which[r]));
+      decisions.back().state = round[r].job->policy;
+    }
+  }
+  for (size_t r = 0; r < round.size(); ++r) {
+    record_update(*round[r].job, decisions[r], round[r].elapsed, round[r].responder, round[r].created);
+  }
 }
 
-void MlScheduler::refresh_view(SpeedupJob& view, uint64_t& view_fits, Job& j, const Job& deciding) {
+void MlScheduler::refresh_view(SpeedupJob& view, uint64_t& view_fits, Job& j, bool reporting) {
   int left = static_cast<int>(std::max<int64_t>(j.request.epochs - j.epochs_reported, 0));
   const std::string& kind = kind_of(j);
   bool known = !j.epochs.empty() || speeds_.knows(kind);
@@ -466,8 +507,8 @@ void MlScheduler::refresh_view(SpeedupJob& view, uint64_t& view_fits, Job& j, co
     view.model = j.model;
     view_fits = j.model_fits;
   }
-  double next_report_in = 0;  // the one deciding now, and a job not yet reporting, are due now
-  if (&j != &deciding && !j.epochs.empty()) {
+  double next_report_in = 0;  // a job reporting now, and one not yet reporting, are due now
+  if (!reporting && !j.epochs.empty()) {
     double since = static_cast<double>(clock_.now_ms() - j.last_report_mono_ms) / 1000;
     next_report_in = std::max(0.0, j.model.seconds(j.parallelism) - since);
   }
@@ -658,14 +699,15 @@ std::map<std::string, int> MlScheduler::caps(std::optional<long> capacity) const
   return out;
 }
 
-int MlScheduler::cap_for(const std::string& job_id) const {
+int MlScheduler::cap_for(const std::string& job_id) const { return cap_for(job_id, capacity_now()); }
+
+int MlScheduler::cap_for(const std::string& job_id, std::optional<long> capacity) const {
   if (!capacity_) return settings_.max_parallelism;  // unlimited: no share to compute
   // Capacity that rose since the shares were computed counts at once: jobs
   // that arrived before the agents offered would otherwise keep a share of
   // nothing until the tick (KubeML's emulator submits as soon as the daemon
   // answers). A drop waits for the tick, so an agent's re-offer (its offer
   // rescinded, then made again) does not shrink every share.
-  std::optional<long> capacity = capacity_();
   if (!caps_cache_ || capacity.value_or(0) > caps_capacity_) refresh_caps(capacity);
   auto it = caps_cache_->find(job_id);
   return it == caps_cache_->end() ? settings_.max_parallelism : it->second;

@@ -1,7 +1,9 @@
 // The ML training scheduler, wire-compatible with KubeML's: /train, /job,
 // /infer, /finish/{id}, plus /v1/jobs. Requests wait in a FIFO queue (KubeML's
 // SchedulerQueue) that the loop drains on its next turn; each decision comes
-// from the ParallelismPolicy, is stored before it is acknowledged (so a
+// from the ParallelismPolicy (under the speedup policy with a known capacity,
+// the reports of one turn are decided together on one division of the
+// cluster: SpeedupRound), is stored before it is acknowledged (so a
 // restart keeps every job's reference epoch time) and then goes to the
 // parameter server through PsDelivery.
 // A train job waits for its update without a time-out, so every /job gets
@@ -133,18 +135,33 @@ class MlScheduler {
   bool refuse_unless_leader(RequestContext& ctx);
   bool refuse_unless_serving(RequestContext& ctx);
 
+  // A /job whose decision waits for the rest of its turn's reports: the
+  // speedup policy with a known capacity divides the cluster once for all
+  // of them (decide_round).
+  struct Reported {
+    Job* job = nullptr;  // jobs_'s node: nothing leaves jobs_ within a drain
+    double elapsed = 0;
+    Responder responder;
+    bool created = false;
+  };
+
   void hold_here(const TrainTask& task, Responder& responder, const char* cause);
   void drain();
-  void create_job(Queued& q);
-  void update_job(Queued& q);
-  // The next epoch's parallelism by the configured policy.
-  Decision decide_update(Job& job, const PolicyInput& in);
-  // The speedup policy's decision for `job`, all jobs in view.
-  Decision speedup_decision(Job& job);
+  // `capacity`: capacity_now() at the start of the turn.
+  void create_job(Queued& q, std::optional<long> capacity);
+  // Takes the report in; decides it now, or adds it to `round`.
+  void update_job(Queued& q, std::optional<long> capacity, std::vector<Reported>& round);
+  // The next epoch's parallelism when one job's report is enough to decide
+  // it: KubeML's rule, a static job, or the speedup policy with the
+  // capacity unknown (each job then decides as if alone).
+  Decision decide_alone(Job& job, const PolicyInput& in);
+  // The speedup policy's decisions for the reports of one turn, all jobs in
+  // view, the cluster divided once (SpeedupRound); each is then recorded.
+  void decide_round(std::vector<Reported>& round, long capacity);
   // Brings job j's entry in the speedup policy's view up to date (refitting
-  // its model if what it is fitted to changed), `deciding` being the job
-  // that reports now; `view_fits` is the j.model_fits the entry's model is from.
-  void refresh_view(SpeedupJob& view, uint64_t& view_fits, Job& j, const Job& deciding);
+  // its model if what it is fitted to changed), `reporting` when j reports
+  // now; `view_fits` is the j.model_fits the entry's model is from.
+  void refresh_view(SpeedupJob& view, uint64_t& view_fits, Job& j, bool reporting);
   static constexpr uint64_t kNoFits = ~uint64_t{0};  // a view entry whose model is no job's yet
   const std::string& kind_of(Job& job);              // its SpeedHistory kind, worked out once
   // A decision waiting for its store write, answered by the write or by the deadline.
@@ -172,7 +189,10 @@ class MlScheduler {
   void persist(const Job& job, std::function<void(const StoreStatus&)> done, bool with_request = false);
   void load_jobs(std::map<std::string, std::string> requests);
   void send_start(const Job& job, bool ask_first);
+  // The functions the cluster can hold now; nullopt: unlimited, or not known.
+  std::optional<long> capacity_now() const { return capacity_ ? capacity_() : std::nullopt; }
   int cap_for(const std::string& job_id) const;
+  int cap_for(const std::string& job_id, std::optional<long> capacity) const;  // capacity: capacity_now()
   std::map<std::string, int> caps(std::optional<long> capacity) const;
   void refresh_caps(std::optional<long> capacity) const;
   void jobs_changed() {

@@ -469,5 +469,52 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyRefitsAJobWhenItsKindLearnsWhereTheJobNe
   EXPECT_EQ(update_parallelism(third), 6) << "all but one worker for each job of the kind that does not scale";
 }
 
+// Reports that the loop takes in one turn are decided together (SpeedupRound):
+// every report's epoch is in the models before the cluster is divided, and
+// each decision is made knowing the ones before it, so the answers do not
+// depend on which report came first. The case of
+// TheSpeedupPolicyGivesAJobTheWorkersItsModelSaysAndTheJobNearerItsEndKeepsThem,
+// with both reports in one turn: the older job is told 7 and the newcomer 1,
+// in either order. (Decided one at a time, a newcomer decided first saw the
+// older job's view before its report, and was told 4: 11 workers of 8.)
+// Each order runs on a kind of its own, so that the first run's epochs do
+// not teach the second.
+TEST_F(MlSchedulerTest, TheSpeedupPolicyDecidesReportsOfOneTurnTogetherWhateverTheirOrder) {
+  restart_with_speedup_policy(8);
+  std::vector<std::pair<int, int>> told;  // (the older job's, the newcomer's)
+  for (bool newcomer_first : {false, true}) {
+    std::string kind = newcomer_first ? train_of_another_kind() : kTrain;
+    std::string older = train(kind);
+    ASSERT_EQ(decided(older, 3, 40.0, kind), 8) << "the prior: more workers pay";
+    std::string newcomer = train(kind);
+    if (newcomer_first) report(newcomer, 3, 40.0, kind);
+    report(older, 8, 15.0, kind);
+    if (!newcomer_first) report(newcomer, 3, 40.0, kind);
+    turn();
+    told.push_back({update_parallelism(older), update_parallelism(newcomer)});
+    ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + older), 200));
+    ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + newcomer), 200));
+    for (const auto& id : {older, newcomer}) ASSERT_EQ(status_of(test::route(router_, "DELETE", "/finish/" + id)), 200);
+    store_.run();
+  }
+  EXPECT_EQ(told[0], told[1]);
+  EXPECT_EQ(told[0], std::make_pair(7, 1));
+}
+
+// A job that reports twice in one turn (a client that retried) has each
+// report answered, the first decided before the second is taken in, as if
+// each had come in a turn of its own.
+TEST_F(MlSchedulerTest, TheSpeedupPolicyAnswersAJobThatReportsTwiceInOneTurn) {
+  restart_with_speedup_policy(8);
+  std::string job = train();
+  auto first = report(job, 3, 40.0);
+  auto second = report(job, 3, 40.0);
+  turn();
+  EXPECT_EQ(status_of(first->out), 200) << first->out;
+  EXPECT_EQ(status_of(second->out), 200) << second->out;
+  std::string got = test::route(router_, "GET", "/v1/jobs/" + job);
+  EXPECT_NE(body_of(got).find("\"epochs_reported\":2"), std::string::npos) << got;
+}
+
 }  // namespace
 }  // namespace uvsched

@@ -400,6 +400,29 @@ TEST(SpeedupPolicyTest, AJobToldToShrinkKeepsTheWorkersAtWhichItsEpochsCostLeast
   EXPECT_EQ(decide_by_speedup(jobs, 1, 12, 32).parallelism, 11);
 }
 
+// Reports that came together are decided on one division, one after the
+// other, each decision written into the jobs as it is made: the second
+// job's backfill sees the workers the first took, so a round never hands out
+// more workers than there are. Three like jobs (10 + 100/p s an epoch) on 20
+// workers, shares 7, 7 and 6, each holding 1; A and B report now, C in 500 s.
+// A backfills to 12: 17 are free and only B's 6 are owed before an epoch at
+// 12 ends. B then finds 6 free, its share. Decided apart, B would take 12
+// as well: 25 workers.
+TEST(SpeedupPolicyTest, InARoundEachDecisionSeesTheWorkersTheOnesBeforeItTook) {
+  std::vector<SpeedupJob> jobs = {
+      {SpeedModel::of(10, 100, 0), true, 1, 50, 0},
+      {SpeedModel::of(10, 100, 0), true, 1, 50, 0},
+      {SpeedModel::of(10, 100, 0), true, 1, 50, 500},
+  };
+  EXPECT_EQ(decide_by_speedup(jobs, 1, 20, 32).parallelism, 12) << "B decided apart";
+  SpeedupRound round(jobs, {0, 1}, 20, 32);
+  EXPECT_EQ(round.decide(0).parallelism, 12);
+  EXPECT_EQ(jobs[0].parallelism, 12);
+  EXPECT_DOUBLE_EQ(jobs[0].next_report_in, 10 + 100.0 / 12) << "due when an epoch at 12 ends";
+  EXPECT_EQ(round.decide(1).parallelism, 7);
+  EXPECT_EQ(jobs[0].parallelism + jobs[1].parallelism + jobs[2].parallelism, 20);
+}
+
 // With workers for every job's --max-parallelism (the daemon's case when it
 // does not know the capacity) no job takes one from another, so a job's
 // decision is the one it gets alone: MlScheduler then builds no other job's
