@@ -77,6 +77,7 @@ AgentHub::AgentHub(Clock& clock, MetricsRegistry& metrics, Settings settings)
 AgentHub::~AgentHub() = default;
 
 void AgentHub::stop() {
+  stopped_ = true;
   offer_timer_->stop();
   heartbeat_timer_->stop();
   for (auto& [h, a] : agents_) a->lost_timer.reset();
@@ -204,6 +205,9 @@ void AgentHub::disconnected(const std::string& hostname) {
   Agent& a = *it->second;
   if (a.channel && a.channel->open()) return;  // a newer stream replaced this one
   a.connected = false;
+  // The stopping daemon closed it: no agent went away, and nothing may fire
+  // into a scheduler that has stopped.
+  if (stopped_) return;
   log_warn("agent_disconnected").kv("agent", hostname).kv("timeout_ms", settings_.agent_timeout_ms);
   a.lost_timer = clock_.new_timer();
   a.lost_timer->start(settings_.agent_timeout_ms, [this, hostname] { lose(hostname); });

@@ -123,6 +123,9 @@ class AgentHub {
   const std::deque<LostAgent>& recently_lost() const { return recently_lost_; }
   // Node objects for the pod registry's /api/v1/nodes.
   std::vector<JsonValue> nodes() const;
+  // Timers stop; the streams that close from now on (the stopping daemon
+  // closes them) mark their agents disconnected, no more: no warning, and
+  // no time-out that would lose them.
   void stop();
   // Leadership lost: every agent's stream ends (it subscribes again, to the
   // leader, through a standby's redirect), and agents and offers are forgotten.
@@ -149,6 +152,7 @@ class AgentHub {
   Clock& clock_;
   Settings settings_;
   AgentEvents* events_ = nullptr;
+  bool stopped_ = false;  // stop() was called: streams closing now are the daemon's own doing
   OfferRegistry offers_;
   AgentMap agents_;
   std::deque<LostAgent> recently_lost_;

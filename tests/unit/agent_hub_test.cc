@@ -210,6 +210,19 @@ TEST_F(AgentHubTest, AnAgentBackWithinTheTimeoutIsReregisteredNotLost) {
   EXPECT_EQ(events_.heard, (std::vector<std::string>{"registered edge-1", "reregistered edge-1"}));
 }
 
+// A stopping daemon closes every agent's stream itself: that is no agent
+// going away, so nothing is armed to lose it (a library user's loop may run
+// on long after the hub stopped) and nothing is heard.
+TEST_F(AgentHubTest, StreamsClosedAfterStopAreNotAgentsLost) {
+  auto edge = subscribe("edge-1");
+  hub_->stop();
+  edge->hang_up();
+  clock_.advance(kAgentTimeoutMs * 2);
+  EXPECT_EQ(events_.heard, std::vector<std::string>{"registered edge-1"});
+  ASSERT_NE(hub_->agent("edge-1"), nullptr);
+  EXPECT_FALSE(hub_->agent("edge-1")->connected);
+}
+
 TEST_F(AgentHubTest, AnExpectedAgentThatNeverSubscribesIsLost) {
   hub_->expect("edge-7");  // a predecessor's pods name it
   clock_.advance(kAgentTimeoutMs - 1);
