@@ -378,10 +378,21 @@ void Daemon::stop(std::function<void()> done) {
         release();
       }
     };
-    if (client_) {
-      client_->close(std::move(close_store));
+    auto close_client = [this, close_store = std::move(close_store)]() mutable {
+      if (client_) {
+        client_->close(std::move(close_store));
+      } else {
+        close_store();
+      }
+    };
+    // Every /job is answered by now; the /update each train job waits for
+    // may still be on its way to the PS, and closing the client would cancel
+    // it (the job would wait forever, and the next daemon does not know it is
+    // owed). So the updates go first, for as long as requests had.
+    if (ml_) {
+      ml_->when_updates_delivered(config_.limits.shutdown_grace_ms, std::move(close_client));
     } else {
-      close_store();
+      close_client();
     }
   };
   server_->shutdown(one_done);

@@ -70,6 +70,12 @@ class MlScheduler {
   // Restores jobs from the store and resumes their deliveries; starts the timers.
   void start();
   void stop();
+  // `done` once every update owed to a running job is delivered to the PS,
+  // or after `timeout_ms` (PsDelivery::when_updates_delivered): a stopping
+  // daemon closes its client only then.
+  void when_updates_delivered(uint64_t timeout_ms, std::function<void()> done) {
+    ps_.when_updates_delivered(timeout_ms, std::move(done));
+  }
   // Leadership moved. Taking over: the jobs are loaded afresh (decisions the
   // old leader stored since are known). Stepping down: every decision waiting
   // for its write is answered now (its job waits for nothing else), then the

@@ -120,9 +120,11 @@ void PsDelivery::call(const std::string& job_id, Job& job, ClientRequest req,
   job.status.in_flight = true;
   job.request = client_.request(std::move(req), [this, job_id, answered = std::move(answered)](ClientResponse&& r) {
     auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return;  // forgotten meanwhile
-    it->second.status.in_flight = false;
-    answered(it->second, std::move(r));
+    if (it != jobs_.end()) {  // (else forgotten meanwhile)
+      it->second.status.in_flight = false;
+      answered(it->second, std::move(r));
+    }
+    check_delivered();
   });
 }
 
@@ -244,6 +246,35 @@ void PsDelivery::retry_later(const std::string& job_id, const std::string& op, c
   log_warn("ps_call_failed").kv("job", job_id).kv("op", op).kv("error", why).kv("retry_ms", job.backoff_ms);
   if (!job.retry) job.retry = clock_.new_timer();
   job.retry->start(job.backoff_ms, [this, job_id] { pump(job_id); });
+}
+
+uint64_t PsDelivery::updates_owed() const {
+  uint64_t owed = 0;
+  for (const auto& [id, job] : jobs_) {
+    owed += job.status.phase == Phase::kStarted && (job.status.in_flight || job.status.update_pending) ? 1 : 0;
+  }
+  return owed;
+}
+
+void PsDelivery::when_updates_delivered(uint64_t timeout_ms, std::function<void()> done) {
+  delivered_ = std::move(done);
+  if (!delivered_timer_) delivered_timer_ = clock_.new_timer();
+  if (updates_owed() == 0) return delivered_timer_->start(0, [this] { fire_delivered(); });
+  delivered_timer_->start(timeout_ms, [this] {
+    log_warn("ps_updates_undelivered").kv("jobs", updates_owed());
+    fire_delivered();
+  });
+}
+
+void PsDelivery::check_delivered() {
+  if (delivered_ && updates_owed() == 0) delivered_timer_->start(0, [this] { fire_delivered(); });
+}
+
+void PsDelivery::fire_delivered() {
+  if (auto done = std::move(delivered_)) {
+    delivered_ = nullptr;
+    done();
+  }
 }
 
 }  // namespace uvsched

@@ -72,6 +72,13 @@ class PsDelivery {
   void forget_all();
   const JobStatus* status(const std::string& job_id) const;
   static const char* phase_name(Phase p);
+  // Runs `done` (from a timer, never from within a call) once no started job
+  // is owed an update (none in flight, waiting or to be retried), or after
+  // `timeout_ms` whatever is still owed. A stopping daemon waits for this
+  // before it closes its client: an /update cancelled there is one that a
+  // train job, which has its /job answer, waits for without a time-out, and
+  // the next daemon does not know it is owed. A later call replaces `done`.
+  void when_updates_delivered(uint64_t timeout_ms, std::function<void()> done);
 
  private:
   struct Job {
@@ -96,6 +103,11 @@ class PsDelivery {
   void gone(const std::string& job_id, Job& job, Phase phase, const std::string& why);
   void succeeded(const std::string& op, Job& job);
   void retry_later(const std::string& job_id, const std::string& op, const std::string& why);
+  // How many started jobs are owed an update (in flight, waiting or to be retried).
+  uint64_t updates_owed() const;
+  // Fires the when_updates_delivered callback if one waits and nothing is owed.
+  void check_delivered();
+  void fire_delivered();
 
   HttpRequester& client_;
   Clock& clock_;
@@ -104,6 +116,8 @@ class PsDelivery {
   CounterFamily& calls_;
   LostCallback on_lost_;
   std::map<std::string, Job> jobs_;
+  std::function<void()> delivered_;  // when_updates_delivered's, until it runs
+  std::unique_ptr<Timer> delivered_timer_;
 };
 
 // True when GET /tasks's body (a JSON array of TrainTasks, or null) lists job_id.

@@ -282,6 +282,55 @@ TEST_F(MlSchedulerTest, AnUpdateThatSurelyDidNotArriveIsRetriedOnce) {
   EXPECT_EQ(calls_to("POST /update/" + id), 2u);
 }
 
+// A stopping daemon closes its client (which cancels every call) only once
+// the updates its train jobs wait for are delivered: one in flight, and one
+// that failed and waits for its back-off.
+TEST_F(MlSchedulerTest, UpdatesOwedWhenStoppingAreDeliveredBeforeTheClientMayClose) {
+  std::string a = train(), b = train();
+  report(a, 3, 10.0);
+  report(b, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.fail(ps_.next("POST /update/" + b), UV_ECONNREFUSED, "connection refused"));
+  ml_->stop();
+  bool delivered = false;
+  ml_->when_updates_delivered(5'000, [&] { delivered = true; });
+  clock_.advance(0);
+  EXPECT_FALSE(delivered) << "a's update is in flight";
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + a), 200));
+  clock_.advance(0);
+  EXPECT_FALSE(delivered) << "b's waits for its back-off";
+  clock_.advance(100);
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + b), 200));
+  EXPECT_FALSE(delivered) << "run from a timer, not from within the call's answer";
+  clock_.advance(0);
+  EXPECT_TRUE(delivered);
+}
+
+TEST_F(MlSchedulerTest, AStopWaitsForOwedUpdatesNoLongerThanItsBound) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  ml_->stop();
+  bool delivered = false;
+  ml_->when_updates_delivered(5'000, [&] { delivered = true; });
+  clock_.advance(4'999);
+  EXPECT_FALSE(delivered);
+  clock_.advance(1);
+  EXPECT_TRUE(delivered) << "the PS never answered: the stop goes on";
+}
+
+TEST_F(MlSchedulerTest, AStopWithNoUpdateOwedGoesOnAtTheNextTurn) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200));
+  ml_->stop();
+  bool delivered = false;
+  ml_->when_updates_delivered(5'000, [&] { delivered = true; });
+  clock_.advance(0);
+  EXPECT_TRUE(delivered);
+}
+
 TEST_F(MlSchedulerTest, AJobThePsNoLongerHoldsGetsNoMoreUpdatesButItsReportsAreAnswered) {
   std::string id = train();
   report(id, 3, 10.0);
