@@ -211,7 +211,7 @@ TEST_F(KubemlTest, JobsGoOnThroughADaemonStoppedUnderLoad) {
   TempDir data;
   std::string store = "embedded:" + data.path() + "/data";
   start_emulator({"--start-delay", "0", "--jobs", "150", "--epochs", "60", "--epoch-ms", "0", "--wait-limit", "5"});
-  start_daemon({"--store", store, "--log-level", "info"});
+  start_daemon({"--store", store});
   ASSERT_TRUE(emu_.wait_stat("answers", 2'000, 30s)) << stats_text();
   EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
   EXPECT_EQ(daemon_->log().find("ps_updates_undelivered"), std::string::npos) << daemon_->log();

@@ -120,6 +120,16 @@ class MlSchedulerTest : public ::testing::Test {
     size_t at = c->request.body.find("\"parallelism\":");
     return at == std::string::npos ? -1 : std::atoi(c->request.body.c_str() + at + 14);
   }
+  // Stops the scheduler as a stopping daemon does, then waits (up to
+  // kStopBoundMs) for the updates it owes: true once the daemon may close
+  // its client.
+  static constexpr uint64_t kStopBoundMs = 5'000;
+  std::shared_ptr<bool> stop_and_await_updates() {
+    ml_->stop();
+    auto delivered = std::make_shared<bool>(false);
+    ml_->when_updates_delivered(kStopBoundMs, [delivered] { *delivered = true; });
+    return delivered;
+  }
   size_t calls_to(const std::string& prefix) const {
     size_t n = 0;
     for (const auto& line : ps_.log()) n += line.rfind(prefix, 0) == 0 ? 1 : 0;
@@ -291,32 +301,28 @@ TEST_F(MlSchedulerTest, UpdatesOwedWhenStoppingAreDeliveredBeforeTheClientMayClo
   report(b, 3, 10.0);
   turn();
   ASSERT_TRUE(ps_.fail(ps_.next("POST /update/" + b), UV_ECONNREFUSED, "connection refused"));
-  ml_->stop();
-  bool delivered = false;
-  ml_->when_updates_delivered(5'000, [&] { delivered = true; });
+  auto delivered = stop_and_await_updates();
   clock_.advance(0);
-  EXPECT_FALSE(delivered) << "a's update is in flight";
+  EXPECT_FALSE(*delivered) << "a's update is in flight";
   ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + a), 200));
   clock_.advance(0);
-  EXPECT_FALSE(delivered) << "b's waits for its back-off";
+  EXPECT_FALSE(*delivered) << "b's waits for its back-off";
   clock_.advance(100);
   ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + b), 200));
-  EXPECT_FALSE(delivered) << "run from a timer, not from within the call's answer";
+  EXPECT_FALSE(*delivered) << "run from a timer, not from within the call's answer";
   clock_.advance(0);
-  EXPECT_TRUE(delivered);
+  EXPECT_TRUE(*delivered);
 }
 
 TEST_F(MlSchedulerTest, AStopWaitsForOwedUpdatesNoLongerThanItsBound) {
   std::string id = train();
   report(id, 3, 10.0);
   turn();
-  ml_->stop();
-  bool delivered = false;
-  ml_->when_updates_delivered(5'000, [&] { delivered = true; });
-  clock_.advance(4'999);
-  EXPECT_FALSE(delivered);
+  auto delivered = stop_and_await_updates();
+  clock_.advance(kStopBoundMs - 1);
+  EXPECT_FALSE(*delivered);
   clock_.advance(1);
-  EXPECT_TRUE(delivered) << "the PS never answered: the stop goes on";
+  EXPECT_TRUE(*delivered) << "the PS never answered: the stop goes on";
 }
 
 TEST_F(MlSchedulerTest, AStopWithNoUpdateOwedGoesOnAtTheNextTurn) {
@@ -324,11 +330,9 @@ TEST_F(MlSchedulerTest, AStopWithNoUpdateOwedGoesOnAtTheNextTurn) {
   report(id, 3, 10.0);
   turn();
   ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200));
-  ml_->stop();
-  bool delivered = false;
-  ml_->when_updates_delivered(5'000, [&] { delivered = true; });
+  auto delivered = stop_and_await_updates();
   clock_.advance(0);
-  EXPECT_TRUE(delivered);
+  EXPECT_TRUE(*delivered);
 }
 
 TEST_F(MlSchedulerTest, AJobThePsNoLongerHoldsGetsNoMoreUpdatesButItsReportsAreAnswered) {
