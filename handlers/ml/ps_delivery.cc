@@ -73,13 +73,15 @@ void PsDelivery::forget(const std::string& job_id) {
 }
 
 void PsDelivery::forget_all() {
-  // Calls already on the wire are let finish (their answers find no job):
-  // an update among them is a train job's only answer to its /job. So is an
-  // update waiting behind one, or for a retry: it is still delivered, and
-  // the job forgotten then.
+  // An update is a train job's only answer to its /job, and the next leader
+  // does not know it is owed. So a started job whose update is on its way,
+  // waits behind one or waits for a retry stays until that update is
+  // delivered (or surely cannot be): a refused one is retried, and a stop
+  // waits for it. Other calls already sent are let finish; their answers
+  // find no job.
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     Job& job = it->second;
-    if (job.status.phase == Phase::kStarted && job.status.update_pending) {
+    if (job.status.phase == Phase::kStarted && (job.status.update_pending || job.status.in_flight)) {
       job.draining = true;
       job.on_started = nullptr;
       ++it;

@@ -68,7 +68,8 @@ class PsDelivery {
   void update(const std::string& job_id, JobState state);
   void forget(const std::string& job_id);
   // Leadership lost: every job is forgotten; calls already sent are not
-  // cancelled, and updates not yet sent are still delivered first.
+  // cancelled, and updates owed (on their way, waiting or to be retried) are
+  // still delivered first.
   void forget_all();
   const JobStatus* status(const std::string& job_id) const;
   static const char* phase_name(Phase p);

@@ -416,6 +416,31 @@ TEST_F(MlSchedulerTest, AnUpdateOwedWhenLeadershipIsLostIsStillDelivered) {
   EXPECT_EQ(calls_to("POST /update/" + id), 2u) << "and nothing more for a job this daemon no longer follows";
 }
 
+// An update on its way when leadership is lost is the train job's only
+// answer as well: refused, it is sent again after its back-off, and a daemon
+// stopping right after the loss waits for it before it closes its client.
+TEST_F(MlSchedulerTest, AnUpdateInFlightWhenLeadershipIsLostIsStillRetriedAndAStopWaitsForIt) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  FakeHttp::Call* in_flight = ps_.next("POST /update/" + id);
+  ASSERT_NE(in_flight, nullptr);
+  leading_ = false;
+  ml_->leadership_changed(false);
+  auto delivered = stop_and_await_updates();
+  clock_.advance(0);
+  EXPECT_FALSE(*delivered) << "its update is still on its way";
+  ASSERT_TRUE(ps_.fail(in_flight, UV_ECONNREFUSED, "connection refused"));
+  clock_.advance(100);
+  EXPECT_EQ(update_parallelism(id), 4) << "the refused update, sent again after its back-off";
+  EXPECT_FALSE(*delivered);
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + id), 200));
+  clock_.advance(0);
+  EXPECT_TRUE(*delivered);
+  clock_.advance(120'000);
+  EXPECT_EQ(calls_to("POST /update/" + id), 2u);
+}
+
 // A /job taken but not yet decided when leadership goes is answered then,
 // at the parallelism the job reported.
 TEST_F(MlSchedulerTest, AJobReportNotYetDecidedWhenLeadershipGoesKeepsItsParallelism) {
