@@ -1,5 +1,6 @@
 #include "app/daemon.h"
 
+#include "handlers/ml/kubeml_types.h"
 #include "handlers/ops/ops_routes.h"
 #include "handlers/ops/status_routes.h"
 #include "handlers/pods/discovery.h"
@@ -30,7 +31,10 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   if (config_.token_file.empty() && config_.tls_client_ca.empty()) config_.limits.max_unauthenticated_connections = 0;
   if (config_.rate_limit > 0) {
     double burst = config_.rate_burst > 0 ? config_.rate_burst : 2 * config_.rate_limit;
-    rate_limiter_ = std::make_unique<RateLimiter>(clock_, RateLimit{config_.rate_limit, burst});
+    // KubeML's train jobs all run in the PS's pod, one client here: a 429 to
+    // one's /job would leave it waiting for its update for ever.
+    rate_limiter_ =
+        std::make_unique<RateLimiter>(clock_, RateLimit{config_.rate_limit, burst}, is_kubeml_call_never_retried);
     gate_.limit_rate(rate_limiter_.get());
     metrics_.gauge("uvsched_http_rate_limited", "Requests answered 429 for their client's rate (--rate-limit).",
                    [this](const GaugeEmit& emit) { emit("", static_cast<double>(rate_limiter_->refused())); });
@@ -252,7 +256,7 @@ void Daemon::start_election() {
   // KubeML's /job and /finish are never retried: while no one leads they wait
   // for a leader, up to two lease TTLs (a standby takes over within one).
   StandbyRedirect::WaitRule rule;
-  rule.waits = [](std::string_view path) { return path == "/job" || path.starts_with("/finish/"); };
+  rule.waits = is_kubeml_call_never_retried;
   rule.serving = [this] { return ml_->loaded(); };
   rule.wait_ms = static_cast<uint64_t>(config_.leader_ttl_s) * 2000;
   redirect_.wait_for_leader(clock_, metrics_, std::move(rule));

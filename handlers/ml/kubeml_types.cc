@@ -96,6 +96,8 @@ std::optional<JsonError> parse_infer_request(simdjson::dom::object obj, InferReq
   return std::nullopt;
 }
 
+bool is_kubeml_call_never_retried(std::string_view path) { return path == "/job" || path.starts_with("/finish/"); }
+
 void write_train_request(JsonWriter& w, const TrainRequest& r) {
   w.begin_object();
   w.key("model_type").value(r.model_type);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "handlers/json_body.h"
 #include "reactor/json_writer.h"
@@ -61,6 +62,14 @@ std::optional<JsonError> parse_train_request(simdjson::dom::object obj, std::str
 std::optional<JsonError> parse_train_task(simdjson::dom::object obj, TrainTask* out);
 // An /infer body: model_id and a data array are required.
 std::optional<JsonError> parse_infer_request(simdjson::dom::object obj, InferRequest* out);
+
+// KubeML's calls to the scheduler that it never retries and whose answer's
+// status it ignores (SPEC §8): POST /job, after which the train job waits for
+// its /update without a time-out whatever the status, and the PS's
+// DELETE /finish/{id}, a job's only end. A refusal of either (a 503 while no
+// leader is known, a 429 over the client's rate) strands the job or keeps it
+// for ever, so the daemon answers them and never refuses them.
+bool is_kubeml_call_never_retried(std::string_view path);
 
 void write_train_request(JsonWriter& w, const TrainRequest& r);
 void write_train_task(JsonWriter& w, const TrainRequest& r, const std::string& job_id, const JobState& state);

@@ -6,6 +6,7 @@ namespace uvsched {
 
 std::optional<uint64_t> RateLimiter::admit(const std::string& client, std::string_view path) {
   if (!enabled() || path == "/health" || path == "/healthz" || path == "/readyz") return std::nullopt;
+  if (never_limited_ && never_limited_(path)) return std::nullopt;
   uint64_t now = clock_.now_ms();
   TokenBucket& bucket = buckets_[client];
   if (limit_.take(bucket, now)) {

@@ -186,6 +186,26 @@ TEST_F(KubemlTest, AStartTimeOutAsksThePsInsteadOfStartingTwice) {
   EXPECT_TRUE(daemon_->wait_for_log("event=ps_already_holds_job"));
 }
 
+// KubeML's train jobs ignore /job's status and wait for their update (SPEC
+// §8), and they all run in the PS's pod: one client to --rate-limit. A /job
+// answered 429 was a job waiting for ever (by hand, 20 jobs and a rate of 30
+// a second: 20 of 20 stranded; a /finish answered 429 would keep a finished
+// job). /job and /finish/{id} are never limited; the client's other requests
+// still are.
+TEST_F(KubemlTest, JobsGoOnPastTheirClientsRateLimit) {
+  start_emulator({"--start-delay", "0", "--jobs", "10", "--epochs", "30", "--epoch-ms", "20", "--wait-limit", "5"});
+  start_daemon({"--rate-limit", "20", "--rate-burst", "20"});
+  expect_all_finished_cleanly(10, 30, 60s);
+  EXPECT_EQ(emu_.stats()["job_post_non_2xx"], 0) << stats_text();
+  int refused = 0;
+  for (int i = 0; i < 40; ++i) {
+    auto r = http_request(port_, "GET", "/v1/jobs");
+    ASSERT_TRUE(r);
+    refused += r->status == 429 ? 1 : 0;
+  }
+  EXPECT_GT(refused, 0) << "the limit holds for the rest";
+}
+
 TEST_F(KubemlTest, JobsGoOnThroughADaemonKilledMidTraining) {
   TempDir data;
   std::string store = "embedded:" + data.path() + "/data";

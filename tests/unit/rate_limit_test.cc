@@ -2,6 +2,7 @@
 // buckets per client on a manual clock.
 #include <gtest/gtest.h>
 
+#include "handlers/ml/kubeml_types.h"
 #include "handlers/ops/rate_limiter.h"
 #include "policy/token_bucket.h"
 #include "reactor/manual_clock.h"
@@ -47,6 +48,23 @@ TEST(RateLimiter, EachClientHasItsBucketAndHealthIsNeverLimited) {
   EXPECT_FALSE(limiter.admit("token:a", "/api/v1/pods"));
   EXPECT_TRUE(limiter.admit("token:a", "/api/v1/pods"));
   EXPECT_EQ(limiter.refused(), 2u);
+}
+
+// The paths the daemon names are neither refused nor counted: KubeML's /job
+// and /finish/{id}, which its client never retries and whose status it ignores.
+TEST(RateLimiter, ThePathsItIsToldNeverToLimitAreNeitherRefusedNorCounted) {
+  ManualClock clock(0);
+  RateLimiter limiter(clock, RateLimit{10, 2}, is_kubeml_call_never_retried);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_FALSE(limiter.admit("addr:ps", "/job"));
+    EXPECT_FALSE(limiter.admit("addr:ps", "/finish/abc123"));
+  }
+  EXPECT_FALSE(limiter.admit("addr:ps", "/train"));  // the client's burst is untouched
+  EXPECT_FALSE(limiter.admit("addr:ps", "/train"));
+  EXPECT_TRUE(limiter.admit("addr:ps", "/train"));
+  EXPECT_TRUE(limiter.admit("addr:ps", "/jobs")) << "only those paths";
+  EXPECT_TRUE(limiter.admit("addr:ps", "/v1/jobs/job"));
+  EXPECT_EQ(limiter.refused(), 3u);
 }
 
 // A bucket that has refilled is dropped when the map grows: the map holds
