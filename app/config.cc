@@ -101,6 +101,16 @@ const std::vector<Flag>& flags() {
        }},
       {"advertise-url", "URL", "where standbys redirect clients to this daemon when it leads (default: from --listen)",
        http_url(&Config::advertise_url)},
+      {"ml-listen", "HOST:PORT",
+       "also serve KubeML's calls (POST /train, /job, /infer, DELETE /finish/ID) here, plain HTTP and without a token, "
+       "which KubeML's components do not send; every other path is refused there (default off)",
+       [](Config& c, const std::string& v) -> std::string {
+         auto hp = parse_host_port(v);
+         if (!hp) return "expects HOST:PORT";
+         c.ml_listen_host = hp->first;
+         c.ml_listen_port = hp->second;
+         return "";
+       }},
       {"store", "embedded:DIR|etcd:URLS", "state store (default embedded:./data)",
        [](Config& c, const std::string& v) -> std::string {
          if (v.rfind("embedded:", 0) == 0 && v.size() > 9) {

@@ -23,6 +23,10 @@ struct Config {
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 10200;  // KubeML's scheduler debug port
   std::string advertise_url;     // where standbys send clients; empty: scheme and address of --listen
+  // --ml-listen: a second, plain-HTTP listener for KubeML's calls alone,
+  // which asks no token (KubeML's components send none); empty host: none.
+  std::string ml_listen_host;
+  uint16_t ml_listen_port = 0;
   std::string store = "embedded:./data";
   std::string ps_url = "http://127.0.0.1:10300";
   std::string ps_metrics_url;  // empty: the PS URL's scheme and host, port 8080, /metrics

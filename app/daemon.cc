@@ -9,6 +9,7 @@
 #include "policy/fair_share.h"
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
+#include "reactor/url.h"
 #include "storage/store_factory.h"
 
 namespace uvsched {
@@ -41,8 +42,17 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   }
   server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, gate_);
   server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
-  metrics_.gauge("uvsched_http_connections", "Open HTTP connections.",
-                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->connection_count())); });
+  if (!config_.ml_listen_host.empty()) {
+    ml_gate_.grant_without_token(Role::kMl,
+                                 "--ml-listen serves only KubeML's calls (POST /train, POST /job, POST /infer, "
+                                 "DELETE /finish/{id}) and the health probes");
+    if (rate_limiter_) ml_gate_.limit_rate(rate_limiter_.get());
+    ml_server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, ml_gate_);
+    ml_server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
+  }
+  metrics_.gauge("uvsched_http_connections", "Open HTTP connections.", [this](const GaugeEmit& emit) {
+    emit("", static_cast<double>(server_->connection_count() + (ml_server_ ? ml_server_->connection_count() : 0)));
+  });
   metrics_.gauge("uvsched_http_buffered_output_bytes", "Response bytes waiting for their readers, all connections.",
                  [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->buffered_output())); });
   metrics_.gauge("uvsched_http_output_cap_closures",
@@ -85,16 +95,17 @@ int Daemon::start() {
         .kv("host", config_.listen_host)
         .kv("port", static_cast<int>(config_.listen_port))
         .kv("error", uv_strerror(rc));
-    client_->close([] {});
-    store_->close([this] {
-      ml_.reset();
-      scheduler_.reset();
-      hub_.reset();
-      priorities_.reset();
-      objects_.reset();
-      pods_.reset();
-    });
-    return rc;
+    return abandon_start(rc);
+  }
+  if (ml_server_) {
+    if (int rc = ml_server_->listen(config_.ml_listen_host, config_.ml_listen_port); rc != 0) {
+      log_error("ml_listen_failed")
+          .kv("host", config_.ml_listen_host)
+          .kv("port", static_cast<int>(config_.ml_listen_port))
+          .kv("error", uv_strerror(rc));
+      server_->shutdown([] {});
+      return abandon_start(rc);
+    }
   }
   const bool elected = config_.store.rfind("etcd:", 0) == 0;
   pods_->start();
@@ -108,9 +119,28 @@ int Daemon::start() {
       .kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
       .kv("scheme", server_tls_ ? "https" : "http")
       .kv("store", config_.store);
+  if (ml_server_) {
+    log_info("listening_for_kubeml")
+        .kv("addr", config_.ml_listen_host + ":" + std::to_string(ml_server_->port()))
+        .kv("scheme", "http")
+        .kv("serves", "POST /train, /job, /infer, DELETE /finish/{id}; no token");
+  }
   if (elected) start_election();
   add_readiness_probes();
   return 0;
+}
+
+int Daemon::abandon_start(int rc) {
+  client_->close([] {});
+  store_->close([this] {
+    ml_.reset();
+    scheduler_.reset();
+    hub_.reset();
+    priorities_.reset();
+    objects_.reset();
+    pods_.reset();
+  });
+  return rc;
 }
 
 // Tokens, the refusal to listen beyond loopback unprotected, and TLS.
@@ -237,6 +267,19 @@ void Daemon::wire_domains() {
   }
 }
 
+// Where a standby sends KubeML's calls when this daemon leads: its ML
+// listener, on the host it advertises when that listener is on every address.
+std::string Daemon::ml_url(const std::string& advertised) const {
+  if (!ml_server_) return "";
+  std::string host = config_.ml_listen_host;
+  if (host == "0.0.0.0" || host == "::") {
+    auto u = parse_url(advertised);
+    host = u ? u->host : "127.0.0.1";
+  }
+  bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(ml_server_->port());
+}
+
 // With etcd: leadership decides who acts; a standby redirects to the leader.
 void Daemon::start_election() {
   std::string identity =
@@ -248,10 +291,17 @@ void Daemon::start_election() {
     url = std::string(server_tls_ ? "https" : "http") + "://" +
           (v6 ? "[" + config_.listen_host + "]" : config_.listen_host) + ":" + std::to_string(server_->port());
   }
-  election_ = std::make_unique<LeaderElection>(*store_, clock_, leader_record(identity, url), config_.leader_ttl_s);
+  election_ = std::make_unique<LeaderElection>(*store_, clock_, leader_record(identity, url, ml_url(url)),
+                                               config_.leader_ttl_s);
   redirect_.set_leader_view([this]() -> std::optional<std::optional<std::string>> {
     if (election_->is_leader()) return std::nullopt;
     return leader_record_url(election_->leader_identity());
+  });
+  // A leader without an ML listener is, to KubeML's callers here, none known:
+  // its --listen asks a token they do not send.
+  ml_redirect_.set_leader_view([this]() -> std::optional<std::optional<std::string>> {
+    if (election_->is_leader()) return std::nullopt;
+    return leader_record_ml_url(election_->leader_identity());
   });
   // KubeML's /job and /finish are never retried: while no one leads they wait
   // for a leader, up to two lease TTLs (a standby takes over within one).
@@ -259,13 +309,16 @@ void Daemon::start_election() {
   rule.waits = is_kubeml_call_never_retried;
   rule.serving = [this] { return ml_->loaded(); };
   rule.wait_ms = static_cast<uint64_t>(config_.leader_ttl_s) * 2000;
-  redirect_.wait_for_leader(clock_, metrics_, std::move(rule));
+  CounterFamily& waits = standby_waits_counter(metrics_);
+  redirect_.wait_for_leader(clock_, waits, rule);
+  if (ml_server_) ml_redirect_.wait_for_leader(clock_, waits, std::move(rule));
   // A daemon acts only while it leads, on what it loaded when it took over.
   election_->on_change([this](bool leading) {
     if (!leading) hub_->drop_all();
     scheduler_->leadership_changed(leading);
     ml_->leadership_changed(leading);
     redirect_.leadership_changed();
+    ml_redirect_.leadership_changed();
   });
   readiness_.add("leader", [this]() -> std::optional<std::string> {
     if (election_->is_leader()) return std::nullopt;
@@ -350,13 +403,14 @@ void Daemon::stop(std::function<void()> done) {
   // The store closes once the requests in flight are answered (they may
   // still write to it) and the leader's lease is revoked (so a standby takes
   // over at once rather than after the TTL).
-  auto ready = std::make_shared<int>(election_ ? 2 : 1);
+  auto ready = std::make_shared<int>(1 + (election_ ? 1 : 0) + (ml_server_ ? 1 : 0));
   auto after = std::make_shared<std::function<void()>>();
   auto one_done = [ready, after] {
     if (--*ready == 0 && *after) (*after)();
   };
   if (election_) election_->stop(one_done);
   redirect_.hand_on_all();  // KubeML's /job and /finish waiting for a leader: answered now
+  ml_redirect_.hand_on_all();
   if (ml_) ml_->stop();
   if (scheduler_) scheduler_->stop();
   if (priorities_) priorities_->stop();
@@ -400,6 +454,7 @@ void Daemon::stop(std::function<void()> done) {
     }
   };
   server_->shutdown(one_done);
+  if (ml_server_) ml_server_->shutdown(one_done);
 }
 
 }  // namespace uvsched

@@ -56,6 +56,8 @@ class Daemon {
   void reload_tls();
 
   uint16_t port() const { return server_->port(); }
+  // --ml-listen's port (0 without one).
+  uint16_t ml_port() const { return ml_server_ ? ml_server_->port() : 0; }
   size_t connection_count() const { return server_->connection_count(); }
   const Config& config() const { return config_; }
   // An embedding program may add its own routes before start().
@@ -74,6 +76,9 @@ class Daemon {
   void wire_domains();
   void start_election();
   void add_readiness_probes();
+  std::string ml_url(const std::string& advertised) const;
+  // A start that failed once the store was open: what it opened is closed.
+  int abandon_start(int rc);
   uv_loop_t* loop_;
   Config config_;
   std::unique_ptr<Clock> own_clock_;
@@ -84,12 +89,17 @@ class Daemon {
   Router router_;
   StandbyRedirect redirect_{router_};
   AuthGate gate_{redirect_};
+  // --ml-listen: KubeML's calls alone, no token asked; a standby redirects
+  // them to the leader's ML listener.
+  StandbyRedirect ml_redirect_{router_};
+  AuthGate ml_gate_{ml_redirect_};
   std::unique_ptr<RateLimiter> rate_limiter_;  // with --rate-limit
   std::unique_ptr<TlsContext> server_tls_;     // outlives server_, whose connections use it
   // A context being built off the loop (files are read) at SIGHUP; null when none.
   struct TlsReload;
   TlsReload* tls_reload_ = nullptr;
   std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<HttpServer> ml_server_;  // with --ml-listen
   std::unique_ptr<Store> store_;
   std::unique_ptr<LeaderElection> election_;
   std::unique_ptr<HttpClient> client_;  // parameter server, router

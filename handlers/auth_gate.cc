@@ -183,6 +183,12 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
     return {deny(request.path(), 400, "more than one Authorization header"), false};
   }
   constexpr std::string_view kBearer = "Bearer ";
+  if (granted_) {
+    if (allowed(*granted_, "", request.method, request.path())) return {std::nullopt, true};
+    return {deny(request.path(), 403,
+                 granted_serves_ + "; not " + std::string(request.method) + " " + std::string(request.path())),
+            false};
+  }
   if (header == nullptr && client_certificates_ && !request.peer_name.empty()) {
     // A client certificate the TLS layer verified against --tls-client-ca:
     // its common name is the agent's host.

@@ -45,7 +45,15 @@ class AuthGate final : public RequestHandler {
   // With --tls-client-ca: a request without a token but with a verified
   // client certificate is the agent its common name names.
   void accept_client_certificates() { client_certificates_ = true; }
-  bool enabled() const { return !path_.empty() || client_certificates_; }
+  // A listener whose every caller has `role` without showing anything (the
+  // --ml-listen one: KubeML's components send no token); tokens and
+  // certificates are not looked at there. `serves` says what it serves, in
+  // its refusals (403).
+  void grant_without_token(Role role, std::string serves) {
+    granted_ = role;
+    granted_serves_ = std::move(serves);
+  }
+  bool enabled() const { return !path_.empty() || client_certificates_ || granted_.has_value(); }
   // Requests a second per client (see rate_limiter.h), checked after the
   // credentials; the limiter must outlive the gate.
   void limit_rate(RateLimiter* limiter) { limiter_ = limiter; }
@@ -74,6 +82,8 @@ class AuthGate final : public RequestHandler {
   void revoke_dropped();
   const OpenSsl* crypto_ = nullptr;  // SHA-256 and CRYPTO_memcmp, opened with the token file
   bool client_certificates_ = false;
+  std::optional<Role> granted_;  // grant_without_token's
+  std::string granted_serves_;
 };
 
 }  // namespace uvsched

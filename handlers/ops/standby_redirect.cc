@@ -10,11 +10,15 @@ namespace uvsched {
 
 StandbyRedirect::~StandbyRedirect() = default;
 
-void StandbyRedirect::wait_for_leader(Clock& clock, MetricsRegistry& metrics, WaitRule rule) {
+CounterFamily& standby_waits_counter(MetricsRegistry& metrics) {
+  return metrics.counter("uvsched_standby_waits_total",
+                         "Requests of callers that do not retry, held while no leader was known, by how it ended.");
+}
+
+void StandbyRedirect::wait_for_leader(Clock& clock, CounterFamily& waited, WaitRule rule) {
   clock_ = &clock;
   recheck_ = clock.new_timer();
-  waited_ = &metrics.counter("uvsched_standby_waits_total",
-                             "Requests of callers that do not retry, held while no leader was known, by how it ended.");
+  waited_ = &waited;
   rule_ = std::move(rule);
 }
 
@@ -85,18 +89,26 @@ void StandbyRedirect::release(bool all) {
   if (!waiting_.empty()) recheck_->start(rule_->recheck_ms, [this] { release(); });
 }
 
-std::string leader_record(const std::string& identity, const std::string& url) {
+std::string leader_record(const std::string& identity, const std::string& url, const std::string& ml_url) {
   JsonWriter w;
-  w.begin_object().key("id").value(identity).key("url").value(url).end_object();
+  w.begin_object().key("id").value(identity).key("url").value(url);
+  if (!ml_url.empty()) w.key("ml_url").value(ml_url);
+  w.end_object();
   return w.take();
 }
 
-std::optional<std::string> leader_record_url(const std::string& record) {
+namespace {
+std::optional<std::string> record_field(const std::string& record, const char* field) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   std::string_view url;
-  if (parser.parse(record).get(doc) || doc["url"].get(url) || url.empty()) return std::nullopt;
+  if (parser.parse(record).get(doc) || doc[field].get(url) || url.empty()) return std::nullopt;
   return std::string(url);
 }
+}  // namespace
+
+std::optional<std::string> leader_record_url(const std::string& record) { return record_field(record, "url"); }
+
+std::optional<std::string> leader_record_ml_url(const std::string& record) { return record_field(record, "ml_url"); }
 
 }  // namespace uvsched

@@ -42,7 +42,9 @@ class StandbyRedirect final : public RequestHandler {
   explicit StandbyRedirect(RequestHandler& next) : next_(next) {}
   ~StandbyRedirect() override;
   void set_leader_view(LeaderView view) { view_ = std::move(view); }
-  void wait_for_leader(Clock& clock, MetricsRegistry& metrics, WaitRule rule);
+  // `waited` counts them by outcome: standby_waits_counter's, which every
+  // listener's redirect shares.
+  void wait_for_leader(Clock& clock, CounterFamily& waited, WaitRule rule);
   // Leadership came or went: the waiting requests are looked at now.
   void leadership_changed() { release(); }
   // The daemon stops: every waiting request is handed on now, as at its deadline.
@@ -70,8 +72,14 @@ class StandbyRedirect final : public RequestHandler {
   CounterFamily* waited_ = nullptr;
 };
 
-// The leader record's value: {"id":IDENTITY,"url":ADVERTISE_URL}, and back.
-std::string leader_record(const std::string& identity, const std::string& url);
+// uvsched_standby_waits_total, made once per registry.
+CounterFamily& standby_waits_counter(MetricsRegistry& metrics);
+
+// The leader record's value: {"id":IDENTITY,"url":ADVERTISE_URL}, with
+// "ml_url" when the leader serves KubeML alone on --ml-listen; and back.
+std::string leader_record(const std::string& identity, const std::string& url, const std::string& ml_url = "");
 std::optional<std::string> leader_record_url(const std::string& record);
+// nullopt as well for a record (a leader) without one.
+std::optional<std::string> leader_record_ml_url(const std::string& record);
 
 }  // namespace uvsched

@@ -6,7 +6,9 @@
 // a wait past the limit.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
+#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -32,8 +34,12 @@ class KubemlTest : public ::testing::Test {
     }
   }
   std::string scheduler_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Where KubeML's components call: the daemon's --listen, or its --ml-listen.
+  std::string kubeml_url() const {
+    return kubeml_port_ ? "http://127.0.0.1:" + std::to_string(kubeml_port_) : scheduler_url();
+  }
   void start_emulator(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--scheduler", scheduler_url()});
+    args.insert(args.begin(), {"--scheduler", kubeml_url()});
     ASSERT_TRUE(emu_.start(args)) << emu_.log();
   }
   void start_daemon(std::vector<std::string> extra = {}) {
@@ -63,7 +69,7 @@ class KubemlTest : public ::testing::Test {
     EXPECT_EQ(s["finish_errors"], 0);
     // Every /job that reached the scheduler was answered with one update.
     EXPECT_EQ(s["answers"], s["job_posts"] - s["job_post_errors"]);
-    auto list = http_request(leader ? leader : port_, "GET", "/v1/jobs");
+    auto list = http_request(leader ? leader : port_, "GET", "/v1/jobs", {}, reader_headers_);
     ASSERT_TRUE(list);
     EXPECT_NE(list->body.find("\"jobs\":[]"), std::string::npos) << "finished jobs are forgotten: " << list->body;
   }
@@ -104,6 +110,8 @@ class KubemlTest : public ::testing::Test {
   }
 
   uint16_t port_ = 0;
+  uint16_t kubeml_port_ = 0;    // the daemon's --ml-listen, when the test gives one
+  std::string reader_headers_;  // what the test's own reads of --listen send (a token)
   pid_t agents_ = 0;
   KubemlEmulator emu_;
   std::unique_ptr<DaemonProcess> daemon_;
@@ -204,6 +212,29 @@ TEST_F(KubemlTest, JobsGoOnPastTheirClientsRateLimit) {
     refused += r->status == 429 ? 1 : 0;
   }
   EXPECT_GT(refused, 0) << "the limit holds for the rest";
+}
+
+// KubeML's components speak plain HTTP and send no token. With a token file
+// they reach the daemon on --ml-listen, which serves their calls alone and
+// asks nothing; --listen still asks everyone a token, and the ML listener
+// refuses everything but KubeML's calls and the probes.
+TEST_F(KubemlTest, KubemlCallsItsOwnListenerWhileEveryoneElseShowsAToken) {
+  TempDir dir;
+  const std::string admin = "admin-token-0123456789abcdef";
+  std::ofstream(dir.path() + "/tokens") << admin << ",ops,admin\n";
+  ASSERT_EQ(::chmod((dir.path() + "/tokens").c_str(), 0600), 0);
+  kubeml_port_ = free_loopback_port();
+  reader_headers_ = "Authorization: Bearer " + admin + "\r\n";
+  start_emulator({"--start-delay", "0", "--jobs", "4", "--epochs", "10", "--epoch-ms", "20", "--wait-limit", "5"});
+  start_daemon({"--token-file", dir.path() + "/tokens", "--ml-listen", "127.0.0.1:" + std::to_string(kubeml_port_)});
+  expect_all_finished_cleanly(4, 10, 60s);
+  EXPECT_EQ(emu_.stats()["job_post_non_2xx"], 0) << stats_text();
+  EXPECT_EQ(answered(http_request(port_, "POST", "/train", "{}")).status, 401) << "--listen still asks a token";
+  auto pods = answered(http_request(kubeml_port_, "GET", "/api/v1/pods"));
+  EXPECT_EQ(pods.status, 403);
+  EXPECT_NE(pods.body.find("--ml-listen serves only KubeML's calls"), std::string::npos) << pods.body;
+  EXPECT_EQ(answered(http_request(kubeml_port_, "GET", "/metrics")).status, 403);
+  EXPECT_EQ(answered(http_request(kubeml_port_, "GET", "/health")).status, 200);
 }
 
 TEST_F(KubemlTest, JobsGoOnThroughADaemonKilledMidTraining) {
@@ -338,6 +369,49 @@ TEST_F(KubemlTest, AStandbyHandsEveryCallToTheLeader) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 307) << r->body;
   EXPECT_EQ(r->header("Location"), "http://127.0.0.1:" + std::to_string(leader.port()) + "/v1/jobs?x=1");
+  expect_all_finished_cleanly(2, 8, 30s, leader.port());
+  EXPECT_EQ(leader.stop(SIGTERM), 0) << leader.log();
+}
+
+// The same through the ML listeners, with tokens on --listen: the standby's
+// sends KubeML's calls to the leader's ML listener (named in the leader
+// record), not to its --listen, which would answer them 401.
+TEST_F(KubemlTest, AStandbysMlListenerHandsKubemlsCallsToTheLeadersMlListener) {
+  if (!etcd_installed()) GTEST_SKIP() << "etcd not installed";
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  kubeml_port_ = free_loopback_port();
+  TempDir dir;
+  const std::string admin = "admin-token-0123456789abcdef";
+  std::ofstream(dir.path() + "/tokens") << admin << ",ops,admin\n";
+  ASSERT_EQ(::chmod((dir.path() + "/tokens").c_str(), 0600), 0);
+  reader_headers_ = "Authorization: Bearer " + admin + "\r\n";
+  start_emulator({"--start-delay", "0.2", "--jobs", "2", "--epochs", "8", "--epoch-ms", "50", "--wait-limit", "3"});
+  const std::vector<std::string> common = {
+      "--ps-url",     emu_.ps_url(),         "--ps-metrics-url",        emu_.metrics_url(),
+      "--store",      "etcd:" + etcd.url(),  "--metrics-poll-interval", "0",
+      "--token-file", dir.path() + "/tokens"};
+  const uint16_t leader_ml = free_loopback_port();
+  std::vector<std::string> leader_args = common;
+  leader_args.insert(leader_args.end(), {"--ml-listen", "127.0.0.1:" + std::to_string(leader_ml)});
+  DaemonProcess leader(leader_args);
+  ASSERT_TRUE(leader.start()) << leader.log();
+  ASSERT_TRUE(leader.wait_ready()) << leader.log();
+  std::vector<std::string> standby_args = common;
+  standby_args.insert(standby_args.end(), {"--listen", "127.0.0.1:" + std::to_string(port_), "--ml-listen",
+                                           "127.0.0.1:" + std::to_string(kubeml_port_)});
+  daemon_ = std::make_unique<DaemonProcess>(standby_args);
+  ASSERT_TRUE(daemon_->start()) << daemon_->log();
+  auto until = std::chrono::steady_clock::now() + 10s;
+  std::optional<RawResponse> r;
+  while (std::chrono::steady_clock::now() < until) {
+    r = http_request(kubeml_port_, "POST", "/infer", "{}");
+    if (r && r->status == 307) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 307) << r->body;
+  EXPECT_EQ(r->header("Location"), "http://127.0.0.1:" + std::to_string(leader_ml) + "/infer");
   expect_all_finished_cleanly(2, 8, 30s, leader.port());
   EXPECT_EQ(leader.stop(SIGTERM), 0) << leader.log();
 }

@@ -60,6 +60,7 @@ TEST(Config, DefaultsFollowTheSpec) {
   EXPECT_EQ(c.agent_timeout_ms, 30'000u);
   EXPECT_EQ(c.limits.max_body_bytes, 1024u * 1024u);
   EXPECT_TRUE(c.pack_etcd_values);
+  EXPECT_EQ(c.ml_listen_host, "") << "no listener for KubeML alone unless asked";
 }
 
 TEST(Config, FlagsInBothFormsAndEnvironment) {
@@ -76,6 +77,10 @@ TEST(Config, FlagsInBothFormsAndEnvironment) {
   EXPECT_EQ(r.config.function_size->mem_mib, 512);
   EXPECT_EQ(r.config.metrics_poll_interval_ms, 0u);
   EXPECT_EQ(r.config.offer_ttl_ms, 250u);
+  auto ml = parse({"--ml-listen", "10.0.0.5:10201"});
+  ASSERT_EQ(ml.action, ConfigResult::Action::kRun) << ml.message;
+  EXPECT_EQ(ml.config.ml_listen_host, "10.0.0.5");
+  EXPECT_EQ(ml.config.ml_listen_port, 10201);
   EXPECT_FALSE(parse({"--etcd-values", "plain"}).config.pack_etcd_values);
   EXPECT_TRUE(parse({"--etcd-values=packed"}).config.pack_etcd_values);
 }
@@ -85,12 +90,19 @@ TEST(Config, BadInputNamesTheFlag) {
     std::vector<std::string> args;
     std::string says;
   } cases[] = {
-      {{"--listen", "nohost"}, "--listen"},          {{"--listen"}, "needs a value"},
-      {{"--store", "redis:x"}, "--store"},           {{"--store", "etcd:127.0.0.1:2379"}, "http://"},
-      {{"--ps-url", "localhost:10300"}, "--ps-url"}, {{"--max-parallelism", "0"}, "--max-parallelism"},
-      {{"--offer-ttl", "-1"}, "--offer-ttl"},        {{"--function-size", "1"}, "--function-size"},
-      {{"--log-format", "xml"}, "--log-format"},     {{"--etcd-values", "zip"}, "expects packed or plain"},
-      {{"--whatever"}, "unknown flag --whatever"},   {{"positional"}, "unexpected argument"},
+      {{"--listen", "nohost"}, "--listen"},
+      {{"--listen"}, "needs a value"},
+      {{"--ml-listen", "10201"}, "--ml-listen"},
+      {{"--store", "redis:x"}, "--store"},
+      {{"--store", "etcd:127.0.0.1:2379"}, "http://"},
+      {{"--ps-url", "localhost:10300"}, "--ps-url"},
+      {{"--max-parallelism", "0"}, "--max-parallelism"},
+      {{"--offer-ttl", "-1"}, "--offer-ttl"},
+      {{"--function-size", "1"}, "--function-size"},
+      {{"--log-format", "xml"}, "--log-format"},
+      {{"--etcd-values", "zip"}, "expects packed or plain"},
+      {{"--whatever"}, "unknown flag --whatever"},
+      {{"positional"}, "unexpected argument"},
   };
   for (const auto& c : cases) {
     auto r = parse(c.args);

@@ -42,7 +42,7 @@ class StandbyRedirectTest : public ::testing::Test {
     rule.serving = [this] { return serving_; };
     rule.wait_ms = kWaitMs;
     rule.max_waiting = 3;
-    redirect_.wait_for_leader(clock_, metrics_, std::move(rule));
+    redirect_.wait_for_leader(clock_, standby_waits_counter(metrics_), std::move(rule));
   }
   void TearDown() override { log_configure(LogLevel::kInfo, LogFormat::kText); }
 
@@ -158,6 +158,21 @@ TEST_F(StandbyRedirectTest, BeyondTheCapARequestIsHandedOnAtOnce) {
   EXPECT_EQ(handled_, std::vector<std::string>{"over"});
   EXPECT_EQ(waits("full"), 1);
   EXPECT_EQ(redirect_.waiting(), 3u);
+}
+
+// The leader record names the leader's ML listener when it has one: a
+// standby's --ml-listen redirects KubeML's calls there, never to --listen,
+// which asks a token KubeML does not send.
+TEST(LeaderRecord, NamesTheMlListenerOnlyWhenTheLeaderHasOne) {
+  std::string with = leader_record("10.0.0.5:10200/42", "https://edge-1:10200", "http://edge-1:10201");
+  EXPECT_EQ(leader_record_url(with), "https://edge-1:10200");
+  EXPECT_EQ(leader_record_ml_url(with), "http://edge-1:10201");
+  std::string without = leader_record("10.0.0.5:10200/42", "https://edge-1:10200");
+  EXPECT_EQ(leader_record_url(without), "https://edge-1:10200");
+  EXPECT_EQ(leader_record_ml_url(without), std::nullopt);
+  EXPECT_EQ(without, R"({"id":"10.0.0.5:10200/42","url":"https://edge-1:10200"})")
+      << "as before: older daemons read it";
+  EXPECT_EQ(leader_record_ml_url("not json"), std::nullopt);
 }
 
 }  // namespace
