@@ -258,6 +258,11 @@ TEST_F(KubemlTest, JobsGoOnThroughADaemonKilledMidTraining) {
 // their jobs, which had their /job answers, waited forever (36 to 68 jobs of
 // 100 in three runs by hand; this test failed 4 runs of 4). The next daemon,
 // on the same store, goes on with all.
+// Between the two daemons the jobs' posts are refused and, with no epoch time,
+// a job may run out of epochs before the next daemon listens (under ASan it
+// starts slowly: 150 of 150 did once in CI). Its /finish is then refused too,
+// which KubeML's PS logs and forgets, so the next daemon may still list it:
+// what is checked here is that no job waits for an update it is owed.
 TEST_F(KubemlTest, JobsGoOnThroughADaemonStoppedUnderLoad) {
   TempDir data;
   std::string store = "embedded:" + data.path() + "/data";
@@ -268,7 +273,13 @@ TEST_F(KubemlTest, JobsGoOnThroughADaemonStoppedUnderLoad) {
   EXPECT_EQ(daemon_->log().find("ps_updates_undelivered"), std::string::npos) << daemon_->log();
   ASSERT_TRUE(emu_.wait_stat("job_post_errors", 1, 10s)) << stats_text();
   start_daemon({"--store", store});
-  expect_all_finished_cleanly(150, 60, 60s);
+  ASSERT_TRUE(emu_.wait_stat("finished", 150, 60s)) << "stats: " << stats_text() << "\ndaemon:\n" << daemon_->log();
+  auto s = emu_.stats();
+  EXPECT_EQ(violations_of(s), "") << stats_text();
+  EXPECT_EQ(s["starts"], 150) << "exactly one /start per job";
+  EXPECT_EQ(s["epochs"], 150 * 60);
+  // Every /job that reached a daemon was answered with one update.
+  EXPECT_EQ(s["answers"], s["job_posts"] - s["job_post_errors"]) << stats_text();
 }
 
 TEST_F(KubemlTest, JobsGoOnThroughASixSecondStoreStall) {
