@@ -125,6 +125,7 @@ void MlScheduler::load_jobs(std::map<std::string, std::string> requests) {
       recompute_timer_->start(1000, [this] { start(); });
       return;
     }
+    std::vector<std::pair<std::string, int64_t>> resumed;  // started jobs, and the epochs they had reported
     for (const auto& kv : r.kvs) {
       auto job = decode(kv.value);
       auto req = job ? requests.find(job->id) : requests.end();
@@ -142,11 +143,17 @@ void MlScheduler::load_jobs(std::map<std::string, std::string> requests) {
       // A started job hears from us only in answer to its next /job: an update
       // it did not ask for would be taken as a later epoch's answer. One whose
       // /start may be under way (or done) is asked about before it is sent.
-      if (!placed.start_delivered) send_start(placed, /*ask_first=*/true);
+      if (!placed.start_delivered) {
+        send_start(placed, /*ask_first=*/true);
+      } else if (!placed.ps_lost) {
+        resumed.emplace_back(id, placed.epochs_reported);
+      }
     }
     loaded_ = true;
+    ++loads_;
     jobs_changed();
     log_info("ml_jobs_loaded").kv("jobs", static_cast<uint64_t>(jobs_.size()));
+    forget_jobs_the_ps_ended(std::move(resumed));
     if (settings_.recompute_interval_ms > 0) {
       recompute_timer_->start(settings_.recompute_interval_ms, [this] { recompute(); });
     }
@@ -251,13 +258,43 @@ void MlScheduler::handle_finish(RequestContext& ctx) {
   // job is forgotten now and its records are deleted once the store is back.
   if (refuse_unless_leader(ctx)) return;
   const std::string& id = ctx.param("id");
-  bool known = jobs_.erase(id) > 0;
+  if (jobs_.count(id)) log_info("ml_job_finished").kv("job", id);
+  forget_job(id);
+  ctx.reply(text_response(200, ""));  // KubeML answers 200 whether or not it knew the job
+}
+
+void MlScheduler::forget_job(const std::string& id) {
+  jobs_.erase(id);
   jobs_changed();
   dirty_.erase(id);
   ps_.forget(id);
-  if (known) log_info("ml_job_finished").kv("job", id);
   delete_records(id);
-  ctx.reply(text_response(200, ""));  // KubeML answers 200 whether or not it knew the job
+}
+
+// A job that ran out of epochs while no daemon listened (between a stop and
+// the next start, or a takeover) ended with a /finish that nobody heard: the
+// PS sends it once and goes on. Followed still, it would take a share of the
+// cluster for ever. So the jobs resumed from the store are checked, once,
+// against what the PS holds (it drops a job from its index when the job
+// ends); one it does not hold, and that has not reported since, is
+// forgotten. Should it still run (a PS that restarted and lost its index),
+// its next /job makes it followed again. When the PS cannot say, nothing is.
+void MlScheduler::forget_jobs_the_ps_ended(std::vector<std::pair<std::string, int64_t>> resumed) {
+  if (resumed.empty()) return;
+  ps_.held_jobs([this, load = loads_, resumed = std::move(resumed)](std::optional<std::set<std::string>> held) {
+    if (load != loads_ || !loaded_) return;  // leadership went (and maybe came back) meanwhile
+    if (!held) {
+      log_warn("ml_ps_tasks_unknown").kv("why", "GET /tasks failed; resumed jobs are kept");
+      return;
+    }
+    for (const auto& [id, epochs] : resumed) {
+      auto it = jobs_.find(id);
+      if (it == jobs_.end() || held->count(id) || it->second.epochs_reported != epochs) continue;
+      log_info("ml_job_ended_unheard").kv("job", id).kv("why", "the PS no longer holds it");
+      lost_.add(labels({{"phase", "ended-unheard"}}));
+      forget_job(id);
+    }
+  });
 }
 
 void MlScheduler::delete_records(const std::string& id) {

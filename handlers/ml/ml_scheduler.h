@@ -192,6 +192,11 @@ class MlScheduler {
   void mark_dirty(const std::string& id);
   void flush_dirty();
   void delete_records(const std::string& id);
+  // The job is no longer followed: memory, pending writes, PS calls, records.
+  void forget_job(const std::string& id);
+  // Once the jobs are loaded: those resumed that the PS no longer holds, and
+  // that have not reported since, are forgotten (see the definition).
+  void forget_jobs_the_ps_ended(std::vector<std::pair<std::string, int64_t>> resumed);
   void persist(const Job& job, std::function<void(const StoreStatus&)> done, bool with_request = false);
   void load_jobs(std::map<std::string, std::string> requests);
   void send_start(const Job& job, bool ask_first);
@@ -227,6 +232,7 @@ class MlScheduler {
   std::deque<Queued> queue_;
   ClockTurn drain_turn_;
   bool loaded_ = false;
+  uint64_t loads_ = 0;  // how many times the jobs were loaded: an answer about an older load is dropped
   std::unique_ptr<Timer> recompute_timer_;
   std::unique_ptr<Timer> poll_timer_;
   std::unique_ptr<Timer> answer_timer_;

@@ -9,18 +9,25 @@
 
 namespace uvsched {
 
-std::optional<bool> tasks_list_holds(std::string_view body, std::string_view job_id) {
+std::optional<std::set<std::string>> tasks_list_ids(std::string_view body) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.parse(body.data(), body.size()).get(doc)) return std::nullopt;
-  if (doc.is_null()) return false;  // Go marshals an empty index as null
+  std::set<std::string> ids;
+  if (doc.is_null()) return ids;  // Go marshals an empty index as null
   simdjson::dom::array tasks;
   if (doc.get(tasks)) return std::nullopt;
   for (simdjson::dom::element t : tasks) {
     std::string_view id;
-    if (!t["job"]["id"].get(id) && id == job_id) return true;
+    if (!t["job"]["id"].get(id)) ids.emplace(id);
   }
-  return false;
+  return ids;
+}
+
+std::optional<bool> tasks_list_holds(std::string_view body, std::string_view job_id) {
+  auto ids = tasks_list_ids(body);
+  if (!ids) return std::nullopt;
+  return ids->count(std::string(job_id)) > 0;
 }
 
 PsDelivery::PsDelivery(HttpRequester& client, Clock& clock, MetricsRegistry& metrics, std::string ps_url,
@@ -89,6 +96,17 @@ void PsDelivery::forget_all() {
       it = jobs_.erase(it);
     }
   }
+}
+
+void PsDelivery::held_jobs(std::function<void(std::optional<std::set<std::string>>)> done) {
+  ClientRequest req;
+  req.url = ps_url_ + "/tasks";
+  req.timeout_ms = options_.tasks_timeout_ms;
+  client_.request(std::move(req), [this, done = std::move(done)](ClientResponse&& r) {
+    auto ids = r.ok() ? tasks_list_ids(r.body) : std::nullopt;
+    calls_.add(labels({{"op", "tasks"}, {"result", ids ? "ok" : "error"}}));
+    done(std::move(ids));
+  });
 }
 
 const PsDelivery::JobStatus* PsDelivery::status(const std::string& job_id) const {

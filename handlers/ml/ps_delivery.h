@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "handlers/ml/kubeml_types.h"
@@ -71,6 +72,10 @@ class PsDelivery {
   // cancelled, and updates owed (on their way, waiting or to be retried) are
   // still delivered first.
   void forget_all();
+  // GET /tasks once, for no job in particular: the ids of the jobs the PS
+  // holds, or nullopt when it cannot say (unreachable, an error status, a
+  // body that is not a task list).
+  void held_jobs(std::function<void(std::optional<std::set<std::string>>)> done);
   const JobStatus* status(const std::string& job_id) const;
   static const char* phase_name(Phase p);
   // Runs `done` (from a timer, never from within a call) once no started job
@@ -124,5 +129,7 @@ class PsDelivery {
 // True when GET /tasks's body (a JSON array of TrainTasks, or null) lists job_id.
 // nullopt when the body is not such a list.
 std::optional<bool> tasks_list_holds(std::string_view body, std::string_view job_id);
+// Every job id such a body lists; nullopt when it is not such a list.
+std::optional<std::set<std::string>> tasks_list_ids(std::string_view body);
 
 }  // namespace uvsched

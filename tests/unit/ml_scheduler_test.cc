@@ -377,7 +377,11 @@ TEST_F(MlSchedulerTest, ARestartKeepsItsJobsAndAsksThePsOnlyAboutUnconfirmedStar
   ASSERT_TRUE(ml_->loaded());
   std::vector<std::string> log = ps_.log();
   std::vector<std::string> after(log.begin() + static_cast<long>(before), log.end());
-  EXPECT_EQ(after, std::vector<std::string>{"GET /tasks"}) << "only the unconfirmed start is asked about";
+  // The unconfirmed start is asked about; and once loaded, what the PS holds
+  // (a job that ended while no daemon listened is forgotten: the next test).
+  // Nothing is sent again.
+  EXPECT_EQ(after, (std::vector<std::string>{"GET /tasks", "GET /tasks"}));
+  ASSERT_TRUE(ps_.answer(ps_.calls()[ps_.calls().size() - 1].get(), 200, R"([{"job":{"id":")" + started + R"("}}])"));
   std::string job = test::route(router_, "GET", "/v1/jobs/" + started);
   EXPECT_NE(body_of(job).find("\"reference_epoch_seconds\":10"), std::string::npos) << job;
   // The started job's next epoch is decided from its stored reference.
@@ -385,6 +389,53 @@ TEST_F(MlSchedulerTest, ARestartKeepsItsJobsAndAsksThePsOnlyAboutUnconfirmedStar
   turn();
   EXPECT_EQ(update_parallelism(started), 5);
   (void)unconfirmed;
+}
+
+// A job that ran out of epochs while no daemon listened ended with a /finish
+// nobody heard (the PS sends it once). The next daemon asks the PS what it
+// holds and forgets, with its records, a resumed job the PS no longer holds
+// and that has not reported since; the rest it keeps.
+TEST_F(MlSchedulerTest, AJobThatEndedWhileNoDaemonListenedIsForgottenWhenTheNextLoads) {
+  std::string ended = train(), running = train(), reporting = train();
+  ml_->stop();
+  ml_ = make_scheduler();  // a new daemon over the same store
+  ml_->start();
+  store_.run();
+  ASSERT_TRUE(ml_->loaded());
+  FakeHttp::Call* tasks = ps_.next("GET /tasks");
+  ASSERT_NE(tasks, nullptr);
+  report(reporting, 3, 10.0);  // reports before the PS answers: kept, whatever the PS says
+  turn();
+  ASSERT_TRUE(ps_.answer(tasks, 200, R"([{"job":{"id":")" + running + R"("}}])"));
+  store_.run();
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + ended)), 404);
+  EXPECT_FALSE(store_.value(std::string(MlScheduler::kJobPrefix) + ended).has_value());
+  EXPECT_FALSE(store_.value(std::string(MlScheduler::kRequestPrefix) + ended).has_value());
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + running)), 200);
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + reporting)), 200);
+  EXPECT_EQ(metrics_.counter_sum("uvsched_ml_jobs_lost_total", "phase=\"ended-unheard\""), 1);
+}
+
+// A PS that cannot say what it holds (an error, an unreachable PS) makes the
+// daemon forget nothing.
+TEST_F(MlSchedulerTest, APsThatCannotSayWhatItHoldsMakesTheNextDaemonForgetNothing) {
+  std::string a = train(), b = train();
+  for (int answer : {500, 0}) {
+    ml_->stop();
+    ml_ = make_scheduler();
+    ml_->start();
+    store_.run();
+    FakeHttp::Call* tasks = ps_.next("GET /tasks");
+    ASSERT_NE(tasks, nullptr);
+    if (answer) {
+      ASSERT_TRUE(ps_.answer(tasks, answer, "boom"));
+    } else {
+      ASSERT_TRUE(ps_.fail(tasks, UV_ECONNREFUSED, "connection refused"));
+    }
+    store_.run();
+    EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + a)), 200);
+    EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + b)), 200);
+  }
 }
 
 // A /job reaches a daemon that does not lead only when no leader was known
