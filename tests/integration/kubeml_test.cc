@@ -299,7 +299,8 @@ TEST_F(KubemlTest, JobsGoOnThroughADaemonStoppedUnderLoad) {
 TEST_F(KubemlTest, JobsThatEndWhileNoDaemonListensAreForgottenByTheNext) {
   TempDir data;
   std::string store = "embedded:" + data.path() + "/data";
-  start_emulator({"--start-delay", "0", "--jobs", "5", "--epochs", "30", "--epoch-ms", "10", "--wait-limit", "5"});
+  // 100 epochs, of which the daemon answers about 4 each: none ends while it listens.
+  start_emulator({"--start-delay", "0", "--jobs", "5", "--epochs", "100", "--epoch-ms", "10", "--wait-limit", "5"});
   start_daemon({"--store", store});
   ASSERT_TRUE(emu_.wait_stat("answers", 20, 30s)) << stats_text();
   EXPECT_EQ(daemon_->stop(SIGTERM), 0) << daemon_->log();
