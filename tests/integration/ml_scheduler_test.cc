@@ -470,6 +470,9 @@ TEST_F(MlSchedulerTest, ARestartKeepsTheReferenceEpochTime) {
   EXPECT_EQ(epoch(id, 3, 10.0), 4);  // reference 10
   std::string data = daemon_->data_dir();
   ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  // The PS still holds the job, as a real one does while the job trains: the
+  // new daemon asks once it has loaded, and would forget a job not listed.
+  ps_.answer("/tasks", 200, "application/json", R"([{"job":{"id":")" + id + R"("}}])", "GET");
   // Same store, new process.
   DaemonProcess again({"--ps-url", ps_.url(), "--store", "embedded:" + data + "/data"});
   ASSERT_TRUE(again.start()) << again.log();
