@@ -103,6 +103,17 @@ class KubemlTest : public ::testing::Test {
     double epochs = static_cast<double>(s[model + "_shared_epochs"]);
     return epochs > 0 ? static_cast<double>(s[model + "_shared_worker_epochs"]) / epochs : 0;
   }
+  // GET /v1/jobs until it lists no job or the deadline passes: the last body.
+  std::string jobs_list_once_empty(std::chrono::milliseconds deadline) {
+    auto until = std::chrono::steady_clock::now() + deadline;
+    std::string list;
+    while (std::chrono::steady_clock::now() < until) {
+      list = answered(http_request(port_, "GET", "/v1/jobs")).body;
+      if (list.find("\"jobs\":[]") != std::string::npos) break;
+      std::this_thread::sleep_for(20ms);
+    }
+    return list;
+  }
   std::string stats_text() const {
     std::string out;
     for (const auto& [k, v] : emu_.stats()) out += k + "=" + std::to_string(v) + " ";
@@ -282,13 +293,7 @@ TEST_F(KubemlTest, JobsGoOnThroughADaemonStoppedUnderLoad) {
   EXPECT_EQ(s["answers"], s["job_posts"] - s["job_post_errors"]) << stats_text();
   // And it follows no job: those whose /finish it heard, and those that ended unheard.
   ASSERT_TRUE(daemon_->wait_ready()) << daemon_->log();
-  auto until = std::chrono::steady_clock::now() + 10s;
-  std::string list;
-  while (std::chrono::steady_clock::now() < until) {
-    list = answered(http_request(port_, "GET", "/v1/jobs")).body;
-    if (list.find("\"jobs\":[]") != std::string::npos) break;
-    std::this_thread::sleep_for(20ms);
-  }
+  std::string list = jobs_list_once_empty(10s);
   EXPECT_NE(list.find("\"jobs\":[]"), std::string::npos)
       << "finish_errors=" << s["finish_errors"] << ": " << list.substr(0, 300);
 }
@@ -308,13 +313,7 @@ TEST_F(KubemlTest, JobsThatEndWhileNoDaemonListensAreForgottenByTheNext) {
   EXPECT_EQ(emu_.stats()["finish_errors"], 5) << "every /finish came while no daemon listened: " << stats_text();
   start_daemon({"--store", store});
   ASSERT_TRUE(daemon_->wait_ready()) << daemon_->log();  // the jobs are loaded: listed, until the PS has answered
-  auto until = std::chrono::steady_clock::now() + 10s;
-  std::string list;
-  while (std::chrono::steady_clock::now() < until) {
-    list = answered(http_request(port_, "GET", "/v1/jobs")).body;
-    if (list.find("\"jobs\":[]") != std::string::npos) break;
-    std::this_thread::sleep_for(20ms);
-  }
+  std::string list = jobs_list_once_empty(10s);
   EXPECT_NE(list.find("\"jobs\":[]"), std::string::npos) << list.substr(0, 300);
   EXPECT_EQ(metric_value(port_, "uvsched_ml_jobs_lost_total{phase=\"ended-unheard\"}"), 5);
 }
