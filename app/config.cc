@@ -135,6 +135,10 @@ const std::vector<Flag>& flags() {
       {"ps-start-timeout", "SECONDS",
        "how long the PS may take to answer /start before it is asked /tasks (default 60)",
        seconds(&Config::ps_start_timeout_ms)},
+      {"ps-check-interval", "SECONDS",
+       "how often the PS is asked which jobs it holds; a started job it no longer holds, silent meanwhile, has "
+       "ended and is no longer followed. 0 = off (default 30)",
+       seconds(&Config::ps_check_interval_ms)},
       {"router-url", "URL", "function router for inference (default http://127.0.0.1:8888)",
        http_url(&Config::router_url)},
       {"max-parallelism", "N", "upper bound of any job's parallelism (default 32)",

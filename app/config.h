@@ -31,6 +31,7 @@ struct Config {
   std::string ps_url = "http://127.0.0.1:10300";
   std::string ps_metrics_url;  // empty: the PS URL's scheme and host, port 8080, /metrics
   uint64_t ps_start_timeout_ms = 60'000;
+  uint64_t ps_check_interval_ms = 30'000;  // 0 = off
   std::string router_url = "http://127.0.0.1:8888";
   int max_parallelism = 32;
   ParallelismPolicyKind parallelism_policy = ParallelismPolicyKind::kKubeml;

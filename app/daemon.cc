@@ -205,6 +205,7 @@ void Daemon::make_domains() {
   ml.ps_url = config_.ps_url;
   ml.ps_metrics_url = ps_metrics_url(config_);
   ml.ps_start_timeout_ms = config_.ps_start_timeout_ms;
+  ml.ps_check_interval_ms = config_.ps_check_interval_ms;
   ml.router_url = config_.router_url;
   ml.policy = config_.parallelism_policy;
   ml_ = std::make_unique<MlScheduler>(clock_, *store_, *client_, metrics_, ml, [this] { return is_leader(); });

@@ -18,7 +18,7 @@
 //    (unless static), ignores the answer's status, and waits for its update
 //    with no time-out; a transport error makes it go on without one.
 //  - When done it tells the PS (POST /finish/{id}), which tells the scheduler
-//    (DELETE /finish/{id}) and drops the job.
+//    (DELETE /finish/{id}) and then drops the job from its index.
 //  - GET /tasks lists the held TrainTasks (JSON `null` when there are none, as
 //    Go marshals a nil slice); DELETE /stop/{id}; POST /metrics/{id}.
 //  - The Prometheus gauges are on their own listener (--metrics-listen, GET
@@ -409,15 +409,17 @@ class Emulator final : public uvsched::RequestHandler {
     return r;
   }
 
+  // Tells the scheduler, then drops the job from the index once that call is
+  // over, whatever its outcome (jobFinish in api.go).
   HttpResponse finish(const std::string& id) {
     if (!index_.count(id)) return status_only(400, "job not found in index\n");
-    index_.erase(id);
     ClientRequest req;
     req.method = "DELETE";
     req.url = o_.scheduler + "/finish/" + id;
     req.timeout_ms = 0;
     go_request(std::move(req), [this, id](ClientResponse&& r) {
       if (!r.ok()) ++stats_.finish_errors;  // the PS logs it and goes on
+      index_.erase(id);
       ++stats_.finished;
       say("job " + id + " finished");
       maybe_exit();

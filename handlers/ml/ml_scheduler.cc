@@ -64,6 +64,7 @@ MlScheduler::MlScheduler(Clock& clock, Store& store, HttpRequester& client, Metr
       poll_timer_(clock.new_timer()),
       answer_timer_(clock.new_timer()),
       flush_timer_(clock.new_timer()),
+      ps_check_timer_(clock.new_timer()),
       decisions_(metrics.counter("uvsched_ml_decisions_total", "Parallelism decisions by reason.")),
       polls_(metrics.counter("uvsched_ps_metrics_polls_total", "Polls of the PS's /metrics by result.")),
       held_(metrics.counter(
@@ -125,7 +126,6 @@ void MlScheduler::load_jobs(std::map<std::string, std::string> requests) {
       recompute_timer_->start(1000, [this] { start(); });
       return;
     }
-    std::vector<std::pair<std::string, int64_t>> resumed;  // started jobs, and the epochs they had reported
     for (const auto& kv : r.kvs) {
       auto job = decode(kv.value);
       auto req = job ? requests.find(job->id) : requests.end();
@@ -143,17 +143,13 @@ void MlScheduler::load_jobs(std::map<std::string, std::string> requests) {
       // A started job hears from us only in answer to its next /job: an update
       // it did not ask for would be taken as a later epoch's answer. One whose
       // /start may be under way (or done) is asked about before it is sent.
-      if (!placed.start_delivered) {
-        send_start(placed, /*ask_first=*/true);
-      } else if (!placed.ps_lost) {
-        resumed.emplace_back(id, placed.epochs_reported);
-      }
+      if (!placed.start_delivered) send_start(placed, /*ask_first=*/true);
     }
     loaded_ = true;
     ++loads_;
     jobs_changed();
     log_info("ml_jobs_loaded").kv("jobs", static_cast<uint64_t>(jobs_.size()));
-    forget_jobs_the_ps_ended(std::move(resumed));
+    check_what_the_ps_holds();
     if (settings_.recompute_interval_ms > 0) {
       recompute_timer_->start(settings_.recompute_interval_ms, [this] { recompute(); });
     }
@@ -169,6 +165,8 @@ void MlScheduler::stop() {
   poll_timer_->stop();
   answer_timer_->stop();
   flush_timer_->stop();
+  ps_check_timer_->stop();
+  ps_check_in_flight_ = false;  // an answer still on its way is about an earlier load: dropped
 }
 
 void MlScheduler::leadership_changed(bool leading) {
@@ -271,23 +269,38 @@ void MlScheduler::forget_job(const std::string& id) {
   delete_records(id);
 }
 
-// A job that ran out of epochs while no daemon listened (between a stop and
-// the next start, or a takeover) ended with a /finish that nobody heard: the
-// PS sends it once and goes on. Followed still, it would take a share of the
-// cluster for ever. So the jobs resumed from the store are checked, once,
-// against what the PS holds (it drops a job from its index when the job
-// ends); one it does not hold, and that has not reported since, is
-// forgotten. Should it still run (a PS that restarted and lost its index),
-// its next /job makes it followed again. When the PS cannot say, nothing is.
-void MlScheduler::forget_jobs_the_ps_ended(std::vector<std::pair<std::string, int64_t>> resumed) {
-  if (resumed.empty()) return;
-  ps_.held_jobs([this, load = loads_, resumed = std::move(resumed)](std::optional<std::set<std::string>> held) {
-    if (load != loads_ || !loaded_) return;  // leadership went (and maybe came back) meanwhile
+// A job whose /finish nobody heard is followed for ever, and takes a share
+// of the cluster from the live ones, unless the daemon finds out otherwise.
+// The PS sends /finish once, logs a failure and goes on: a train job that
+// ended while no daemon listened, a connection refused or reset, a 503. And a
+// job the PS dropped (kLost: 400 to /update; a PS that restarted lost its
+// index, and its threads) never finishes at all. So the PS is asked
+// (GET /tasks) which jobs it holds, once the jobs are loaded and then every
+// ps_check_interval_ms. It adds a job to its index before it answers /start
+// and drops it once its /finish call is over, so a started job it does not
+// list, and that has not reported since the question, has ended: it is
+// forgotten with its records. Should it still run, its next /job makes it
+// followed again, as any job this daemon did not know. When the PS cannot
+// say, nothing is forgotten.
+void MlScheduler::check_what_the_ps_holds() {
+  if (settings_.ps_check_interval_ms > 0) {
+    ps_check_timer_->start(settings_.ps_check_interval_ms, [this] { check_what_the_ps_holds(); });
+  }
+  std::map<std::string, int64_t> asked;  // started jobs, and the epochs they had reported
+  for (const auto& [id, job] : jobs_) {
+    if (job.start_delivered) asked.emplace(id, job.epochs_reported);
+  }
+  if (asked.empty() || ps_check_in_flight_) return;  // a PS slower than the interval is asked once at a time
+  ps_check_in_flight_ = true;
+  ps_.held_jobs([this, load = loads_, asked = std::move(asked)](std::optional<std::set<std::string>> held) {
+    if (load != loads_) return;  // leadership went (and maybe came back) meanwhile; that load asks afresh
+    ps_check_in_flight_ = false;
+    if (!loaded_) return;
     if (!held) {
-      log_warn("ml_ps_tasks_unknown").kv("why", "GET /tasks failed; resumed jobs are kept");
+      log_warn("ml_ps_tasks_unknown").kv("why", "GET /tasks failed; every job is kept");
       return;
     }
-    for (const auto& [id, epochs] : resumed) {
+    for (const auto& [id, epochs] : asked) {
       auto it = jobs_.find(id);
       if (it == jobs_.end() || held->count(id) || it->second.epochs_reported != epochs) continue;
       log_info("ml_job_ended_unheard").kv("job", id).kv("why", "the PS no longer holds it");

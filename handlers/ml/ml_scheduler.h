@@ -49,6 +49,8 @@ class MlScheduler {
     std::string ps_url = "http://127.0.0.1:10300";
     std::string ps_metrics_url = "http://127.0.0.1:8080/metrics";
     uint64_t ps_start_timeout_ms = 60'000;
+    // How often the PS is asked which jobs it holds (check_what_the_ps_holds); 0: off.
+    uint64_t ps_check_interval_ms = 30'000;
     // A /job whose decision is not stored within this is answered with the
     // job's parallelism unchanged (the job waits for nothing else).
     uint64_t decision_store_deadline_ms = 1'000;
@@ -194,9 +196,10 @@ class MlScheduler {
   void delete_records(const std::string& id);
   // The job is no longer followed: memory, pending writes, PS calls, records.
   void forget_job(const std::string& id);
-  // Once the jobs are loaded: those resumed that the PS no longer holds, and
-  // that have not reported since, are forgotten (see the definition).
-  void forget_jobs_the_ps_ended(std::vector<std::pair<std::string, int64_t>> resumed);
+  // Asks the PS which jobs it holds, and forgets the started ones it does not
+  // hold and that have not reported since (see the definition); then again
+  // every ps_check_interval_ms.
+  void check_what_the_ps_holds();
   void persist(const Job& job, std::function<void(const StoreStatus&)> done, bool with_request = false);
   void load_jobs(std::map<std::string, std::string> requests);
   void send_start(const Job& job, bool ask_first);
@@ -237,6 +240,8 @@ class MlScheduler {
   std::unique_ptr<Timer> poll_timer_;
   std::unique_ptr<Timer> answer_timer_;
   std::unique_ptr<Timer> flush_timer_;
+  std::unique_ptr<Timer> ps_check_timer_;
+  bool ps_check_in_flight_ = false;
   std::deque<std::shared_ptr<PendingAnswer>> answers_;  // by deadline
   std::set<std::string> dirty_;                         // jobs whose state in memory is not yet stored
   std::set<std::string> deletes_pending_;               // finished jobs whose records are not yet deleted

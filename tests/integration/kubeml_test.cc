@@ -130,7 +130,7 @@ class KubemlTest : public ::testing::Test {
 
 TEST_F(KubemlTest, JobsWhosePsStartTakesOverTenSecondsFinishEveryEpoch) {
   start_emulator({"--start-delay", "11", "--jobs", "3", "--epochs", "10", "--epoch-ms", "100", "--wait-limit", "3"});
-  start_daemon();
+  start_daemon({"--ps-check-interval", "0"});  // /tasks only where a /start needs it
   // While they run, the PS's own gauges show per job.
   ASSERT_TRUE(emu_.wait_stat("answers", 3, 30s)) << stats_text();
   std::string view;
@@ -383,6 +383,26 @@ TEST_F(KubemlTest, APsRestartMarksItsJobsLost) {
   EXPECT_EQ(s["unsolicited_updates"], 0);
   // Each lost job was told 400 once, and nothing more was sent for it.
   EXPECT_EQ(s["updates_unknown_job"], 2) << stats_text();
+}
+
+// A PS restart drops its jobs (their train jobs, told 400 on their next
+// update, wait for ever). They never send /finish: the daemon learns from
+// the PS's index, every --ps-check-interval, that they have ended, and they
+// no longer take a share of the cluster.
+TEST_F(KubemlTest, JobsAPsRestartDroppedStopBeingFollowedOnceSilent) {
+  start_emulator({"--start-delay", "0.2", "--jobs", "3", "--epochs", "1000", "--epoch-ms", "50", "--wait-limit", "60"});
+  start_daemon({"--ps-check-interval", "0.3"});
+  ASSERT_TRUE(emu_.wait_stat("answers", 6, 30s)) << stats_text();
+  ASSERT_TRUE(emu_.wait_stat("tasks_listed", 2, 10s)) << stats_text();
+  EXPECT_LE(metric_value(port_, "uvsched_ml_jobs_lost_total{phase=\"ended-unheard\"}"), 0)  // -1: no sample yet
+      << "a job the PS holds was forgotten";
+  ASSERT_TRUE(emu_.forget());
+  std::string list = jobs_list_once_empty(15s);
+  EXPECT_NE(list.find("\"jobs\":[]"), std::string::npos) << list.substr(0, 300);
+  EXPECT_EQ(metric_value(port_, "uvsched_ml_jobs_lost_total{phase=\"ended-unheard\"}"), 3);
+  auto s = emu_.stats();
+  EXPECT_EQ(s["updates_unknown_job"], 3) << stats_text();
+  EXPECT_EQ(s["unsolicited_updates"], 0) << stats_text();
 }
 
 TEST_F(KubemlTest, AStandbyHandsEveryCallToTheLeader) {

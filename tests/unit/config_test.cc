@@ -39,6 +39,10 @@ TEST(Config, ThePsMetricsUrlDefaultsToPort8080OnThePsHost) {
   EXPECT_EQ(bad.action, ConfigResult::Action::kError);
   EXPECT_NE(bad.message.find("ps-start-timeout"), std::string::npos) << bad.message;
   EXPECT_EQ(parse({}).config.ps_start_timeout_ms, 60'000u);
+  EXPECT_EQ(parse({}).config.ps_check_interval_ms, 30'000u);
+  EXPECT_EQ(parse({"--ps-check-interval", "0"}).config.ps_check_interval_ms, 0u);
+  EXPECT_EQ(parse({"--ps-check-interval", "2.5"}).config.ps_check_interval_ms, 2'500u);
+  EXPECT_EQ(parse({"--ps-check-interval", "-1"}).action, ConfigResult::Action::kError);
 }
 
 TEST(Config, DefaultsFollowTheSpec) {

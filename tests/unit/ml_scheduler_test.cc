@@ -72,6 +72,7 @@ class MlSchedulerTest : public ::testing::Test {
     s.metrics_poll_interval_ms = 0;
     s.recompute_interval_ms = 0;
     s.decision_store_deadline_ms = kStoreDeadlineMs;
+    s.ps_check_interval_ms = ps_check_interval_ms_;
     router_ = Router();
     auto ml = std::make_unique<MlScheduler>(clock_, store_, ps_, metrics_, s, [this] { return leading_; });
     ml->add_routes(router_);
@@ -142,6 +143,7 @@ class MlSchedulerTest : public ::testing::Test {
   MetricsRegistry metrics_;
   Router router_;
   bool leading_ = true;
+  uint64_t ps_check_interval_ms_ = 0;  // the PS is asked what it holds at load only
   std::unique_ptr<MlScheduler> ml_;
 };
 
@@ -436,6 +438,59 @@ TEST_F(MlSchedulerTest, APsThatCannotSayWhatItHoldsMakesTheNextDaemonForgetNothi
     EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + a)), 200);
     EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + b)), 200);
   }
+}
+
+// The PS sends a job's one /finish and goes on whatever became of it; and a
+// job it dropped (400 to /update) never finishes. The leader asks it, every
+// interval, which jobs it holds, and forgets a started one it no longer
+// holds and that has not reported since the question.
+TEST_F(MlSchedulerTest, AJobWhoseFinishWasLostIsForgottenAtTheNextCheck) {
+  constexpr uint64_t kInterval = 30'000;
+  ml_->stop();
+  ps_check_interval_ms_ = kInterval;
+  ml_ = make_scheduler();
+  ml_->start();
+  store_.run();
+  std::string ended = train(), running = train(), reporting = train(), dropped = train();
+  EXPECT_EQ(decided(reporting, 3, 10.0), 4);
+  report(dropped, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + dropped), 400, "job not found"));
+  EXPECT_EQ(calls_to("GET /tasks"), 0u) << "no job was started when the jobs were loaded";
+
+  clock_.advance(kInterval);
+  FakeHttp::Call* tasks = ps_.next("GET /tasks");
+  ASSERT_NE(tasks, nullptr);
+  report(reporting, 4, 9.0);  // reports while the PS answers: kept, whatever the PS says
+  turn();
+  ASSERT_TRUE(ps_.answer(tasks, 200, R"([{"job":{"id":")" + running + R"("}}])"));
+  store_.run();
+  for (const std::string& gone : {ended, dropped}) {
+    EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + gone)), 404) << gone;
+    EXPECT_FALSE(store_.value(std::string(MlScheduler::kJobPrefix) + gone).has_value());
+  }
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + running)), 200);
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + reporting)), 200);
+  EXPECT_EQ(metrics_.counter_sum("uvsched_ml_jobs_lost_total", "phase=\"ended-unheard\""), 2);
+
+  // A PS that cannot say makes it forget nothing; a PS slower than the
+  // interval is not asked again before it answers.
+  ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + reporting), 200));
+  clock_.advance(kInterval);
+  tasks = ps_.next("GET /tasks");
+  ASSERT_NE(tasks, nullptr);
+  clock_.advance(kInterval);
+  EXPECT_EQ(calls_to("GET /tasks"), 2u);
+  ASSERT_TRUE(ps_.answer(tasks, 500, "boom"));
+  store_.run();
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + reporting)), 200);
+  clock_.advance(kInterval);
+  tasks = ps_.next("GET /tasks");
+  ASSERT_NE(tasks, nullptr) << "asked again at the next interval";
+  ASSERT_TRUE(ps_.answer(tasks, 200, "null"));  // Go's empty index: every job has ended
+  store_.run();
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + reporting)), 404);
+  EXPECT_EQ(status_of(test::route(router_, "GET", "/v1/jobs/" + running)), 404);
 }
 
 // A /job reaches a daemon that does not lead only when no leader was known

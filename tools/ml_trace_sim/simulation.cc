@@ -59,6 +59,7 @@ class Run {
     s.metrics_poll_interval_ms = 0;
     s.recompute_interval_ms = 0;
     s.decision_store_deadline_ms = 60'000;
+    s.ps_check_interval_ms = 0;  // this run's jobs end with their /finish: no PS to ask
     s.policy = policy == Policy::kSpeedup ? ParallelismPolicyKind::kSpeedup : ParallelismPolicyKind::kKubeml;
     ml_ = std::make_unique<MlScheduler>(clock_, store_, ps_, metrics_, s, [] { return true; });
     // Static jobs run at their own parallelism: no fair share clamps them.
