@@ -241,6 +241,15 @@ const std::vector<Flag>& flags() {
       {"max-header-bytes", "N", "largest request line plus headers (default 16384)",
        limit_count(&ServerLimits::max_header_bytes)},
       {"max-connections", "N", "concurrent connections (default 10000)", limit_count(&ServerLimits::max_connections)},
+      {"over-limit-reserve", "N",
+       "connections past --max-connections held to read their request: KubeML's /job and /finish are served, "
+       "the rest get the 503 (default 64; 0: 503 at once)",
+       [](Config& c, const std::string& v) -> std::string {
+         int64_t n;
+         if (!parse_int(v, &n) || n < 0 || n > 1'000'000) return "expects a whole number from 0 to 1000000";
+         c.limits.over_limit_reserve = static_cast<size_t>(n);
+         return "";
+       }},
       {"max-unauthenticated-connections", "N",
        "with tokens: of those, connections that have not shown valid credentials (default 1000)",
        limit_count(&ServerLimits::max_unauthenticated_connections)},

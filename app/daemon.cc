@@ -40,6 +40,9 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
     metrics_.gauge("uvsched_http_rate_limited", "Requests answered 429 for their client's rate (--rate-limit).",
                    [this](const GaugeEmit& emit) { emit("", static_cast<double>(rate_limiter_->refused())); });
   }
+  // Nor a 503 for a connection past --max-connections: KubeML takes that as
+  // its /job's answer, too.
+  gate_.serve_over_connection_limit(is_kubeml_call_never_retried);
   server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, gate_);
   server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
   if (!config_.ml_listen_host.empty()) {
@@ -47,6 +50,7 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
                                  "--ml-listen serves only KubeML's calls (POST /train, POST /job, POST /infer, "
                                  "DELETE /finish/{id}) and the health probes");
     if (rate_limiter_) ml_gate_.limit_rate(rate_limiter_.get());
+    ml_gate_.serve_over_connection_limit(is_kubeml_call_never_retried);
     ml_server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, ml_gate_);
     ml_server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
   }

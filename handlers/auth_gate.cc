@@ -223,7 +223,9 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
 // certificate, or per address without either.
 HeadCheck AuthGate::check_head(const HttpRequest& head) {
   HeadCheck check = judge(head);
-  if (check.refusal || limiter_ == nullptr || !limiter_->enabled()) return check;
+  if (check.refusal) return check;
+  check.serve_over_limit = over_limit_paths_ && over_limit_paths_(head.path());
+  if (limiter_ == nullptr || !limiter_->enabled()) return check;
   std::string client = !check.principal.empty()  ? "token:" + check.principal
                        : !head.peer_name.empty() ? "cert:" + head.peer_name
                                                  : "addr:" + head.peer_address;

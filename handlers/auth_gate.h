@@ -57,6 +57,10 @@ class AuthGate final : public RequestHandler {
   // Requests a second per client (see rate_limiter.h), checked after the
   // credentials; the limiter must outlive the gate.
   void limit_rate(RateLimiter* limiter) { limiter_ = limiter; }
+  // Requests on these paths that pass are served even on a connection past
+  // --max-connections (HeadCheck::serve_over_limit): their callers take a
+  // 503 as their answer and never ask again.
+  void serve_over_connection_limit(RateLimiter::PathFilter paths) { over_limit_paths_ = std::move(paths); }
   size_t size() const { return tokens_.size(); }
 
   // Credentials are judged on the head, before the body is read.
@@ -71,6 +75,7 @@ class AuthGate final : public RequestHandler {
 
   RequestHandler& next_;
   RateLimiter* limiter_ = nullptr;
+  RateLimiter::PathFilter over_limit_paths_;
   std::string path_;
   std::vector<TokenEntry> tokens_;
   // The requests each token let in, watched (not kept): when a reload drops

@@ -293,6 +293,9 @@ int HttpConnection::on_headers_complete(llhttp_t* p) {
   // Credentials are judged on the head, before a byte of the body is read
   // or "100 Continue" invites it.
   HeadCheck check = self->server_->handler_.check_head(self->request_);
+  if (self->over_limit_ && !check.refusal && !check.serve_over_limit) {
+    check.refusal = HttpServer::too_many_connections();
+  }
   if (check.authenticated && !self->authenticated_) {
     self->authenticated_ = true;
     self->server_->note_authenticated(self);
@@ -325,7 +328,8 @@ int HttpConnection::on_body(llhttp_t* p, const char* at, size_t len) {
 int HttpConnection::on_message_complete(llhttp_t* p) {
   auto* self = from_parser(p);
   self->in_message_ = false;
-  self->request_.keep_alive = llhttp_should_keep_alive(p) != 0;
+  // Past the connection limit a connection serves one request and closes.
+  self->request_.keep_alive = llhttp_should_keep_alive(p) != 0 && !self->over_limit_;
   self->dispatch();
   if (self->no_more_requests_) return HPE_PAUSED;  // Connection: close: ignore what follows
   return self->has_room() ? HPE_OK : HPE_PAUSED;
@@ -537,7 +541,7 @@ void HttpConnection::update_timer() {
     // Idle keep-alive connection, or a peer that stopped reading our writes.
     // One that never showed credentials (a TLS handshake that never ends
     // too) gets no longer than a request would.
-    bool on_probation = limits.max_unauthenticated_connections > 0 && !authenticated_;
+    bool on_probation = (limits.max_unauthenticated_connections > 0 && !authenticated_) || over_limit_;
     uint64_t idle = on_probation ? std::min(limits.idle_timeout_ms, limits.request_timeout_ms) : limits.idle_timeout_ms;
     timer_->start(idle, [this] { close(); });
   } else {

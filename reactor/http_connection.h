@@ -106,6 +106,7 @@ class HttpConnection {
   bool no_more_requests_ = false;
   bool authenticated_ = false;  // a request on it showed valid credentials
   bool on_probation_ = false;   // in the server's list of those that have not
+  bool over_limit_ = false;     // accepted past max_connections: one request, served only if it must be
   std::list<HttpConnection*>::iterator probation_it_;
   bool closing_ = false;
   size_t writes_in_flight_ = 0;

@@ -172,13 +172,19 @@ int HttpServer::listen(const std::string& host, uint16_t port) {
 void HttpServer::on_connection(uv_stream_t* listener, int status) {
   auto* self = static_cast<HttpServer*>(listener->data);
   if (status < 0 || self->shutting_down_) return;
-  if (self->connections_.size() >= self->limits_.max_connections) {
+  bool over_limit = self->connections_.size() >= self->limits_.max_connections;
+  if (over_limit && self->over_limit_count_ >= self->limits_.over_limit_reserve) {
     self->reject_over_limit();
     return;
   }
   auto* conn = new HttpConnection(self);
   self->connections_.insert(conn);
-  if (size_t budget = self->limits_.max_unauthenticated_connections; budget > 0) {
+  if (over_limit) {
+    // Held for one request, its idle time short, out of the unauthenticated
+    // budget: a flood past the limit must not push out those within it.
+    conn->over_limit_ = true;
+    ++self->over_limit_count_;
+  } else if (size_t budget = self->limits_.max_unauthenticated_connections; budget > 0) {
     if (self->probation_.size() >= budget) {
       HttpConnection* oldest = self->probation_.front();
       self->leave_probation(oldest);
@@ -194,15 +200,19 @@ void HttpServer::on_connection(uv_stream_t* listener, int status) {
   conn->start();
 }
 
+HttpResponse HttpServer::too_many_connections() {
+  HttpResponse r;
+  r.status = 503;
+  r.content_type = "application/json";
+  r.headers.push_back({"Retry-After", "1"});
+  r.body = R"({"error":"too many connections"})";
+  return r;
+}
+
 void HttpServer::reject_over_limit() {
   static const std::string kBusy = [] {
-    HttpResponse r;
-    r.status = 503;
-    r.content_type = "application/json";
-    r.headers.push_back({"Retry-After", "1"});
-    r.body = R"({"error":"too many connections"})";
     std::string out;
-    append_response(out, r, false, false);
+    append_response(out, too_many_connections(), false, false);
     return out;
   }();
   auto* tcp = new uv_tcp_t;
@@ -224,6 +234,7 @@ void HttpServer::note_authenticated(HttpConnection* conn) { leave_probation(conn
 
 void HttpServer::forget(HttpConnection* conn) {
   leave_probation(conn);
+  if (conn->over_limit_) --over_limit_count_;
   connections_.erase(conn);
   maybe_finish_shutdown();
 }

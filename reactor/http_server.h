@@ -29,7 +29,13 @@ namespace uvsched {
 struct ServerLimits {
   size_t max_header_bytes = 16 * 1024;  // request line + headers; over it: 414 / 431
   size_t max_body_bytes = 1024 * 1024;  // over it: 413
-  size_t max_connections = 10'000;      // over it: 503 and close
+  size_t max_connections = 10'000;      // over it: 503 and close (but see over_limit_reserve)
+  // Of the connections past max_connections, how many may be held until
+  // their first request's head is read, to serve those the handler says must
+  // be (HeadCheck::serve_over_limit: callers that take any answer, a 503
+  // too, as final); the rest of them are answered 503, and each closes after
+  // one answer. Past the reserve: 503 at once. 0: no reserve.
+  size_t over_limit_reserve = 64;
   // Of those, how many may be connections that have not yet shown valid
   // credentials (every connection starts so): a flood of them cannot push out
   // those that have. At it, the oldest such connection is closed for the new
@@ -165,6 +171,9 @@ struct HeadCheck {
   std::optional<HttpResponse> refusal;
   bool authenticated = false;
   std::string principal;  // the handler's name for whose credentials they were; kept in HttpRequest
+  // Served even on a connection past the server's max_connections, which
+  // otherwise answers 503 (ServerLimits::over_limit_reserve).
+  bool serve_over_limit = false;
 };
 
 class RequestHandler {
@@ -212,6 +221,8 @@ class HttpServer {
   void shutdown(std::function<void()> done);
 
   size_t connection_count() const { return connections_.size(); }
+  // Of those, the ones past max_connections, held to read one request (over_limit_reserve).
+  size_t over_limit_count() const { return over_limit_count_; }
   size_t unauthenticated_count() const { return probation_.size(); }
   // Writes handed to sockets so far: with the requests served, how well
   // answers are batched.
@@ -227,6 +238,7 @@ class HttpServer {
   friend class Responder;
   static void on_connection(uv_stream_t* listener, int status);
   void reject_over_limit();
+  static HttpResponse too_many_connections();
   void forget(HttpConnection* conn);
   // Responses completed outside a read are written once per loop turn, so
   // answers that finish together (one group commit) share one write.
@@ -251,6 +263,7 @@ class HttpServer {
   bool shutting_down_ = false;
   uint16_t port_ = 0;
   std::unordered_set<HttpConnection*> connections_;
+  size_t over_limit_count_ = 0;  // of connections_, those past max_connections
   // Connections that have not shown valid credentials, oldest first (only
   // with a budget for them): at the budget the oldest is closed for the new.
   std::list<HttpConnection*> probation_;

@@ -289,25 +289,59 @@ TEST_F(DaemonHttpTest, IdleConnectionsAreClosed) {
   EXPECT_TRUE(c.wait_closed());
 }
 
-TEST_F(DaemonHttpTest, ConnectionsOverTheLimitGet503) {
-  start({"--max-connections", "4"});
-  std::vector<RawConnection> held(4);
+// Holds `n` served keep-alive connections: the daemon's --max-connections.
+std::vector<RawConnection> hold_connections(uint16_t port, int n) {
+  std::vector<RawConnection> held(static_cast<size_t>(n));
   for (auto& c : held) {
-    ASSERT_TRUE(c.connect(port()));
-    ASSERT_TRUE(c.send(kGetHealth));
-    ASSERT_TRUE(c.read_response());
+    EXPECT_TRUE(c.connect(port));
+    EXPECT_TRUE(c.send(kGetHealth));
+    EXPECT_TRUE(c.read_response());
   }
-  RawConnection extra;
-  ASSERT_TRUE(extra.connect(port()));
-  auto r = extra.read_response();
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 503);
+  return held;
+}
+
+// The status of one request sent on a new connection.
+int status_on_new_connection(uint16_t port, const std::string& request) {
+  RawConnection c;
+  if (!c.connect(port) || !c.send(request)) return -1;
+  auto r = c.read_response();
+  return r ? r->status : -1;
+}
+
+// Past --max-connections a request is answered 503, but KubeML's /job and
+// /finish: a train job takes any answer to its /job as final and would wait
+// for its update for ever, and the PS sends /finish once.
+TEST_F(DaemonHttpTest, ConnectionsOverTheLimitGet503ButKubemlsJobAndFinishAreServed) {
+  start({"--max-connections", "4"});
+  std::vector<RawConnection> held = hold_connections(port(), 4);
+  EXPECT_EQ(status_on_new_connection(port(), kGetHealth), 503);
+  const std::string task =
+      R"({"request":{"model_type":"resnet34","batch_size":64,"epochs":5,"dataset":"cifar10","lr":0.01,)"
+      R"("function_name":"resnet","options":{"default_parallelism":2,"static_parallelism":false,)"
+      R"("validate_every":0,"k":-1,"goal_accuracy":100}},"job":{"id":"past1","state":{"parallelism":2,)"
+      R"("elapsed_time":3.5}}})";
+  const std::string job = "POST /job HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: " +
+                          std::to_string(task.size()) + "\r\n\r\n" + task;
+  EXPECT_EQ(status_on_new_connection(port(), job), 200);
+  EXPECT_EQ(status_on_new_connection(port(), "DELETE /finish/past1 HTTP/1.1\r\nHost: t\r\n\r\n"), 200);
+  const std::string train = "POST /train HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}";
+  EXPECT_EQ(status_on_new_connection(port(), train), 503) << "the controller hears the error and may submit again";
   held.clear();
   // Once the held connections are gone, new ones are served again.
   std::optional<RawResponse> ok;
   for (int i = 0; i < 200 && !(ok && ok->status == 200); ++i) ok = http_request(port(), "GET", "/health");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
+}
+
+TEST_F(DaemonHttpTest, WithoutAReserveAConnectionOverTheLimitGets503BeforeItAsks) {
+  start({"--max-connections", "4", "--over-limit-reserve", "0"});
+  std::vector<RawConnection> held = hold_connections(port(), 4);
+  RawConnection extra;
+  ASSERT_TRUE(extra.connect(port()));
+  auto r = extra.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
 }
 
 TEST_F(DaemonHttpTest, SigtermWithOpenConnectionsExitsZero) {

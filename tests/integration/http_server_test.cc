@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -23,6 +24,13 @@ namespace {
 class TestHandler : public RequestHandler {
  public:
   explicit TestHandler(Clock& clock) : clock_(clock) {}
+
+  // "/essential" is served even past the connection limit.
+  HeadCheck check_head(const HttpRequest& head) override {
+    HeadCheck check;
+    check.serve_over_limit = head.path() == "/essential";
+    return check;
+  }
 
   void handle(HttpRequest& req, Responder res) override {
     std::string path(req.path());
@@ -98,7 +106,15 @@ class HttpServerTest : public ::testing::Test {
   void SetUp() override {
     signal(SIGPIPE, SIG_IGN);  // as the daemon does: peers that hang up are errors, not signals
     log_configure(LogLevel::kOff, LogFormat::kText);
-    loop_.run([this] {
+    start();
+  }
+  // A new server (the old one shut down), its limits changed by `adjust`.
+  void restart(const std::function<void(ServerLimits&)>& adjust) {
+    shutdown();
+    start(adjust);
+  }
+  void start(const std::function<void(ServerLimits&)>& adjust = nullptr) {
+    loop_.run([this, &adjust] {
       clock_ = std::make_unique<LoopClock>(loop_.loop());
       handler_ = std::make_unique<TestHandler>(*clock_);
       ServerLimits limits;
@@ -106,6 +122,7 @@ class HttpServerTest : public ::testing::Test {
       limits.write_high_water = 64 * 1024;
       limits.shutdown_grace_ms = 300;
       limits.max_buffered_output = 64 * 1024 * 1024;
+      if (adjust) adjust(limits);
       server_ = std::make_unique<HttpServer>(loop_.loop(), *clock_, limits, *handler_);
       ASSERT_EQ(server_->listen("127.0.0.1", 0), 0);
       port_ = server_->port();
@@ -132,6 +149,15 @@ class HttpServerTest : public ::testing::Test {
     });
   }
 
+  // Waits (10 s at most) until `n` connections past the limit are open; how many are.
+  size_t wait_over_limit(size_t n) {
+    size_t open = 0;
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    do {
+      loop_.run([&] { open = server_->over_limit_count(); });
+    } while (open != n && std::chrono::steady_clock::now() < deadline);
+    return open;
+  }
   // Waits (10 s at most) until the handler holds `n` unanswered requests; how many it holds.
   size_t wait_held(size_t n) {
     size_t held = 0;
@@ -146,6 +172,65 @@ class HttpServerTest : public ::testing::Test {
   std::unique_ptr<HttpServer> server_;
   uint16_t port_ = 0;
 };
+
+// Past max_connections a connection is held to read one request: served if
+// the handler says it must be (a caller that would take the 503 as its
+// answer), else 503; either way it closes after that one answer. Past the
+// reserve of such connections, 503 at once.
+TEST_F(HttpServerTest, PastTheConnectionLimitOnlyWhatMustBeServedIsServed) {
+  restart([](ServerLimits& l) {
+    l.max_connections = 2;
+    l.over_limit_reserve = 2;
+  });
+  std::vector<RawConnection> within(2);
+  for (auto& c : within) {
+    ASSERT_TRUE(c.connect(port_));
+    ASSERT_TRUE(c.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+    auto r = c.read_response();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+  }
+  RawConnection must;
+  ASSERT_TRUE(must.connect(port_));
+  ASSERT_TRUE(must.send("GET /essential HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto served = must.read_response();
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->status, 200);
+  EXPECT_EQ(served->body, "/essential");
+  EXPECT_EQ(served->header("Connection"), "close");
+  EXPECT_TRUE(must.wait_closed());
+
+  RawConnection other;
+  ASSERT_TRUE(other.connect(port_));
+  ASSERT_TRUE(other.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto busy = other.read_response();
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->status, 503);
+  EXPECT_EQ(busy->header("Retry-After"), "1");
+  EXPECT_TRUE(other.wait_closed());
+  ASSERT_EQ(wait_over_limit(0), 0u);
+
+  // Two that send nothing fill the reserve: the next is answered 503 before it asks.
+  std::vector<RawConnection> silent(2);
+  for (auto& c : silent) ASSERT_TRUE(c.connect(port_));
+  ASSERT_EQ(wait_over_limit(2), 2u);
+  RawConnection past;
+  ASSERT_TRUE(past.connect(port_));
+  auto at_once = past.read_response();
+  ASSERT_TRUE(at_once);
+  EXPECT_EQ(at_once->status, 503);
+  loop_.run([this] { EXPECT_EQ(handler_->handled.load(), 3) << "/a twice and /essential"; });
+
+  // One of them gone, the reserve has room again.
+  silent[0].close();
+  ASSERT_EQ(wait_over_limit(1), 1u);
+  RawConnection again;
+  ASSERT_TRUE(again.connect(port_));
+  ASSERT_TRUE(again.send("GET /essential HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto later = again.read_response();
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->status, 200);
+}
 
 TEST_F(HttpServerTest, ChunkedBodyArrivesWhole) {
   RawConnection c;

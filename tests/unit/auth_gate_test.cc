@@ -85,5 +85,22 @@ TEST_F(GrantedGateTest, KubemlsCallsAndTheProbesPassWithoutATokenAndNothingElseD
   }
 }
 
+// What the gate says may be served past --max-connections: the paths it is
+// told of, and only when the request passes; nothing without being told.
+TEST_F(GrantedGateTest, OnlyTheToldPathsThatPassAreServedPastTheConnectionLimit) {
+  auto serve_over_limit = [this](const std::string& method, const std::string& target) {
+    HttpRequest head;
+    head.method = method;
+    head.target = target;
+    HeadCheck check = gate_.check_head(head);
+    return !check.refusal && check.serve_over_limit;
+  };
+  EXPECT_FALSE(serve_over_limit("POST", "/job"));
+  gate_.serve_over_connection_limit([](std::string_view path) { return path == "/job" || path == "/api/v1/pods"; });
+  EXPECT_TRUE(serve_over_limit("POST", "/job"));
+  EXPECT_FALSE(serve_over_limit("POST", "/train"));
+  EXPECT_FALSE(serve_over_limit("GET", "/api/v1/pods")) << "refused (403) here: nothing to serve";
+}
+
 }  // namespace
 }  // namespace uvsched
