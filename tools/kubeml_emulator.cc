@@ -24,8 +24,12 @@
 //  - The Prometheus gauges are on their own listener (--metrics-listen, GET
 //    /metrics); the API port has no /metrics.
 //
-// One thing is not as in KubeML: the jobs' posts share a keep-alive pool here
-// (Go's http.Post without closing the body opens a connection per call).
+// Go's client reuses a connection only once the answer's body is read and
+// closed, which KubeML's scheduler client never does: every call it makes
+// (UpdateJob, FinishJob) opens a connection of its own. So does each call
+// here (Connection: close), unless --connection-per-call 0 pools them. (In
+// KubeML the connection is then left open until the server closes it; here
+// it closes with its answer.)
 //
 // It counts what a real job would suffer from, as violations: a second /start,
 // an update no job asked for (it would be taken as a later epoch's answer), a
@@ -83,7 +87,8 @@ constexpr const char* kUsage =
     "                              (resnet34, lenet, vgg16, densenet) and runs at its fraction\n"
     "  --wait-limit S              a wait for an update longer than this is a violation (default 30)\n"
     "  --exit-when-done 0|1        exit once every submitted job finished: 0 if no violation (default 0)\n"
-    "  --quiet 0|1                 no per-job log lines (default 0)\n";
+    "  --quiet 0|1                 no per-job log lines (default 0)\n"
+    "  --connection-per-call 0|1   each call to the scheduler on a new connection, as KubeML's (default 1)\n";
 
 struct Options {
   std::string listen = "127.0.0.1:10300";
@@ -100,6 +105,7 @@ struct Options {
   double wait_limit_s = 30;
   bool exit_when_done = false;
   bool quiet = false;
+  bool connection_per_call = true;
 };
 
 struct Stats {
@@ -265,6 +271,7 @@ class Emulator final : public uvsched::RequestHandler {
   // Go's default client: it follows up to 10 redirects, a 307 or 308 with
   // the same method and body (a standby uvsched hands requests to its leader so).
   void go_request(ClientRequest req, uvsched::ClientCallback cb, int hops = 0) {
+    if (o_.connection_per_call && hops == 0) req.headers.push_back({"Connection", "close"});
     ClientRequest again = req;
     client_.request(
         std::move(req), [this, again = std::move(again), cb = std::move(cb), hops](ClientResponse&& r) mutable {
@@ -695,6 +702,8 @@ int main(int argc, char** argv) {
       ok = parse_flag(v, &o.exit_when_done);
     else if (k == "--quiet")
       ok = parse_flag(v, &o.quiet);
+    else if (k == "--connection-per-call")
+      ok = parse_flag(v, &o.connection_per_call);
     else {
       fprintf(stderr, "kubeml_emulator: unknown flag %s (see kubeml_emulator --help)\n", k.c_str());
       return 2;
