@@ -225,6 +225,44 @@ TEST_F(KubemlTest, JobsGoOnPastTheirClientsRateLimit) {
   EXPECT_GT(refused, 0) << "the limit holds for the rest";
 }
 
+// Idle connections fill --max-connections while the jobs train. A train job
+// takes the 503 a connection past the limit got as its /job's answer, and
+// each of KubeML's calls opens a connection of its own: every job waited for
+// ever (by hand: 5 of 5). Past the limit /job and /finish are still served;
+// the rest still gets the 503.
+TEST_F(KubemlTest, JobsGoOnWhileIdleConnectionsFillTheConnectionLimit) {
+  constexpr int kLimit = 20;
+  start_emulator({"--start-delay", "0", "--jobs", "5", "--epochs", "1000", "--epoch-ms", "10", "--wait-limit", "5"});
+  start_daemon({"--max-connections", std::to_string(kLimit)});
+  ASSERT_TRUE(emu_.wait_stat("answers", 10, 30s)) << stats_text();
+  std::vector<RawConnection> idle;  // the jobs' own connections come and go: retried until all are held
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (idle.size() < kLimit && std::chrono::steady_clock::now() < until) {
+    RawConnection c;
+    ASSERT_TRUE(c.connect(port_));
+    ASSERT_TRUE(c.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n"));
+    auto r = c.read_response();
+    if (r && r->status == 200) idle.push_back(std::move(c));
+  }
+  ASSERT_EQ(idle.size(), static_cast<size_t>(kLimit));
+  EXPECT_EQ(emu_.stats()["finished"], 0) << "the jobs ended before the connections were all taken";
+  {
+    RawConnection past;
+    ASSERT_TRUE(past.connect(port_));
+    ASSERT_TRUE(past.send("GET /v1/jobs HTTP/1.1\r\nHost: t\r\n\r\n"));
+    auto r = past.read_response();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 503) << "the limit holds for the rest";
+  }
+  ASSERT_TRUE(emu_.wait_stat("finished", 5, 60s)) << stats_text() << "\n" << emu_.log();
+  auto s = emu_.stats();
+  EXPECT_EQ(violations_of(s), "") << stats_text();
+  EXPECT_EQ(s["job_post_non_2xx"], 0) << stats_text();
+  EXPECT_EQ(s["finish_errors"], 0) << stats_text();
+  idle.clear();
+  EXPECT_NE(jobs_list_once_empty(10s).find("\"jobs\":[]"), std::string::npos) << "finished jobs are forgotten";
+}
+
 // KubeML's components speak plain HTTP and send no token. With a token file
 // they reach the daemon on --ml-listen, which serves their calls alone and
 // asks nothing; --listen still asks everyone a token, and the ML listener
