@@ -30,12 +30,6 @@ struct ServerLimits {
   size_t max_header_bytes = 16 * 1024;  // request line + headers; over it: 414 / 431
   size_t max_body_bytes = 1024 * 1024;  // over it: 413
   size_t max_connections = 10'000;      // over it: 503 and close (but see over_limit_reserve)
-  // Of the connections past max_connections, how many may be held until
-  // their first request's head is read, to serve those the handler says must
-  // be (HeadCheck::serve_over_limit: callers that take any answer, a 503
-  // too, as final); the rest of them are answered 503, and each closes after
-  // one answer. Past the reserve: 503 at once. 0: no reserve.
-  size_t over_limit_reserve = 64;
   // Of those, how many may be connections that have not yet shown valid
   // credentials (every connection starts so): a flood of them cannot push out
   // those that have. At it, the oldest such connection is closed for the new
@@ -43,6 +37,12 @@ struct ServerLimits {
   // longer idle than a request may take. 0: no separate budget (and no
   // credentials to show).
   size_t max_unauthenticated_connections = 1'000;
+  // Of the connections past max_connections, how many may be held until
+  // their first request's head is read, to serve those the handler says must
+  // be (HeadCheck::serve_over_limit: callers that take any answer, a 503
+  // too, as final); the rest of them are answered 503, and each closes after
+  // one answer. Past the reserve: 503 at once. 0: no reserve.
+  size_t over_limit_reserve = 64;
   int listen_backlog = 4096;             // thousands of agents may (re)connect at once; the kernel caps it at somaxconn
   uint64_t idle_timeout_ms = 60'000;     // keep-alive connection with nothing to do
   uint64_t request_timeout_ms = 10'000;  // first byte of a request to its last: else 408
