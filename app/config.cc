@@ -60,10 +60,10 @@ Setter limit_seconds(uint64_t ServerLimits::*field) {
   };
 }
 
-Setter limit_count(size_t ServerLimits::*field) {
-  return [field](Config& c, const std::string& v) -> std::string {
+Setter limit_count(size_t ServerLimits::*field, int64_t min = 1) {
+  return [field, min](Config& c, const std::string& v) -> std::string {
     int64_t n;
-    if (!parse_int(v, &n) || n < 1) return "expects a whole number >= 1";
+    if (!parse_int(v, &n) || n < min) return "expects a whole number >= " + std::to_string(min);
     c.limits.*field = static_cast<size_t>(n);
     return "";
   };
@@ -244,12 +244,7 @@ const std::vector<Flag>& flags() {
       {"over-limit-reserve", "N",
        "connections past --max-connections held to read their request: KubeML's /job and /finish are served, "
        "the rest get the 503 (default 64; 0: 503 at once)",
-       [](Config& c, const std::string& v) -> std::string {
-         int64_t n;
-         if (!parse_int(v, &n) || n < 0 || n > 1'000'000) return "expects a whole number from 0 to 1000000";
-         c.limits.over_limit_reserve = static_cast<size_t>(n);
-         return "";
-       }},
+       limit_count(&ServerLimits::over_limit_reserve, 0)},
       {"max-unauthenticated-connections", "N",
        "with tokens: of those, connections that have not shown valid credentials (default 1000)",
        limit_count(&ServerLimits::max_unauthenticated_connections)},

@@ -286,11 +286,12 @@ void MlScheduler::check_what_the_ps_holds() {
   if (settings_.ps_check_interval_ms > 0) {
     ps_check_timer_->start(settings_.ps_check_interval_ms, [this] { check_what_the_ps_holds(); });
   }
+  if (ps_check_in_flight_) return;       // a PS slower than the interval is asked once at a time
   std::map<std::string, int64_t> asked;  // started jobs, and the epochs they had reported
   for (const auto& [id, job] : jobs_) {
     if (job.start_delivered) asked.emplace(id, job.epochs_reported);
   }
-  if (asked.empty() || ps_check_in_flight_) return;  // a PS slower than the interval is asked once at a time
+  if (asked.empty()) return;
   ps_check_in_flight_ = true;
   ps_.held_jobs([this, load = loads_, asked = std::move(asked)](std::optional<std::set<std::string>> held) {
     if (load != loads_) return;  // leadership went (and maybe came back) meanwhile; that load asks afresh

@@ -149,6 +149,14 @@ class HttpServerTest : public ::testing::Test {
     });
   }
 
+  // A new connection on which `GET path` was sent; its answer in *answer.
+  RawConnection get_on_new_connection(const std::string& path, std::optional<RawResponse>* answer) {
+    RawConnection c;
+    EXPECT_TRUE(c.connect(port_));
+    EXPECT_TRUE(c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+    *answer = c.read_response();
+    return c;
+  }
   // Waits (10 s at most) until `n` connections past the limit are open; how many are.
   size_t wait_over_limit(size_t n) {
     size_t open = 0;
@@ -182,28 +190,23 @@ TEST_F(HttpServerTest, PastTheConnectionLimitOnlyWhatMustBeServedIsServed) {
     l.max_connections = 2;
     l.over_limit_reserve = 2;
   });
-  std::vector<RawConnection> within(2);
-  for (auto& c : within) {
-    ASSERT_TRUE(c.connect(port_));
-    ASSERT_TRUE(c.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
-    auto r = c.read_response();
+  std::vector<RawConnection> within;
+  for (int i = 0; i < 2; ++i) {
+    std::optional<RawResponse> r;
+    within.push_back(get_on_new_connection("/a", &r));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200);
   }
-  RawConnection must;
-  ASSERT_TRUE(must.connect(port_));
-  ASSERT_TRUE(must.send("GET /essential HTTP/1.1\r\nHost: x\r\n\r\n"));
-  auto served = must.read_response();
+  std::optional<RawResponse> served;
+  RawConnection must = get_on_new_connection("/essential", &served);
   ASSERT_TRUE(served);
   EXPECT_EQ(served->status, 200);
   EXPECT_EQ(served->body, "/essential");
   EXPECT_EQ(served->header("Connection"), "close");
   EXPECT_TRUE(must.wait_closed());
 
-  RawConnection other;
-  ASSERT_TRUE(other.connect(port_));
-  ASSERT_TRUE(other.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n"));
-  auto busy = other.read_response();
+  std::optional<RawResponse> busy;
+  RawConnection other = get_on_new_connection("/b", &busy);
   ASSERT_TRUE(busy);
   EXPECT_EQ(busy->status, 503);
   EXPECT_EQ(busy->header("Retry-After"), "1");
@@ -224,10 +227,8 @@ TEST_F(HttpServerTest, PastTheConnectionLimitOnlyWhatMustBeServedIsServed) {
   // One of them gone, the reserve has room again.
   silent[0].close();
   ASSERT_EQ(wait_over_limit(1), 1u);
-  RawConnection again;
-  ASSERT_TRUE(again.connect(port_));
-  ASSERT_TRUE(again.send("GET /essential HTTP/1.1\r\nHost: x\r\n\r\n"));
-  auto later = again.read_response();
+  std::optional<RawResponse> later;
+  RawConnection again = get_on_new_connection("/essential", &later);
   ASSERT_TRUE(later);
   EXPECT_EQ(later->status, 200);
 }

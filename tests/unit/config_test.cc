@@ -43,6 +43,9 @@ TEST(Config, ThePsMetricsUrlDefaultsToPort8080OnThePsHost) {
   EXPECT_EQ(parse({"--ps-check-interval", "0"}).config.ps_check_interval_ms, 0u);
   EXPECT_EQ(parse({"--ps-check-interval", "2.5"}).config.ps_check_interval_ms, 2'500u);
   EXPECT_EQ(parse({"--ps-check-interval", "-1"}).action, ConfigResult::Action::kError);
+  EXPECT_EQ(parse({"--over-limit-reserve", "0"}).config.limits.over_limit_reserve, 0u);
+  EXPECT_EQ(parse({"--over-limit-reserve", "-1"}).action, ConfigResult::Action::kError);
+  EXPECT_EQ(parse({"--max-connections", "0"}).action, ConfigResult::Action::kError);
 }
 
 TEST(Config, DefaultsFollowTheSpec) {

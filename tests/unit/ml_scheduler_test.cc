@@ -78,6 +78,13 @@ class MlSchedulerTest : public ::testing::Test {
     ml->add_routes(router_);
     return ml;
   }
+  // A new daemon over the same store (and PS), the jobs loaded from it.
+  void restart_scheduler() {
+    ml_->stop();
+    ml_ = make_scheduler();
+    ml_->start();
+    store_.run();
+  }
   // The scheduler replaced by one on the speedup policy over `workers` workers.
   void restart_with_speedup_policy(long workers) {
     ml_->stop();
@@ -371,11 +378,8 @@ TEST_F(MlSchedulerTest, ARestartKeepsItsJobsAndAsksThePsOnlyAboutUnconfirmedStar
   turn();
   ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + started), 200));
 
-  ml_->stop();
   size_t before = ps_.calls().size();
-  ml_ = make_scheduler();  // a new daemon over the same store
-  ml_->start();
-  store_.run();
+  restart_scheduler();
   ASSERT_TRUE(ml_->loaded());
   std::vector<std::string> log = ps_.log();
   std::vector<std::string> after(log.begin() + static_cast<long>(before), log.end());
@@ -399,10 +403,7 @@ TEST_F(MlSchedulerTest, ARestartKeepsItsJobsAndAsksThePsOnlyAboutUnconfirmedStar
 // and that has not reported since; the rest it keeps.
 TEST_F(MlSchedulerTest, AJobThatEndedWhileNoDaemonListenedIsForgottenWhenTheNextLoads) {
   std::string ended = train(), running = train(), reporting = train();
-  ml_->stop();
-  ml_ = make_scheduler();  // a new daemon over the same store
-  ml_->start();
-  store_.run();
+  restart_scheduler();
   ASSERT_TRUE(ml_->loaded());
   FakeHttp::Call* tasks = ps_.next("GET /tasks");
   ASSERT_NE(tasks, nullptr);
@@ -423,10 +424,7 @@ TEST_F(MlSchedulerTest, AJobThatEndedWhileNoDaemonListenedIsForgottenWhenTheNext
 TEST_F(MlSchedulerTest, APsThatCannotSayWhatItHoldsMakesTheNextDaemonForgetNothing) {
   std::string a = train(), b = train();
   for (int answer : {500, 0}) {
-    ml_->stop();
-    ml_ = make_scheduler();
-    ml_->start();
-    store_.run();
+    restart_scheduler();
     FakeHttp::Call* tasks = ps_.next("GET /tasks");
     ASSERT_NE(tasks, nullptr);
     if (answer) {
@@ -446,11 +444,8 @@ TEST_F(MlSchedulerTest, APsThatCannotSayWhatItHoldsMakesTheNextDaemonForgetNothi
 // holds and that has not reported since the question.
 TEST_F(MlSchedulerTest, AJobWhoseFinishWasLostIsForgottenAtTheNextCheck) {
   constexpr uint64_t kInterval = 30'000;
-  ml_->stop();
   ps_check_interval_ms_ = kInterval;
-  ml_ = make_scheduler();
-  ml_->start();
-  store_.run();
+  restart_scheduler();
   std::string ended = train(), running = train(), reporting = train(), dropped = train();
   EXPECT_EQ(decided(reporting, 3, 10.0), 4);
   report(dropped, 3, 10.0);
