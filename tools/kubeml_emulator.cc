@@ -24,12 +24,23 @@
 //  - The Prometheus gauges are on their own listener (--metrics-listen, GET
 //    /metrics); the API port has no /metrics.
 //
-// Go's client reuses a connection only once the answer's body is read and
-// closed, which KubeML's scheduler client never does: every call it makes
-// (UpdateJob, FinishJob) opens a connection of its own. So does each call
-// here (Connection: close), unless --connection-per-call 0 pools them. (In
-// KubeML the connection is then left open until the server closes it; here
-// it closes with its answer.)
+// Connections as Go's http.DefaultTransport makes them (net/http's
+// transport.go, readLoop), which KubeML's clients use (&http.Client{}):
+// an answer with no body (Content-Length: 0, what KubeML's scheduler and
+// uvsched answer /job and /finish with) puts the connection back in the pool
+// at once, and the process's next call reuses it; an answer with a body ties
+// the connection to that body, which KubeML's scheduler client never reads
+// or closes, so it is never reused and stays open until the server closes it.
+// Each train job is a process of its own (the standalone deployment) with a
+// pool of its own, and so is the PS (its /finish calls). A connection the
+// server closed while idle is replaced by a new one, so with epochs longer
+// than the server's idle time-out every call opens a connection. (One
+// difference: a call that meets a pooled connection the server has just
+// closed is sent again on a new one, as Go does only when none of it was
+// written; a POST /job Go had written fails, and the job goes on.) Counted:
+// connections_held.
+// --connections pooled shares one pool among every call (bench/ml.sh, as its
+// figures were measured); --connections close opens one for each call.
 //
 // It counts what a real job would suffer from, as violations: a second /start,
 // an update no job asked for (it would be taken as a later epoch's answer), a
@@ -88,7 +99,8 @@ constexpr const char* kUsage =
     "  --wait-limit S              a wait for an update longer than this is a violation (default 30)\n"
     "  --exit-when-done 0|1        exit once every submitted job finished: 0 if no violation (default 0)\n"
     "  --quiet 0|1                 no per-job log lines (default 0)\n"
-    "  --connection-per-call 0|1   each call to the scheduler on a new connection, as KubeML's (default 1)\n";
+    "  --connections go|pooled|close  the calls' connections: as Go's client, a pool per process (default);\n"
+    "                              one pool for all; or one connection per call\n";
 
 struct Options {
   std::string listen = "127.0.0.1:10300";
@@ -105,7 +117,7 @@ struct Options {
   double wait_limit_s = 30;
   bool exit_when_done = false;
   bool quiet = false;
-  bool connection_per_call = true;
+  enum class Connections { kGo, kPooled, kClose } connections = Connections::kGo;
 };
 
 struct Stats {
@@ -124,6 +136,7 @@ struct Stats {
   uint64_t finished = 0;
   uint64_t finish_errors = 0;
   uint64_t tasks_listed = 0;
+  uint64_t connections_held = 0;  // by an answer's body (--connections go)
   std::vector<double> answer_ms;  // from a job's POST /job to its update
   // Per model (with several serial fractions): the epochs its jobs ran after
   // their third (the policy's first reports to learn from) and before any job
@@ -148,6 +161,15 @@ struct Update {
 constexpr const char* kModels[] = {"resnet34", "lenet", "vgg16", "densenet"};
 constexpr size_t kMaxModels = sizeof kModels / sizeof kModels[0];
 
+// One process's http.DefaultTransport: the pool its calls reuse, and the
+// pools it stopped using because an answer's body held their connection
+// (open until the server closes it). A held pool holds its other idle
+// connections too; a train job makes one call at a time, so it has no other.
+struct GoTransport {
+  std::unique_ptr<uvsched::HttpClient> pool;
+  std::vector<std::unique_ptr<uvsched::HttpClient>> held;
+};
+
 struct TrainJob {
   std::string id;
   size_t model = 0;          // kModels' index: which serial fraction it runs at
@@ -165,6 +187,7 @@ struct TrainJob {
   std::deque<Update> channel;  // senders blocked on the unbuffered channel
   std::unique_ptr<uvsched::Timer> epoch_timer;
   std::unique_ptr<uvsched::Timer> wait_timer;
+  GoTransport process;  // its pod's, for its /job calls
   std::map<std::string, double> gauges;
 };
 
@@ -209,6 +232,7 @@ class Emulator final : public uvsched::RequestHandler {
  public:
   Emulator(uv_loop_t* loop, Options o)
       : o_(std::move(o)),
+        loop_(loop),
         clock_(loop),
         client_(loop, clock_, uvsched::ClientOptions{.max_connections_per_origin = 1024}),
         api_(loop, clock_, uvsched::ServerLimits{}, *this),
@@ -217,6 +241,7 @@ class Emulator final : public uvsched::RequestHandler {
     while (!o_.scheduler.empty() && o_.scheduler.back() == '/') o_.scheduler.pop_back();
     stats_.shared_epochs.assign(o_.serial_fractions.size(), 0);
     stats_.shared_worker_epochs.assign(o_.serial_fractions.size(), 0);
+    ps_process_.pool = new_go_pool();
   }
 
   int run() {
@@ -269,18 +294,41 @@ class Emulator final : public uvsched::RequestHandler {
   }
 
   // Go's default client: it follows up to 10 redirects, a 307 or 308 with
-  // the same method and body (a standby uvsched hands requests to its leader so).
-  void go_request(ClientRequest req, uvsched::ClientCallback cb, int hops = 0) {
-    if (o_.connection_per_call && hops == 0) req.headers.push_back({"Connection", "close"});
+  // the same method and body (a standby uvsched hands requests to its leader
+  // so), after reading a little of the redirect's body and closing it, which
+  // frees its connection. `process` is the caller's transport (null: the
+  // controller's, which reads what it is answered).
+  void go_request(GoTransport* process, ClientRequest req, uvsched::ClientCallback cb, int hops = 0) {
+    using Connections = Options::Connections;
+    if (o_.connections != Connections::kGo) process = nullptr;
+    if (o_.connections == Connections::kClose && hops == 0) req.headers.push_back({"Connection", "close"});
+    uvsched::HttpClient& client = process != nullptr ? *process->pool : client_;
     ClientRequest again = req;
-    client_.request(
-        std::move(req), [this, again = std::move(again), cb = std::move(cb), hops](ClientResponse&& r) mutable {
-          const std::string* location = r.header("Location");
-          bool redirect = r.error == 0 && (r.status == 307 || r.status == 308) && location && !location->empty();
-          if (!redirect || hops >= 10) return cb(std::move(r));
-          again.url = location->rfind("http", 0) == 0 ? *location : o_.scheduler + *location;
-          go_request(std::move(again), std::move(cb), hops + 1);
-        });
+    client.request(std::move(req), [this, process, again = std::move(again), cb = std::move(cb),
+                                    hops](ClientResponse&& r) mutable {
+      const std::string* location = r.header("Location");
+      bool redirect = r.error == 0 && (r.status == 307 || r.status == 308) && location && !location->empty();
+      if (redirect && hops < 10) {
+        again.url = location->rfind("http", 0) == 0 ? *location : o_.scheduler + *location;
+        return go_request(process, std::move(again), std::move(cb), hops + 1);
+      }
+      if (process != nullptr && r.error == 0 && !r.body.empty()) hold_connection(*process);
+      cb(std::move(r));
+    });
+  }
+
+  // The answer's body is never closed: its connection stays out of the pool.
+  void hold_connection(GoTransport& process) {
+    ++stats_.connections_held;
+    process.held.push_back(std::move(process.pool));
+    process.pool = new_go_pool();
+  }
+
+  // Go's DefaultTransport: no cap on connections to a host, and an idle one
+  // is closed after 90 s (IdleConnTimeout), after uvsched's 60 by default.
+  std::unique_ptr<uvsched::HttpClient> new_go_pool() {
+    return std::make_unique<uvsched::HttpClient>(
+        loop_, clock_, uvsched::ClientOptions{.max_connections_per_origin = 1024, .idle_timeout_ms = 90'000});
   }
 
   // ---- the controller's half: TrainRequests to the scheduler ----
@@ -308,7 +356,7 @@ class Emulator final : public uvsched::RequestHandler {
     req.headers = {{"Content-Type", "application/json"}};
     req.body = w.take();
     req.timeout_ms = 0;  // Go's default client has no time-out
-    go_request(std::move(req), [this, i](ClientResponse&& r) {
+    go_request(nullptr, std::move(req), [this, i](ClientResponse&& r) {
       if (!r.ok()) {
         // Not the controller's behaviour (it passes the error to the user), but
         // a test starts the emulator before the scheduler is ready.
@@ -424,7 +472,7 @@ class Emulator final : public uvsched::RequestHandler {
     req.method = "DELETE";
     req.url = o_.scheduler + "/finish/" + id;
     req.timeout_ms = 0;
-    go_request(std::move(req), [this, id](ClientResponse&& r) {
+    go_request(&ps_process_, std::move(req), [this, id](ClientResponse&& r) {
       if (!r.ok()) ++stats_.finish_errors;  // the PS logs it and goes on
       index_.erase(id);
       ++stats_.finished;
@@ -462,6 +510,7 @@ class Emulator final : public uvsched::RequestHandler {
     job->is_static = is_static;
     job->epoch_timer = clock_.new_timer();
     job->wait_timer = clock_.new_timer();
+    job->process.pool = new_go_pool();
     TrainJob& j = *job;
     jobs_[id] = std::move(job);
     say("job " + id + " started at parallelism " + std::to_string(parallelism));
@@ -521,7 +570,7 @@ class Emulator final : public uvsched::RequestHandler {
     if (stats_.first_post_ms == 0) stats_.first_post_ms = job.posted_at_ms;
     ++stats_.job_posts;
     std::string id = job.id;
-    go_request(std::move(req), [this, id](ClientResponse&& r) {
+    go_request(&job.process, std::move(req), [this, id](ClientResponse&& r) {
       auto it = jobs_.find(id);
       if (it == jobs_.end()) return;
       TrainJob& j = *it->second;
@@ -595,7 +644,7 @@ class Emulator final : public uvsched::RequestHandler {
     w.key("job_post_errors").value(stats_.job_post_errors).key("job_post_non_2xx").value(stats_.job_post_non_2xx);
     w.key("epochs").value(stats_.epochs).key("train_submitted").value(stats_.train_submitted);
     w.key("finished").value(stats_.finished).key("finish_errors").value(stats_.finish_errors);
-    w.key("tasks_listed").value(stats_.tasks_listed);
+    w.key("tasks_listed").value(stats_.tasks_listed).key("connections_held").value(stats_.connections_held);
     w.key("held").value(static_cast<uint64_t>(index_.size()));
     uint64_t waiting = 0;
     for (const auto& [id, job] : jobs_) waiting += job->phase == TrainJob::Phase::kWaiting ? 1 : 0;
@@ -646,8 +695,10 @@ class Emulator final : public uvsched::RequestHandler {
   }
 
   Options o_;
+  uv_loop_t* loop_;
   uvsched::LoopClock clock_;
-  uvsched::HttpClient client_;
+  uvsched::HttpClient client_;  // the controller's (--connections go), or every call's
+  GoTransport ps_process_;      // the PS's, for its /finish calls
   uvsched::HttpServer api_;
   MetricsHandler metrics_handler_;
   uvsched::HttpServer metrics_;
@@ -702,8 +753,11 @@ int main(int argc, char** argv) {
       ok = parse_flag(v, &o.exit_when_done);
     else if (k == "--quiet")
       ok = parse_flag(v, &o.quiet);
-    else if (k == "--connection-per-call")
-      ok = parse_flag(v, &o.connection_per_call);
+    else if (k == "--connections") {
+      using C = Options::Connections;
+      ok = v == "go" || v == "pooled" || v == "close";
+      o.connections = v == "pooled" ? C::kPooled : v == "close" ? C::kClose : C::kGo;
+    }
     else {
       fprintf(stderr, "kubeml_emulator: unknown flag %s (see kubeml_emulator --help)\n", k.c_str());
       return 2;
