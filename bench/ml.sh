@@ -13,6 +13,8 @@
 # ML_AGENTS=N the daemon knows the capacity there: --function-size 1,1024 and
 # N simulated agents (tools/agent_sim, 4 cpus and 8 GiB each, so 4N
 # functions), and the speedup policy divides that among all the jobs.
+# ML_CONNECTIONS=go gives each emulated job its own connection, as KubeML's
+# jobs keep (default pooled: one pool for all, as the recorded rows were run).
 # Usage: bench/ml.sh [BUILD_DIR] [SECONDS] [CONNECTIONS] [JOBS] [EPOCHS]
 set -euo pipefail
 build=${1:-build}
@@ -83,11 +85,10 @@ run_emulator() {  # EPOCH_MS SERIAL_FRACTION -> the emulator's stats JSON
     done
     [ "$n" = "$ML_AGENTS" ] || { echo "only $n of $ML_AGENTS agents registered" >&2; return 1; }
   fi
-  # One pool of connections for every job (--connections pooled), as the
-  # recorded figures were measured; KubeML's jobs keep a connection each.
+  # One pool of connections for every job unless ML_CONNECTIONS says otherwise.
   out=$($pin_load "$build/kubeml_emulator" --listen "127.0.0.1:$eport" --metrics-listen "127.0.0.1:$mport" \
     --scheduler "http://127.0.0.1:$uport" --jobs "$jobs" --epochs "$epochs" --epoch-ms "$1" --serial-fraction "$2" \
-    --start-delay 0 --wait-limit 5 --quiet 1 --exit-when-done 1 --connections pooled 2>/dev/null) || { echo "violations: $out" >&2; return 1; }
+    --start-delay 0 --wait-limit 5 --quiet 1 --exit-when-done 1 --connections "${ML_CONNECTIONS:-pooled}" 2>/dev/null) || { echo "violations: $out" >&2; return 1; }
   rss=$(awk '/VmHWM/ {print $2}' "/proc/$upid/status")
   kill "$upid"; wait "$upid" 2>/dev/null || true
   [ -z "$apid" ] || { kill "$apid"; wait "$apid" 2>/dev/null || true; }  # after: no disconnects logged
@@ -102,7 +103,7 @@ for name, path in (("saturated", sys.argv[1]), ("paced, ${PACED_EPOCH_MS:-30} ms
     js, rss = open(path).read().strip().rsplit(" ", 1)
     s = json.loads(js)
     rate = s["answers_per_second"]
-    print(f"KubeML emulator, {name}, policy ${ML_POLICY:-kubeml}${ML_AGENTS:+, capacity $((4 * ${ML_AGENTS:-0})) functions}: $jobs jobs x $epochs epochs, each waiting for its answer: "
+    print(f"KubeML emulator, {name}, policy ${ML_POLICY:-kubeml}, connections ${ML_CONNECTIONS:-pooled}${ML_AGENTS:+, capacity $((4 * ${ML_AGENTS:-0})) functions}: $jobs jobs x $epochs epochs, each waiting for its answer: "
           f"{rate:.0f} epochs answered/s = {rate/n:.3f} x nginx /health ({n:.0f}/s) (goal >= 0.15); "
           f"/job -> /update p50 {s['answer_p50_ms']:.1f} ms, p99 {s['answer_p99_ms']:.1f} ms (goal <= 20 ms); "
           f"violations {s['violations']}, starts {s['starts']}; uvsched peak RSS {int(rss)/1024:.1f} MiB")
