@@ -188,7 +188,11 @@ int Daemon::open_store_and_clients() {
     return UV_EINVAL;
   }
   readiness_.add("store", [this] { return store_->unavailable_reason(); });
-  client_ = std::make_unique<HttpClient>(loop_, clock_);
+  // Calls to one PS are not queued behind each other: a train job waits for
+  // its /update, and an update waiting here for a connection when the daemon
+  // dies is one the next daemon does not know it owes (each /update returns
+  // once the job reads it, so they are short; /start blocks for a pod).
+  client_ = std::make_unique<HttpClient>(loop_, clock_, ClientOptions{.max_connections_per_origin = 1024});
   if (config_.ps_url.rfind("https://", 0) == 0 || config_.router_url.rfind("https://", 0) == 0) {
     // Made while starting, not by the first request on the running loop:
     // loading OpenSSL and the system's CAs reads files.

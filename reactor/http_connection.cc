@@ -100,6 +100,7 @@ void HttpConnection::on_closed(uv_handle_t* h) {
     ex->peer_left = true;
     ex->on_drained = nullptr;  // it may hold the stream that holds the exchange
     if (auto cb = std::move(ex->on_close)) cb();
+    if (auto cb = std::move(ex->on_sent)) cb(false);
   }
   self->exchanges_.clear();
   self->server_->forget(self);
@@ -397,6 +398,7 @@ void HttpConnection::deferred_flush() {
 void HttpConnection::flush() {
   if (closing_) return;
   std::string out;
+  std::vector<std::function<void(bool)>> sent;  // told once the bytes are handed over
   while (!exchanges_.empty()) {
     auto& ex = *exchanges_.front();
     if (ex.state == detail::Exchange::State::kPending) break;
@@ -408,10 +410,12 @@ void HttpConnection::flush() {
     ex.out.clear();
     if (ex.state == detail::Exchange::State::kStreaming) break;  // later responses wait their turn
     if (!ex.keep_alive) no_more_requests_ = true;
+    if (ex.on_sent) sent.push_back(std::move(ex.on_sent));
     ex.conn = nullptr;
     exchanges_.erase(exchanges_.begin());
   }
   if (!out.empty()) write_out(std::move(out));
+  for (auto& cb : sent) cb(!closing_);  // a failed write closes the connection
   notify_drained();
 }
 

@@ -49,6 +49,18 @@ void Responder::send(HttpResponse&& response) {
   conn->exchange_updated();
 }
 
+void Responder::send(HttpResponse&& response, std::function<void(bool handed)> on_sent) {
+  if (!ref_ || ref_->ex->state != detail::Exchange::State::kPending) return on_sent(false);
+  detail::Exchange& ex = *ref_->ex;
+  if (ex.conn == nullptr) {  // in process, or the peer left
+    bool handed = !ex.peer_left;
+    send(std::move(response));
+    return on_sent(handed);
+  }
+  ex.on_sent = std::move(on_sent);  // before send(): a flush in it hands the bytes over
+  send(std::move(response));
+}
+
 ResponseStream Responder::start_stream(int status, std::string_view content_type, const HttpHeaders& extra) {
   if (!ref_) return ResponseStream();
   detail::Exchange& ex = *ref_->ex;

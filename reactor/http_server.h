@@ -75,6 +75,7 @@ struct Exchange {
   std::string out;                   // serialized bytes not yet handed to the socket
   std::function<void()> on_close;    // streams: the peer went away or the server stops
   std::function<void()> on_drained;  // streams: once, when the reader has caught up (ResponseStream::when_drained)
+  std::function<void(bool)> on_sent;  // once: the answer was handed to the socket (true) or never will be
   bool alone = false;  // no later request on the connection is read until this one is answered and written
   size_t held = 0;     // streams: bytes still to be made into output (ResponseStream::hold)
 };
@@ -102,6 +103,13 @@ class Responder {
       : ref_(std::make_shared<detail::ExchangeRef>(std::move(ex))) {}
 
   void send(HttpResponse&& response);
+  // As send(), then `on_sent` once: true when the answer's bytes were handed
+  // to the socket (or, with no connection, are ready to read), false when
+  // they never will be (the peer left, or it was answered already). For work
+  // that must not happen unless the asker has its answer: KubeML's job takes
+  // the next update it reads as this answer's, so one sent without the answer
+  // would be taken as a later epoch's.
+  void send(HttpResponse&& response, std::function<void(bool handed)> on_sent);
   // Starts a chunked response that stays open until end() or the peer leaves.
   ResponseStream start_stream(int status, std::string_view content_type, const HttpHeaders& extra = {});
   void set_label(std::string_view label);

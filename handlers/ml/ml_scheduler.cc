@@ -70,7 +70,9 @@ MlScheduler::MlScheduler(Clock& clock, Store& store, HttpRequester& client, Metr
       held_(metrics.counter(
           "uvsched_ml_answers_held_total",
           "Answers to /job that kept the job's parallelism because the decision was not stored, by cause.")),
-      lost_(metrics.counter("uvsched_ml_jobs_lost_total", "Jobs the parameter server no longer holds, by phase.")) {
+      lost_(metrics.counter("uvsched_ml_jobs_lost_total", "Jobs the parameter server no longer holds, by phase.")),
+      withheld_(metrics.counter("uvsched_ml_updates_withheld_total",
+                                "Updates not sent because the job's /job answer never reached it.")) {
   ps_.on_lost([this](const std::string& id, const std::string& why) {
     auto it = jobs_.find(id);
     const PsDelivery::JobStatus* st = ps_.status(id);
@@ -246,8 +248,26 @@ void MlScheduler::hold_here(const TrainTask& task, Responder& responder, const c
   int parallelism = static_cast<int>(std::max<int64_t>(task.job.state.parallelism, 1));
   log_warn("ml_decision_held").kv("job", id).kv("parallelism", parallelism).kv("why", cause);
   auto it = jobs_.find(id);
-  if (it == jobs_.end() || !it->second.ps_lost) ps_.update(id, JobState{parallelism, task.job.state.elapsed_time});
-  responder.send(text_response(200, ""));
+  std::optional<JobState> update;
+  if (it == jobs_.end() || !it->second.ps_lost) update = JobState{parallelism, task.job.state.elapsed_time};
+  answer_then_update(responder, id, update);
+}
+
+// A train job takes the next update it reads as the answer to its last
+// /job. One sent to a job whose POST failed (its connection broke, or this
+// daemon died between the update and the answer) is taken as the next
+// epoch's answer, and every answer after it comes an epoch late. So the
+// update goes to the PS only once the answer is handed to the socket. A
+// daemon killed between the two leaves the job waiting for ever, but that
+// window is one write, not the batch of answers a turn writes together.
+void MlScheduler::answer_then_update(Responder& responder, const std::string& job_id,
+                                     std::optional<JobState> update) {
+  responder.send(text_response(200, ""), [this, job_id, update](bool handed) {
+    if (!update) return;
+    if (handed) return ps_.update(job_id, *update);
+    withheld_.add("");
+    log_warn("ml_update_withheld").kv("job", job_id).kv("why", "its /job answer never reached it");
+  });
 }
 
 void MlScheduler::handle_finish(RequestContext& ctx) {
@@ -652,8 +672,9 @@ void MlScheduler::answer(PendingAnswer& p, const char* held_cause, const std::st
     log_warn("ml_decision_held").kv("job", p.job_id).kv("parallelism", job.parallelism).kv("why", why);
     mark_dirty(p.job_id);
   }
-  if (!job.ps_lost) ps_.update(p.job_id, JobState{job.parallelism, p.elapsed});
-  p.responder.send(text_response(200, ""));
+  std::optional<JobState> update;
+  if (!job.ps_lost) update = JobState{job.parallelism, p.elapsed};
+  answer_then_update(p.responder, p.job_id, update);
 }
 
 void MlScheduler::arm_answer_deadline() {

@@ -189,6 +189,9 @@ class MlScheduler {
   // Answers a decision: stored (held_cause null), or held at the job's
   // parallelism for `held_cause` (the metric's label), `why` for the log.
   void answer(PendingAnswer& p, const char* held_cause = nullptr, const std::string& why = {});
+  // Answers a /job 200, then sends its update (none when `update` is empty)
+  // once the answer is handed to the socket, and never if it is not.
+  void answer_then_update(Responder& responder, const std::string& job_id, std::optional<JobState> update);
   void arm_answer_deadline();
   void answer_overdue();
   void mark_dirty(const std::string& id);
@@ -250,6 +253,7 @@ class MlScheduler {
   CounterFamily& polls_;
   CounterFamily& held_;
   CounterFamily& lost_;
+  CounterFamily& withheld_;
   std::map<std::string, double> running_by_type_;  // kubeml_job_running_total{type}
   // Fair shares change only when jobs come or go, or capacity moves (seen on
   // the recompute tick, or at a decision when it rose): computing them per
