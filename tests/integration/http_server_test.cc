@@ -287,6 +287,58 @@ TEST_F(HttpServerTest, AnswersFinishedInOneTurnShareOneWrite) {
   EXPECT_EQ(after - before, 1u) << "three answers ready in one turn went out in separate writes";
 }
 
+// on_sent says true once the answer's bytes are in the socket, and false when
+// they never will be: the peer gone before the answer, or before its flush.
+TEST_F(HttpServerTest, AnAnswersOnSentSaysWhetherItWasHandedToTheSocket) {
+  std::vector<bool> told;  // on the loop thread
+  auto told_so_far = [&] {
+    std::vector<bool> t;
+    loop_.run([&] { t = told; });
+    return t;
+  };
+  auto on_sent = [&](bool handed) { told.push_back(handed); };
+  RawConnection read, gone, cut;
+  size_t n = 0;
+  for (auto* c : {&read, &gone, &cut}) {  // held_ in this order
+    ASSERT_TRUE(c->connect(port_));
+    ASSERT_TRUE(c->send("GET /held HTTP/1.1\r\nHost: t\r\n\r\n"));
+    ASSERT_EQ(wait_held(++n), n);
+  }
+  // Handed over: told after the turn's flush, not by send() itself.
+  loop_.run([&] {
+    handler_->held_[0].send(HttpResponse{200, "text/plain", {}, "read"}, on_sent);
+    EXPECT_TRUE(told.empty()) << "told before the flush";
+  });
+  auto r = read.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "read");
+  EXPECT_EQ(told_so_far(), std::vector<bool>{true});
+  // The peer reset the connection before the answer: told false at once. (A
+  // half-close is still answered, and that answer is handed over.)
+  struct linger reset_on_close = {1, 0};
+  ASSERT_EQ(setsockopt(gone.fd(), SOL_SOCKET, SO_LINGER, &reset_on_close, sizeof reset_on_close), 0);
+  gone.close();
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  bool left = false;
+  while (!left && std::chrono::steady_clock::now() < deadline) loop_.run([&] { left = handler_->held_[1].peer_left(); });
+  ASSERT_TRUE(left);
+  loop_.run([&] { handler_->held_[1].send(HttpResponse{200, "text/plain", {}, "gone"}, on_sent); });
+  EXPECT_EQ(told_so_far(), (std::vector<bool>{true, false}));
+  // Cut in the turn it was answered, before the flush: told false.
+  loop_.run([&] {
+    handler_->held_[2].send(HttpResponse{200, "text/plain", {}, "cut"}, on_sent);
+    EXPECT_TRUE(Responder::close_connection(handler_->held_[2].watch()));
+  });
+  EXPECT_TRUE(cut.wait_closed());
+  EXPECT_EQ(told_so_far(), (std::vector<bool>{true, false, false}));
+  // Answered already: false. In process (no connection): true, at once.
+  loop_.run([&] {
+    handler_->held_[0].send(HttpResponse{200, "text/plain", {}, "again"}, on_sent);
+    Responder(std::make_shared<detail::Exchange>()).send(HttpResponse{200, "text/plain", {}, "x"}, on_sent);
+  });
+  EXPECT_EQ(told_so_far(), (std::vector<bool>{true, false, false, false, true}));
+}
+
 TEST_F(HttpServerTest, ARequestDroppedUnansweredGets500AndThePipelineMovesOn) {
   RawConnection c;
   ASSERT_TRUE(c.connect(port_));

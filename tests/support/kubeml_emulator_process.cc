@@ -86,10 +86,15 @@ std::map<std::string, double> KubemlEmulator::stats() const {
 }
 
 bool KubemlEmulator::wait_stat(const std::string& name, double value, std::chrono::milliseconds deadline) {
+  return wait_stats([&](std::map<std::string, double>& s) { return s.count(name) && s[name] >= value; }, deadline);
+}
+
+bool KubemlEmulator::wait_stats(const std::function<bool(std::map<std::string, double>&)>& done,
+                                std::chrono::milliseconds deadline) {
   auto until = std::chrono::steady_clock::now() + deadline;
   while (std::chrono::steady_clock::now() < until) {
     auto s = stats();
-    if (s.count(name) && s[name] >= value) return true;
+    if (done(s)) return true;
     std::this_thread::sleep_for(20ms);
   }
   return false;

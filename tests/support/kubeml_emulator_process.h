@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -33,6 +34,9 @@ class KubemlEmulator {
   std::map<std::string, double> stats() const;
   // Waits until stats()[name] >= value.
   bool wait_stat(const std::string& name, double value, std::chrono::milliseconds deadline);
+  // Waits until `done` holds for stats().
+  bool wait_stats(const std::function<bool(std::map<std::string, double>&)>& done,
+                  std::chrono::milliseconds deadline);
   // Empties the PS's index, as a PS restart does.
   bool forget();
   std::string log() const;

@@ -190,6 +190,22 @@ TEST_F(MlSchedulerTest, AJobsIdIsAnsweredOnlyOnceItIsStoredAndThenThePsStartsIt)
   EXPECT_NE(start->request.body.find("\"parallelism\":3"), std::string::npos) << "its default parallelism";
 }
 
+// A job whose /job answer never reached it (its connection closed while the
+// decision was stored) goes on at its parallelism without waiting. An update
+// sent all the same would be taken as its next epoch's answer, and every
+// answer after it would come an epoch late.
+TEST_F(MlSchedulerTest, NoUpdateIsSentForAnAnswerThatNeverReachedTheJob) {
+  std::string id = train();
+  auto ex = report(id, 3, 10.0);
+  ex->peer_left = true;
+  turn();
+  EXPECT_EQ(status_of(ex->out), 200) << "decided and answered as any";
+  EXPECT_EQ(ps_.next("POST /update/" + id), nullptr) << "an update the job would take as its next epoch's";
+  EXPECT_EQ(metrics_.counter_sum("uvsched_ml_updates_withheld_total"), 1);
+  EXPECT_NE(decided(id, 3, 10.0), -1) << "its next report gets its update";
+  EXPECT_EQ(calls_to("POST /update/" + id), 1u);
+}
+
 TEST_F(MlSchedulerTest, ATrainThatCannotBeStoredIs503AndForgotten) {
   store_.set_down("etcd: no leader");
   std::string answer = test::route(router_, "POST", "/train", kTrain);
