@@ -262,9 +262,9 @@ void MlScheduler::hold_here(const TrainTask& task, Responder& responder, const c
 // window is one write, not the batch of answers a turn writes together.
 void MlScheduler::answer_then_update(Responder& responder, const std::string& job_id,
                                      std::optional<JobState> update) {
-  responder.send(text_response(200, ""), [this, job_id, update](bool handed) {
-    if (!update) return;
-    if (handed) return ps_.update(job_id, *update);
+  if (!update) return responder.send(text_response(200, ""));
+  responder.send(text_response(200, ""), [this, job_id, update = *update](bool handed) {
+    if (handed) return ps_.update(job_id, update);
     withheld_.add("");
     log_warn("ml_update_withheld").kv("job", job_id).kv("why", "its /job answer never reached it");
   });
