@@ -240,7 +240,10 @@ const std::vector<Flag>& flags() {
       {"max-body-bytes", "N", "largest request body (default 1048576)", limit_count(&ServerLimits::max_body_bytes)},
       {"max-header-bytes", "N", "largest request line plus headers (default 16384)",
        limit_count(&ServerLimits::max_header_bytes)},
-      {"max-connections", "N", "concurrent connections (default 10000)", limit_count(&ServerLimits::max_connections)},
+      {"max-connections", "N",
+       "concurrent connections (default 10000; fewer when the open files limit, raised to its hard limit at start, "
+       "cannot hold them)",
+       limit_count(&ServerLimits::max_connections)},
       {"over-limit-reserve", "N",
        "connections past --max-connections held to read their request: KubeML's /job and /finish are served, "
        "the rest get the 503 (default 64; 0: 503 at once)",

@@ -1,5 +1,6 @@
 #include "app/daemon.h"
 
+#include "app/open_files.h"
 #include "handlers/ml/kubeml_types.h"
 #include "handlers/ops/ops_routes.h"
 #include "handlers/ops/status_routes.h"
@@ -43,6 +44,7 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   // Nor a 503 for a connection past --max-connections: KubeML takes that as
   // its /job's answer, too.
   gate_.serve_over_connection_limit(is_kubeml_call_never_retried);
+  fit_connections_to_open_files();
   server_ = std::make_unique<HttpServer>(loop_, clock_, config_.limits, gate_);
   server_->set_observer([this](const ResponseRecord& r) { http_metrics_.record(r); });
   if (!config_.ml_listen_host.empty()) {
@@ -65,6 +67,26 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   add_ops_routes(router_, metrics_, readiness_);
   add_discovery_routes(router_);
   add_ui_routes(router_);
+}
+
+// Past the open-file limit a connection is closed unanswered before the
+// server sees it (app/open_files.h): --max-connections must come first.
+void Daemon::fit_connections_to_open_files() {
+  OpenFilesLimit files = open_files_limit();
+  if (files.soft == 0) return;
+  size_t listeners = config_.ml_listen_host.empty() ? 1 : 2;
+  size_t fits = connections_within(files.soft, listeners, config_.limits);
+  if (fits >= config_.limits.max_connections) return;
+  log_warn("max_connections_lowered")
+      .kv("max_connections", static_cast<uint64_t>(config_.limits.max_connections))
+      .kv("to", static_cast<uint64_t>(fits))
+      .kv("open_files_limit", files.soft)
+      .kv("hard_limit", files.hard)
+      .kv("why",
+          "each connection is a file descriptor: past the open files limit the kernel refuses them and they are "
+          "closed unanswered; below it they get 503 with Retry-After (raise the hard limit, ulimit -Hn or "
+          "LimitNOFILE=, to serve more)");
+  config_.limits.max_connections = fits;
 }
 
 // The files are read on libuv's thread pool (a context's making touches

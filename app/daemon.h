@@ -69,6 +69,7 @@ class Daemon {
   bool is_leader() const { return !election_ || election_->is_leader(); }
 
  private:
+  void fit_connections_to_open_files();  // in the constructor, before the servers are made
   // The steps of start(), in order.
   int check_access();
   int open_store_and_clients();

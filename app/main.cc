@@ -9,6 +9,7 @@
 #include "app/allocator.h"
 #include "app/config.h"
 #include "app/daemon.h"
+#include "app/open_files.h"
 #include "reactor/log.h"
 
 namespace {
@@ -51,6 +52,9 @@ int main(int argc, char** argv) {
   }
   uvsched::log_configure(parsed.config.log_level, parsed.config.log_format);
   uvsched::log_info("allocator").kv("name", uvsched::allocator_name());
+  if (uvsched::OpenFilesLimit files = uvsched::raise_open_files_limit(); files.raised_from != 0) {
+    uvsched::log_info("open_files_limit_raised").kv("from", files.raised_from).kv("to", files.soft);
+  }
   signal(SIGPIPE, SIG_IGN);
 
   uv_loop_t* loop = uv_default_loop();

@@ -183,7 +183,11 @@ int HttpServer::listen(const std::string& host, uint16_t port) {
 
 void HttpServer::on_connection(uv_stream_t* listener, int status) {
   auto* self = static_cast<HttpServer*>(listener->data);
-  if (status < 0 || self->shutting_down_) return;
+  if (status < 0) {
+    self->note_accept_failure(status);
+    return;
+  }
+  if (self->shutting_down_) return;
   bool over_limit = self->connections_.size() >= self->limits_.max_connections;
   if (over_limit && self->over_limit_count_ >= self->limits_.over_limit_reserve) {
     self->reject_over_limit();
@@ -341,6 +345,25 @@ void HttpServer::note_buffered(size_t added) {
 void HttpServer::note_tls_failure(const std::string& reason) {
   ++tls_failures_;
   log_debug("tls connection refused").kv("reason", reason);
+}
+
+// A flood of them would be a flood of lines: the first is told at once, the
+// rest at most every ten seconds, counted.
+void HttpServer::note_accept_failure(int status) {
+  ++accept_failures_;
+  constexpr uint64_t kEveryMs = 10'000;
+  uint64_t now = clock_.now_ms();
+  if (accept_failures_logged_ != 0 && now - accept_failure_logged_ms_ < kEveryMs) return;
+  log_warn("accept_failed")
+      .kv("error", uv_err_name(status))
+      .kv("dropped", accept_failures_ - accept_failures_logged_)
+      .kv("connections", static_cast<uint64_t>(connections_.size()))
+      .kv("why", status == UV_EMFILE || status == UV_ENFILE
+                     ? "out of file descriptors: connections are closed unanswered until some close (raise the open "
+                       "files limit, or lower --max-connections below it)"
+                     : "the kernel refused to hand over the connection");
+  accept_failures_logged_ = accept_failures_;
+  accept_failure_logged_ms_ = now;
 }
 
 }  // namespace uvsched

@@ -239,6 +239,9 @@ class HttpServer {
   // so far for holding the most of them when the total reached its cap.
   size_t buffered_output() const { return buffered_output_; }
   uint64_t output_cap_closures() const { return output_cap_closures_; }
+  // Connections the listener could not take (out of file descriptors, the
+  // process's or the system's): libuv closes them unanswered.
+  uint64_t accept_failures() const { return accept_failures_; }
   const ServerLimits& limits() const { return limits_; }
 
  private:
@@ -256,6 +259,7 @@ class HttpServer {
   void maybe_finish_shutdown();
   void report(const detail::Exchange& ex, int status);
   void note_tls_failure(const std::string& reason);
+  void note_accept_failure(int status);
 
   uv_loop_t* loop_;
   Clock& clock_;
@@ -285,6 +289,9 @@ class HttpServer {
   size_t buffered_output_ = 0;
   void note_buffered(size_t added);
   uint64_t output_cap_closures_ = 0;
+  uint64_t accept_failures_ = 0;
+  uint64_t accept_failures_logged_ = 0;  // of accept_failures_, those a log line has told
+  uint64_t accept_failure_logged_ms_ = 0;
   std::function<void()> shutdown_done_;
   std::array<char, 64 * 1024> read_buffer_;  // one loop thread: reads are consumed before the next
 };

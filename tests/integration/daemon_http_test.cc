@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -342,6 +343,59 @@ TEST_F(DaemonHttpTest, WithoutAReserveAConnectionOverTheLimitGets503BeforeItAsks
   auto r = extra.read_response();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 503);
+}
+
+// Every connection is a file descriptor. Past the process's open-files limit
+// the kernel refuses accept() and libuv closes the connection unanswered, so
+// the daemon keeps --max-connections under it: a client past it gets the 503
+// and its Retry-After, never a connection closed without a word.
+TEST_F(DaemonHttpTest, UnderALowOpenFilesLimitConnectionsPastItGet503NotAReset) {
+  daemon_ = std::make_unique<DaemonProcess>();
+  daemon_->limit_open_files(256, 256);  // a hard limit it cannot raise
+  ASSERT_TRUE(daemon_->start()) << daemon_->log();
+  EXPECT_TRUE(daemon_->wait_for_log("event=max_connections_lowered max_connections=10000 to=63 open_files_limit=256"))
+      << daemon_->log();
+  constexpr int kConnections = 400;
+  std::vector<RawConnection> conns(kConnections);
+  for (auto& c : conns) ASSERT_TRUE(c.connect(port()));
+  int ok = 0, busy = 0, unanswered = 0;
+  for (auto& c : conns) {
+    auto r = c.send(kGetHealth) ? c.read_response(5s) : std::nullopt;
+    if (!r) {
+      ++unanswered;
+    } else if (r->status == 200) {
+      ++ok;
+    } else if (r->status == 503 && r->header("Retry-After") == "1") {
+      ++busy;
+    }
+  }
+  EXPECT_EQ(unanswered, 0) << ok << " answered 200, " << busy << " 503";
+  EXPECT_EQ(ok + busy, kConnections);
+  EXPECT_GT(ok, 0);
+  EXPECT_LE(ok, 63);
+  conns.clear();
+  std::optional<RawResponse> again;
+  for (int i = 0; i < 200 && !(again && again->status == 200); ++i) again = http_request(port(), "GET", "/health");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+}
+
+// A login shell's soft limit is 1,024, under --max-connections' default: the
+// daemon raises it to the hard limit, as every Go program does.
+TEST_F(DaemonHttpTest, TheOpenFilesLimitIsRaisedToTheHardLimit) {
+  daemon_ = std::make_unique<DaemonProcess>();
+  daemon_->limit_open_files(256, 4096);
+  ASSERT_TRUE(daemon_->start()) << daemon_->log();
+  EXPECT_TRUE(daemon_->wait_for_log("event=open_files_limit_raised from=256 to=4096")) << daemon_->log();
+  constexpr int kConnections = 600;
+  std::vector<RawConnection> conns(kConnections);
+  for (auto& c : conns) ASSERT_TRUE(c.connect(port()));
+  int ok = 0;
+  for (auto& c : conns) {
+    auto r = c.send(kGetHealth) ? c.read_response(5s) : std::nullopt;
+    ok += r && r->status == 200;
+  }
+  EXPECT_EQ(ok, kConnections);
 }
 
 TEST_F(DaemonHttpTest, SigtermWithOpenConnectionsExitsZero) {

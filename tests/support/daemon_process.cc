@@ -39,7 +39,7 @@ int wait_exit(pid_t pid, std::chrono::milliseconds deadline) {
 
 }  // namespace
 
-pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd, bool stdout_too) {
+pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd, bool stdout_too, const rlimit* open_files) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   pid_t pid = fork();
@@ -48,6 +48,7 @@ pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd, bool
     dup2(fds[1], STDERR_FILENO);
     ::close(fds[0]);
     ::close(fds[1]);
+    if (open_files && setrlimit(RLIMIT_NOFILE, open_files) != 0) _exit(126);
     auto argv = argv_of(args);
     execv(argv[0], argv.data());
     _exit(127);
@@ -84,7 +85,7 @@ bool DaemonProcess::start(std::chrono::milliseconds deadline) {
     std::lock_guard<std::mutex> lock(mu_);
     from = log_.size();
   }
-  pid_ = spawn_capturing_stderr(std::move(args), &stderr_fd_);
+  pid_ = spawn_capturing_stderr(std::move(args), &stderr_fd_, false, open_files_ ? &*open_files_ : nullptr);
   if (pid_ < 0) return false;
   reader_ = std::thread([this] { drain(); });
 

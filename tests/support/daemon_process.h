@@ -4,11 +4,13 @@
 // arguments name a --store, it gets an embedded store in a temp directory.
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +30,8 @@ class DaemonProcess {
   ~DaemonProcess();
   DaemonProcess(const DaemonProcess&) = delete;
 
+  // The next start() runs the daemon with this open-files limit.
+  void limit_open_files(rlim_t soft, rlim_t hard) { open_files_ = rlimit{soft, hard}; }
   // Spawns and waits for the listening line. False if it exited or timed out.
   bool start(std::chrono::milliseconds deadline = 20s);
   uint16_t port() const { return port_; }
@@ -49,6 +53,7 @@ class DaemonProcess {
   void drain();
 
   std::vector<std::string> args_;
+  std::optional<rlimit> open_files_;
   TempDir data_;  // the default store lives here, one per daemon
   pid_t pid_ = -1;
   int stderr_fd_ = -1;
@@ -59,9 +64,10 @@ class DaemonProcess {
 };
 
 // Starts args[0] with args, its stderr into a pipe whose reading end is
-// *stderr_fd; the child's pid, or -1.
-pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd,
-                             bool stdout_too = false);  // stdout_too: both into the one pipe
+// *stderr_fd; the child's pid, or -1. stdout_too: both into the one pipe;
+// open_files: the child's RLIMIT_NOFILE.
+pid_t spawn_capturing_stderr(std::vector<std::string> args, int* stderr_fd, bool stdout_too = false,
+                             const rlimit* open_files = nullptr);
 
 // Runs the binary to completion with args; returns exit code and stdout+stderr.
 int run_binary(const std::vector<std::string>& args, std::string* output);
