@@ -27,6 +27,9 @@ struct ClientOptions {
   size_t max_connections_per_origin = 32;
   uint64_t idle_timeout_ms = 30'000;  // an unused pooled connection is closed after
   size_t max_response_bytes = 64 * 1024 * 1024;
+  // A response's status line and headers: a peer sending headers without end
+  // must not take the daemon's memory (Go's transport allows 10 MB).
+  size_t max_response_header_bytes = 1024 * 1024;
 };
 
 class HttpClient final : public HttpRequester {

@@ -170,6 +170,7 @@ void HttpClient::Connection::begin(std::unique_ptr<Pending> p) {
   current_ = std::move(p);
   response_ = ClientResponse{};
   header_value_next_ = false;
+  header_bytes_ = 0;
   llhttp_init(&parser_, HTTP_RESPONSE, settings_);
   parser_.data = this;
   if (current_->request.timeout_ms > 0) {
@@ -295,8 +296,17 @@ int HttpClient::Connection::on_status(llhttp_t* p, const char*, size_t) {
   return HPE_OK;
 }
 
+// Both header callbacks count what they keep against the cap.
+bool HttpClient::Connection::headers_fit(llhttp_t* p, size_t len) {
+  header_bytes_ += len;
+  if (header_bytes_ <= client_->options_.max_response_header_bytes) return true;
+  llhttp_set_error_reason(p, "response headers too large");
+  return false;
+}
+
 int HttpClient::Connection::on_header_field(llhttp_t* p, const char* at, size_t len) {
   auto* self = from(p);
+  if (!self->headers_fit(p, len)) return HPE_USER;
   auto& headers = self->response_.headers;
   if (headers.empty() || self->header_value_next_) {
     headers.emplace_back();
@@ -308,6 +318,7 @@ int HttpClient::Connection::on_header_field(llhttp_t* p, const char* at, size_t 
 
 int HttpClient::Connection::on_header_value(llhttp_t* p, const char* at, size_t len) {
   auto* self = from(p);
+  if (!self->headers_fit(p, len)) return HPE_USER;
   self->header_value_next_ = true;
   if (!self->response_.headers.empty()) self->response_.headers.back().value.append(at, len);
   return HPE_OK;

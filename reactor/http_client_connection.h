@@ -75,6 +75,8 @@ class HttpClient::Connection {
   static void on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
   static void on_closed(uv_handle_t* h);
 
+  // Counts a piece of the response's headers; false past the cap.
+  bool headers_fit(llhttp_t* p, size_t len);
   // llhttp's callbacks.
   static Connection* from(llhttp_t* p) { return static_cast<Connection*>(p->data); }
   static int on_status(llhttp_t* p, const char*, size_t);
@@ -96,6 +98,7 @@ class HttpClient::Connection {
   std::deque<std::unique_ptr<Pending>> queued_;  // pipelined behind current_, answered in order
   ClientResponse response_;
   bool header_value_next_ = false;
+  size_t header_bytes_ = 0;  // of the response being read
   bool got_bytes_ = false;
   bool connected_ = false;
   bool resolving_ = false;

@@ -3,8 +3,14 @@
 #include "reactor/http_client.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 #include "handlers/json_response.h"
 #include "handlers/router.h"
@@ -260,6 +266,44 @@ TEST_F(HttpClientTest, StreamedBodyIsDeliveredInPieces) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(seen, "one\ntwo\n");
   EXPECT_EQ(r.body, "");
+}
+
+// A peer that sends headers without end (a hostile or broken PS, router or
+// etcd) gets an error once they pass the cap, not the daemon's memory.
+TEST_F(HttpClientTest, EndlessResponseHeadersAreCutAtTheCap) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  std::atomic<size_t> sent{0};
+  std::thread peer([&] {
+    int conn = accept(listener, nullptr, nullptr);
+    if (conn < 0) return;
+    const std::string line = "X-Filler: " + std::string(1000, 'a') + "\r\n";
+    std::string out = "HTTP/1.1 200 OK\r\n";
+    // Until the client hangs up, or far past any cap (then the test fails).
+    while (sent < (64u << 20)) {
+      out += line;
+      ssize_t n = send(conn, out.data(), out.size(), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<size_t>(n);
+      out.erase(0, static_cast<size_t>(n));
+    }
+    ::close(conn);
+  });
+  HttpClient client(&loop_, *clock_, ClientOptions{.max_response_header_bytes = 64 * 1024});
+  auto r = fetch(client, {.method = "GET", .url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/"});
+  EXPECT_EQ(r.error, UV_EPROTO);
+  EXPECT_NE(r.error_text.find("response headers too large"), std::string::npos) << r.error_text;
+  close_client(client);
+  peer.join();
+  ::close(listener);
+  EXPECT_LT(sent.load(), 64u << 20) << "the client read on past its cap";
 }
 
 // The request reaches the server and is cancelled while parked there; then
