@@ -20,6 +20,12 @@ std::unique_ptr<Clock> make_clock(uv_loop_t* loop, Clock* given) {
   return given ? nullptr : std::make_unique<LoopClock>(loop);
 }
 
+// Calls to one PS are not queued behind each other: a train job waits for
+// its /update, and an update waiting for a connection when the daemon dies
+// is one the next daemon does not know it owes (each /update returns once
+// the job reads it, so they are short; /start blocks for a pod).
+constexpr size_t kConnectionsPerPeer = 1024;
+
 }  // namespace
 
 Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
@@ -75,7 +81,9 @@ void Daemon::fit_connections_to_open_files() {
   OpenFilesLimit files = open_files_limit();
   if (files.soft == 0) return;
   size_t listeners = config_.ml_listen_host.empty() ? 1 : 2;
-  size_t fits = connections_within(files.soft, listeners, config_.limits);
+  // The PS, its metrics and the function router are three origins of one client.
+  uint64_t calls_out = 3 * kConnectionsPerPeer + store_connections_at_most(config_.store);
+  size_t fits = connections_within(files.soft, listeners, config_.limits, calls_out);
   if (fits >= config_.limits.max_connections) return;
   log_warn("max_connections_lowered")
       .kv("max_connections", static_cast<uint64_t>(config_.limits.max_connections))
@@ -210,11 +218,8 @@ int Daemon::open_store_and_clients() {
     return UV_EINVAL;
   }
   readiness_.add("store", [this] { return store_->unavailable_reason(); });
-  // Calls to one PS are not queued behind each other: a train job waits for
-  // its /update, and an update waiting here for a connection when the daemon
-  // dies is one the next daemon does not know it owes (each /update returns
-  // once the job reads it, so they are short; /start blocks for a pod).
-  client_ = std::make_unique<HttpClient>(loop_, clock_, ClientOptions{.max_connections_per_origin = 1024});
+  client_ =
+      std::make_unique<HttpClient>(loop_, clock_, ClientOptions{.max_connections_per_origin = kConnectionsPerPeer});
   if (config_.ps_url.rfind("https://", 0) == 0 || config_.router_url.rfind("https://", 0) == 0) {
     // Made while starting, not by the first request on the running loop:
     // loading OpenSSL and the system's CAs reads files.

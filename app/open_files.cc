@@ -37,11 +37,13 @@ OpenFilesLimit raise_open_files_limit() {
   return {static_cast<uint64_t>(r.rlim_cur), static_cast<uint64_t>(r.rlim_max), 0};
 }
 
-uint64_t open_files_kept_back(uint64_t limit) { return std::max<uint64_t>(64, limit / 2); }
+uint64_t open_files_kept_back(uint64_t limit, uint64_t calls_out) {
+  return std::min(calls_out + 64, std::max<uint64_t>(64, limit / 2));
+}
 
-size_t connections_within(uint64_t limit, size_t listeners, const ServerLimits& limits) {
+size_t connections_within(uint64_t limit, size_t listeners, const ServerLimits& limits, uint64_t calls_out) {
   if (listeners == 0) return limits.max_connections;
-  uint64_t kept = open_files_kept_back(limit);
+  uint64_t kept = open_files_kept_back(limit, calls_out);
   uint64_t for_listeners = limit > kept ? limit - kept : 0;
   uint64_t each = for_listeners / listeners;
   uint64_t past = static_cast<uint64_t>(limits.over_limit_reserve) + 1;

@@ -29,17 +29,17 @@ OpenFilesLimit open_files_limit();
 // daemon's main calls it; a program embedding the library decides for itself.
 OpenFilesLimit raise_open_files_limit();
 
-// Descriptors kept back from the listeners for everything else the daemon
-// opens: its calls to the PS, the router and etcd, the store's files.
-// Half the limit, at least 64: connections out follow connections in (each
-// train job's /update to the PS follows its /job), so as many may be open
-// out as in.
-uint64_t open_files_kept_back(uint64_t limit);
+// Descriptors kept back from the listeners for what the daemon opens itself:
+// `calls_out`, the most its calls to other servers can hold (the PS, the
+// function router, etcd), plus 64 for its files and the loop's own; but no
+// more than half the limit, since each connection in leads to at most one
+// out (a train job's /job to its /update, a watch to its etcd stream).
+uint64_t open_files_kept_back(uint64_t limit, uint64_t calls_out);
 
 // The connections each of `listeners` may hold within `limit` descriptors:
 // limits.max_connections, or fewer when descriptors would run out first
 // (each listener may also hold limits.over_limit_reserve past its maximum,
 // and needs one more to answer the 503). At least 1.
-size_t connections_within(uint64_t limit, size_t listeners, const ServerLimits& limits);
+size_t connections_within(uint64_t limit, size_t listeners, const ServerLimits& limits, uint64_t calls_out);
 
 }  // namespace uvsched

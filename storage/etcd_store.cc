@@ -56,9 +56,8 @@ EtcdStore::EtcdStore(uv_loop_t* loop, Clock& clock, std::vector<Url> endpoints, 
       endpoints_(std::move(endpoints)),
       options_(options),
       values_(options_.value_dictionary, options_.pack_values, options_.older_value_dictionaries),
-      // etcd batches concurrent requests into one raft round: let many be in flight.
-      client_(loop, clock, ClientOptions{.max_connections_per_origin = 256}),
-      stream_client_(loop, clock, ClientOptions{.max_connections_per_origin = 4096}),
+      client_(loop, clock, ClientOptions{.max_connections_per_origin = kRequestConnections}),
+      stream_client_(loop, clock, ClientOptions{.max_connections_per_origin = kWatchConnections}),
       probe_timer_(clock.new_timer()) {
   uv_idle_init(loop, &idle_);
   idle_.data = this;

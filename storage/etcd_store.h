@@ -27,6 +27,12 @@ namespace uvsched {
 
 class EtcdStore final : public Store {
  public:
+  // Connections to the endpoint in use, at most: requests (etcd batches
+  // concurrent ones into one raft round, so many may be in flight) and
+  // watches (one stream each).
+  static constexpr size_t kRequestConnections = 256;
+  static constexpr size_t kWatchConnections = 4096;
+
   struct Options {
     uint64_t request_timeout_ms = 2'000;
     uint64_t reconnect_min_ms = 100;

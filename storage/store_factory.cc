@@ -6,6 +6,10 @@
 
 namespace uvsched {
 
+size_t store_connections_at_most(const std::string& spec) {
+  return spec.rfind("etcd:", 0) == 0 ? EtcdStore::kRequestConnections + EtcdStore::kWatchConnections : 0;
+}
+
 std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec,
                                   const StoreOptions& store_options, std::string* error) {
   if (spec.rfind("embedded:", 0) == 0) {

@@ -20,6 +20,10 @@ struct StoreOptions {
   bool pack_etcd_values = true;  // false: values go into etcd plainly (readable with etcdctl)
 };
 
+// The most connections the store a spec names opens to its servers (the
+// embedded store: none), for the daemon's count of file descriptors.
+size_t store_connections_at_most(const std::string& spec);
+
 std::unique_ptr<Store> open_store(uv_loop_t* loop, Clock& clock, const std::string& spec, const StoreOptions& options,
                                   std::string* error);
 

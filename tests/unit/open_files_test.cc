@@ -13,30 +13,37 @@ TEST(OpenFiles, ConnectionsStopShortOfTheDescriptors) {
   ServerLimits defaults;  // 10,000 connections, 64 held past them
   ServerLimits no_reserve;
   no_reserve.over_limit_reserve = 0;
+  constexpr uint64_t kEmbedded = 3 * 1024;      // the PS, its metrics and the router
+  constexpr uint64_t kEtcd = kEmbedded + 4352;  // and etcd's request and watch pools
   struct Case {
     uint64_t limit;
     size_t listeners;
     const ServerLimits& limits;
+    uint64_t calls_out;
     size_t want;
   } cases[] = {
-      {524'288, 1, defaults, 10'000},  // Debian's hard limit for services and logins: as configured
-      {524'288, 2, defaults, 10'000},
-      {1'024, 1, defaults, 1'024 - 512 - 65},  // a login shell's soft limit, had it not been raised
-      {1'024, 2, defaults, 256 - 65},          // --ml-listen: two listeners share the half
-      {1'024, 1, no_reserve, 511},
-      {256, 1, defaults, 128 - 65},
-      {64, 1, defaults, 1},  // nothing left after what is kept back: still one
-      {0, 1, defaults, 1},
-      {20'000, 1, defaults, 9'935},
-      {30'000, 1, defaults, 10'000},
+      {524'288, 1, defaults, kEtcd, 10'000},  // Debian's hard limit for services and logins: as configured
+      {524'288, 2, defaults, kEtcd, 10'000},
+      {65'536, 2, defaults, kEtcd, 10'000},  // the systemd unit's
+      {20'000, 1, defaults, kEmbedded, 10'000},
+      {20'000, 1, defaults, kEtcd, 10'000},
+      {15'000, 1, defaults, kEtcd, 15'000 - 7'488 - 65},  // kept back: what the calls out may hold, and 64
+      {20'000, 2, defaults, kEtcd, 6'256 - 65},
+      {1'024, 1, defaults, kEmbedded, 1'024 - 512 - 65},  // a login shell's soft limit: half kept back
+      {1'024, 2, defaults, kEmbedded, 256 - 65},          // --ml-listen: two listeners share the rest
+      {1'024, 1, no_reserve, kEmbedded, 511},
+      {1'024, 1, defaults, 0, 1'024 - 64 - 65},  // nothing called: only the 64
+      {256, 1, defaults, kEmbedded, 128 - 65},
+      {64, 1, defaults, kEmbedded, 1},  // nothing left after what is kept back: still one
+      {0, 1, defaults, kEmbedded, 1},
   };
   for (const auto& c : cases) {
-    EXPECT_EQ(connections_within(c.limit, c.listeners, c.limits), c.want)
-        << "limit " << c.limit << ", " << c.listeners << " listeners";
+    size_t fits = connections_within(c.limit, c.listeners, c.limits, c.calls_out);
+    EXPECT_EQ(fits, c.want) << "limit " << c.limit << ", " << c.listeners << " listeners, " << c.calls_out << " out";
     // What they hold, with what is kept back and held past the maximum, fits.
-    size_t fits = connections_within(c.limit, c.listeners, c.limits);
     if (fits > 1) {
-      EXPECT_LE(c.listeners * (fits + c.limits.over_limit_reserve + 1) + open_files_kept_back(c.limit), c.limit);
+      EXPECT_LE(c.listeners * (fits + c.limits.over_limit_reserve + 1) + open_files_kept_back(c.limit, c.calls_out),
+                c.limit);
     }
   }
 }
