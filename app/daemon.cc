@@ -3,6 +3,7 @@
 #include "app/open_files.h"
 #include "handlers/ml/kubeml_types.h"
 #include "handlers/ops/ops_routes.h"
+#include "handlers/ops/process_metrics.h"
 #include "handlers/ops/status_routes.h"
 #include "handlers/pods/discovery.h"
 #include "handlers/pods/pod_dictionary.h"
@@ -67,6 +68,17 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
   });
   metrics_.gauge("uvsched_http_buffered_output_bytes", "Response bytes waiting for their readers, all connections.",
                  [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->buffered_output())); });
+  metrics_.gauge("uvsched_http_max_connections",
+                 "Connections a listener takes before it answers 503: --max-connections, or fewer when the open "
+                 "files limit cannot hold them.",
+                 [this](const GaugeEmit& emit) { emit("", static_cast<double>(config_.limits.max_connections)); });
+  metrics_.counter_read(
+      "uvsched_http_accept_failures_total",
+      "Connections a listener could not take, out of file descriptors or refused by the kernel.",
+      [this](const GaugeEmit& emit) {
+        emit("", static_cast<double>(server_->accept_failures() + (ml_server_ ? ml_server_->accept_failures() : 0)));
+      });
+  add_process_metrics(metrics_, loop_, clock_);
   metrics_.gauge("uvsched_http_output_cap_closures",
                  "Connections closed for holding the most unread output when the total reached --max-buffered-output.",
                  [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->output_cap_closures())); });

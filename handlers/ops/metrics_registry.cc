@@ -63,9 +63,14 @@ std::string labels(std::initializer_list<std::pair<std::string_view, std::string
 double MetricsRegistry::counter_sum(std::string_view name, std::string_view label_part) const {
   double sum = 0;
   for (const Family& f : families_) {
-    if (f.name != name || !f.counter) continue;
-    for (const auto& [label_set, v] : f.counter->series_) {
+    if (f.name != name || f.type != "counter") continue;
+    auto add = [&](const std::string& label_set, double v) {
       if (label_set.find(label_part) != std::string::npos) sum += v;
+    };
+    if (f.counter) {
+      for (const auto& [label_set, v] : f.counter->series_) add(label_set, v);
+    } else if (f.gauge) {
+      f.gauge(add);
     }
   }
   return sum;
@@ -118,6 +123,11 @@ void MetricsRegistry::gauge(std::string name, std::string help, GaugeCollector c
   f.help = std::move(help);
   f.type = "gauge";
   f.gauge = std::move(collect);
+}
+
+void MetricsRegistry::counter_read(std::string name, std::string help, GaugeCollector collect) {
+  gauge(std::move(name), std::move(help), std::move(collect));
+  families_.back().type = "counter";
 }
 
 std::string MetricsRegistry::render() const {

@@ -58,6 +58,8 @@ class MetricsRegistry {
   CounterFamily& counter(std::string name, std::string help);
   HistogramFamily& histogram(std::string name, std::string help, std::vector<double> bounds);
   void gauge(std::string name, std::string help, GaugeCollector collect);
+  // A counter kept elsewhere (by the kernel, a server), read at scrape time.
+  void counter_read(std::string name, std::string help, GaugeCollector collect);
 
   std::string render() const;
   // The sum of a counter's series whose label set contains `label_part`

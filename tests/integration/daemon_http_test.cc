@@ -396,6 +396,18 @@ TEST_F(DaemonHttpTest, TheOpenFilesLimitIsRaisedToTheHardLimit) {
     ok += r && r->status == 200;
   }
   EXPECT_EQ(ok, kConnections);
+  // What a dashboard sees: the limit, the descriptors in use, and the cap
+  // (half of 4,096 kept back for its own calls out, less the reserve).
+  EXPECT_EQ(metric_value(port(), "process_max_fds"), 4096);
+  // (Counted off the loop after each scrape: a later scrape shows it.)
+  double open_fds = -1;
+  for (auto until = std::chrono::steady_clock::now() + 10s;
+       open_fds < kConnections && std::chrono::steady_clock::now() < until;) {
+    open_fds = metric_value(port(), "process_open_fds");
+  }
+  EXPECT_GE(open_fds, kConnections);
+  EXPECT_EQ(metric_value(port(), "uvsched_http_max_connections"), 2048 - 65);
+  EXPECT_EQ(metric_value(port(), "uvsched_http_accept_failures_total"), 0);
 }
 
 TEST_F(DaemonHttpTest, SigtermWithOpenConnectionsExitsZero) {

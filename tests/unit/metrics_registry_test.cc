@@ -26,6 +26,17 @@ TEST(MetricsRegistry, RendersCountersGaugesAndCumulativeHistograms) {
   EXPECT_EQ(h.count(""), 3u);
 }
 
+// A counter kept elsewhere (the kernel's CPU time, a server's count) is read
+// at each scrape, and typed a counter, so rate() applies to it.
+TEST(MetricsRegistry, ACounterReadAtScrapeTimeIsTypedACounter) {
+  MetricsRegistry reg;
+  double kept = 4;
+  reg.counter_read("kept_total", "Kept elsewhere.", [&](const GaugeEmit& emit) { emit("", kept); });
+  EXPECT_EQ(reg.render(), "# HELP kept_total Kept elsewhere.\n# TYPE kept_total counter\nkept_total 4\n");
+  kept = 9;
+  EXPECT_EQ(reg.counter_sum("kept_total"), 9);
+}
+
 TEST(MetricsRegistry, SumsACountersSeriesByAPartOfTheirLabels) {
   MetricsRegistry reg;
   auto& c = reg.counter("req_total", "Requests.");
