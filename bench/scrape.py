@@ -4,7 +4,7 @@ the scraper and to everyone else: N idle connections are opened to a running
 uvsched on loopback; then R times, /metrics is asked on one keep-alive
 connection and /health 10 times on another, 1 ms apart, right after it (the
 daemon counts its descriptors on a thread after each scrape, listing
-/proc/self/fd, about a millisecond per thousand: /health shows whether that
+/proc/self/fd, under a millisecond per thousand: /health shows whether that
 holds the loop). Prints scrape and /health times and process_open_fds.
 
   bench/scrape.py --port 10200 [--connections 9000] [--rounds 40]
