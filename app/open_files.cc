@@ -1,6 +1,7 @@
 #include "app/open_files.h"
 
 #include <algorithm>
+#include <cassert>
 #include <fstream>
 
 namespace uvsched {
@@ -42,7 +43,7 @@ uint64_t open_files_kept_back(uint64_t limit, uint64_t calls_out) {
 }
 
 size_t connections_within(uint64_t limit, size_t listeners, const ServerLimits& limits, uint64_t calls_out) {
-  if (listeners == 0) return limits.max_connections;
+  assert(listeners > 0);
   uint64_t kept = open_files_kept_back(limit, calls_out);
   uint64_t for_listeners = limit > kept ? limit - kept : 0;
   uint64_t each = for_listeners / listeners;

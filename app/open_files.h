@@ -36,7 +36,7 @@ OpenFilesLimit raise_open_files_limit();
 // out (a train job's /job to its /update, a watch to its etcd stream).
 uint64_t open_files_kept_back(uint64_t limit, uint64_t calls_out);
 
-// The connections each of `listeners` may hold within `limit` descriptors:
+// The connections each of `listeners` (one or more) may hold within `limit` descriptors:
 // limits.max_connections, or fewer when descriptors would run out first
 // (each listener may also hold limits.over_limit_reserve past its maximum,
 // and needs one more to answer the 503). At least 1.

@@ -27,6 +27,14 @@ class DaemonHttpTest : public DaemonFixture {
     ASSERT_TRUE(r) << "daemon stopped answering within " << deadline.count() << " ms";
     EXPECT_EQ(r->status, 200);
   }
+  // Once the connections that filled the daemon are gone, /health is served
+  // again (after a few 503s while it closes them).
+  void expect_served_again() {
+    std::optional<RawResponse> ok;
+    for (int i = 0; i < 200 && !(ok && ok->status == 200); ++i) ok = http_request(port(), "GET", "/health");
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->status, 200);
+  }
 };
 
 TEST_F(DaemonHttpTest, HealthProbesAnswer) {
@@ -328,11 +336,7 @@ TEST_F(DaemonHttpTest, ConnectionsOverTheLimitGet503ButKubemlsJobAndFinishAreSer
   const std::string train = "POST /train HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}";
   EXPECT_EQ(status_on_new_connection(port(), train), 503) << "the controller hears the error and may submit again";
   held.clear();
-  // Once the held connections are gone, new ones are served again.
-  std::optional<RawResponse> ok;
-  for (int i = 0; i < 200 && !(ok && ok->status == 200); ++i) ok = http_request(port(), "GET", "/health");
-  ASSERT_TRUE(ok);
-  EXPECT_EQ(ok->status, 200);
+  expect_served_again();
 }
 
 TEST_F(DaemonHttpTest, WithoutAReserveAConnectionOverTheLimitGets503BeforeItAsks) {
@@ -374,10 +378,7 @@ TEST_F(DaemonHttpTest, UnderALowOpenFilesLimitConnectionsPastItGet503NotAReset) 
   EXPECT_GT(ok, 0);
   EXPECT_LE(ok, 63);
   conns.clear();
-  std::optional<RawResponse> again;
-  for (int i = 0; i < 200 && !(again && again->status == 200); ++i) again = http_request(port(), "GET", "/health");
-  ASSERT_TRUE(again);
-  EXPECT_EQ(again->status, 200);
+  expect_served_again();
 }
 
 // A login shell's soft limit is 1,024, under --max-connections' default: the
