@@ -60,6 +60,9 @@ void PodRegistry::create_namespace(RequestContext& ctx) {
                                             {{"metadata.name", "FieldValueInvalid",
                                               "Invalid value: \"" + name + "\": must be a DNS-1123 label"}})));
   }
+  if (auto issues = validate_object_meta(*ns); !issues.empty()) {
+    return ctx.reply(k8s_object(422, invalid_status_json("Namespace", name, issues)));
+  }
   JsonValue obj = JsonValue::object();
   obj.set("kind", JsonValue::string("Namespace"));
   obj.set("apiVersion", JsonValue::string("v1"));
@@ -132,6 +135,9 @@ void PodRegistry::apply_namespace(RequestContext& ctx) {
                }
                auto conflicts = apply_config(*obj, config, manager, force, now);
                if (!conflicts.empty()) return res.send(apply_conflicts(conflicts, name));
+               if (auto issues = validate_object_meta(*obj); !issues.empty()) {
+                 return res.send(k8s_object(422, invalid_status_json("Namespace", name, issues)));
+               }
                std::string json = obj->dump();
                TxnRequest t;
                t.compares.push_back({key,

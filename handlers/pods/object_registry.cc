@@ -90,7 +90,7 @@ std::vector<FieldIssue> check_identity(const ObjectKind& kind, const JsonValue& 
     issues.push_back({"apiVersion", "FieldValueInvalid", "Invalid value: must be " + kind.api_version()});
   if (obj.str("kind") != kind.kind)
     issues.push_back({"kind", "FieldValueInvalid", "Invalid value: must be " + kind.kind});
-  for (auto& i : validate_object_name(obj)) issues.push_back(std::move(i));
+  for (auto& i : validate_object_meta(obj)) issues.push_back(std::move(i));
   if (kind.namespaced) {
     const JsonValue* n = obj.find({"metadata", "namespace"});
     if (n && n->is_string() && !n->text().empty() && n->text() != ns) {

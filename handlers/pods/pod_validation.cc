@@ -1,6 +1,5 @@
 #include "handlers/pods/pod_validation.h"
 
-#include <cctype>
 #include <ctime>
 #include <random>
 
@@ -10,8 +9,55 @@
 namespace uvsched {
 namespace {
 
-bool alnum_lower(char c) {
-  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
+bool alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+bool alnum(char c) { return alnum_lower(c) || (c >= 'A' && c <= 'Z'); }
+
+// Kubernetes' qualifiedName part and label value: ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
+bool is_qualified_name_part(std::string_view s) {
+  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+// The messages are apimachinery's (util/validation), so a client sees what an
+// API server would have said.
+constexpr std::string_view kQualifiedNameRule =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+constexpr std::string_view kSubdomainRule =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+constexpr size_t kQualifiedNameMax = 63;
+constexpr size_t kSubdomainMax = 253;
+constexpr size_t kLabelValueMax = 63;
+constexpr size_t kAnnotationsMaxBytes = 256 * 1024;  // keys and values together
+
+// Kubernetes' subdomain regex, [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*,
+// which limits the whole to 253 characters apart but not a part to 63 as a
+// DNS label is: a pod may be named with 100 characters and no dot.
+bool matches_subdomain(std::string_view s) {
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    std::string_view part = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part.empty() || !alnum_lower(part.front()) || !alnum_lower(part.back())) return false;
+    for (char c : part) {
+      if (!alnum_lower(c) && c != '-') return false;
+    }
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+void invalid(std::vector<FieldIssue>* out, const std::string& field, std::string_view value, std::string_view why) {
+  out->push_back({field, "FieldValueInvalid", "Invalid value: " + quoted(value) + ": " + std::string(why)});
 }
 
 void check_quantities(const JsonValue* map, const std::string& field, std::vector<FieldIssue>* out) {
@@ -40,17 +86,61 @@ bool is_dns1123_label(std::string_view s) {
   return true;
 }
 
-bool is_dns1123_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t dot = s.find('.', start);
-    if (!is_dns1123_label(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start)))
-      return false;
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
+bool is_dns1123_subdomain(std::string_view s) { return s.size() <= kSubdomainMax && matches_subdomain(s); }
+
+std::vector<std::string> qualified_name_errors(std::string_view s) {
+  std::vector<std::string> errors;
+  std::string_view name = s;
+  if (size_t slash = s.find('/'); slash != std::string_view::npos) {
+    if (s.find('/', slash + 1) != std::string_view::npos) {
+      errors.push_back("a qualified name " + std::string(kQualifiedNameRule) +
+                       " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+      return errors;
+    }
+    std::string_view prefix = s.substr(0, slash);
+    name = s.substr(slash + 1);
+    if (prefix.empty()) {
+      errors.push_back("prefix part must be non-empty");
+    } else {
+      if (prefix.size() > kSubdomainMax) errors.push_back("prefix part must be no more than 253 characters");
+      if (!matches_subdomain(prefix)) errors.push_back("prefix part " + std::string(kSubdomainRule));
+    }
   }
-  return true;
+  if (name.empty()) {
+    errors.push_back("name part must be non-empty");
+  } else if (name.size() > kQualifiedNameMax) {
+    errors.push_back("name part must be no more than 63 characters");
+  }
+  if (!is_qualified_name_part(name)) errors.push_back("name part " + std::string(kQualifiedNameRule));
+  return errors;
+}
+
+std::vector<std::string> label_value_errors(std::string_view v) {
+  std::vector<std::string> errors;
+  if (v.size() > kLabelValueMax) errors.push_back("must be no more than 63 characters");
+  if (!v.empty() && !is_qualified_name_part(v)) {
+    errors.push_back(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+        "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+  }
+  return errors;
+}
+
+void validate_labels(const JsonValue* labels, const std::string& field, std::vector<FieldIssue>* out) {
+  if (labels == nullptr || labels->is_null()) return;
+  if (!labels->is_object()) {
+    out->push_back({field, "FieldValueInvalid", "must be a map of strings"});
+    return;
+  }
+  for (const auto& [k, v] : labels->members()) {
+    for (const std::string& why : qualified_name_errors(k)) invalid(out, field, k, why);
+    if (!v.is_string()) {
+      out->push_back({field + "[" + k + "]", "FieldValueInvalid", "must be a string"});
+      continue;
+    }
+    for (const std::string& why : label_value_errors(v.text())) invalid(out, field, v.text(), why);
+  }
 }
 
 std::vector<FieldIssue> validate_object_name(const JsonValue& obj) {
@@ -59,26 +149,49 @@ std::vector<FieldIssue> validate_object_name(const JsonValue& obj) {
   if (name == nullptr || !name->is_string() || name->text().empty()) {
     out.push_back({"metadata.name", "FieldValueRequired", "Required value: name or generateName is required"});
   } else if (!is_dns1123_subdomain(name->text())) {
-    out.push_back({"metadata.name", "FieldValueInvalid",
-                   "Invalid value: \"" + name->text() +
-                       "\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                       "'-' or '.', and must start and end with an alphanumeric character"});
+    invalid(&out, "metadata.name", name->text(), kSubdomainRule);
+  }
+  // A prefix: it may end with the '-' the generated suffix follows.
+  if (const JsonValue* g = obj.find({"metadata", "generateName"}); g && g->is_string() && !g->text().empty()) {
+    std::string prefix = g->text();
+    if (prefix.back() == '-') prefix.back() = 'a';
+    if (!is_dns1123_subdomain(prefix)) invalid(&out, "metadata.generateName", g->text(), kSubdomainRule);
+  }
+  return out;
+}
+
+std::vector<FieldIssue> validate_object_meta(const JsonValue& obj) {
+  std::vector<FieldIssue> out = validate_object_name(obj);
+  validate_labels(obj.find({"metadata", "labels"}), "metadata.labels", &out);
+  if (const JsonValue* a = obj.find({"metadata", "annotations"}); a && !a->is_null()) {
+    if (!a->is_object()) {
+      out.push_back({"metadata.annotations", "FieldValueInvalid", "must be a map of strings"});
+    } else {
+      size_t bytes = 0;
+      for (const auto& [k, v] : a->members()) {
+        // Kubernetes checks the key lower-cased: an annotation's key may have capitals in its prefix.
+        std::string lower = k;
+        for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+        for (const std::string& why : qualified_name_errors(lower)) invalid(&out, "metadata.annotations", k, why);
+        bytes += k.size() + (v.is_string() ? v.text().size() : 0);
+      }
+      if (bytes > kAnnotationsMaxBytes) {
+        out.push_back({"metadata.annotations", "FieldValueTooLong", "Too long: may not be more than 262144 bytes"});
+      }
+    }
+  }
+  if (const JsonValue* f = obj.find({"metadata", "finalizers"}); f && f->is_array()) {
+    for (const JsonValue& name : f->items()) {
+      if (!name.is_string()) continue;  // the typed decode speaks to the type
+      for (const std::string& why : qualified_name_errors(name.text()))
+        invalid(&out, "metadata.finalizers", name.text(), why);
+    }
   }
   return out;
 }
 
 std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
-  std::vector<FieldIssue> out = validate_object_name(pod);
-  const JsonValue* labels = pod.find({"metadata", "labels"});
-  if (labels && !labels->is_null()) {
-    if (!labels->is_object()) {
-      out.push_back({"metadata.labels", "FieldValueInvalid", "must be a map of strings"});
-    } else {
-      for (const auto& [k, v] : labels->members()) {
-        if (!v.is_string()) out.push_back({"metadata.labels[" + k + "]", "FieldValueInvalid", "must be a string"});
-      }
-    }
-  }
+  std::vector<FieldIssue> out = validate_object_meta(pod);
   const JsonValue* spec = pod.get("spec");
   if (spec == nullptr || !spec->is_object()) {
     out.push_back({"spec", "FieldValueRequired", "Required value"});
@@ -130,9 +243,7 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
                      "Unsupported value: \"" + v + "\": supported values: \"Always\", \"OnFailure\", \"Never\""});
     }
   }
-  if (const JsonValue* ns = spec->get("nodeSelector"); ns && !ns->is_null() && !ns->is_object()) {
-    out.push_back({"spec.nodeSelector", "FieldValueInvalid", "must be a map of strings"});
-  }
+  validate_labels(spec->get("nodeSelector"), "spec.nodeSelector", &out);
   return out;
 }
 
@@ -232,7 +343,7 @@ std::string invalid_status_json(std::string_view kind, std::string_view name, co
   w.begin_object().key("kind").value("Status").key("apiVersion").value("v1");
   w.key("metadata").begin_object().end_object().key("status").value("Failure");
   w.key("message").value(message).key("reason").value("Invalid");
-  w.key("details").begin_object().key("name").value(name).key("kind").value("pods").key("causes").begin_array();
+  w.key("details").begin_object().key("name").value(name).key("kind").value(kind).key("causes").begin_array();
   for (const auto& i : issues) {
     w.begin_object()
         .key("reason")

@@ -16,8 +16,21 @@ namespace uvsched {
 bool is_dns1123_label(std::string_view s);
 bool is_dns1123_subdomain(std::string_view s);
 
+// Kubernetes' qualified name (a label or annotation key, a finalizer):
+// [prefix/]name, the prefix a DNS subdomain, the name up to 63 alphanumerics,
+// '-', '_' or '.'. The API server's messages; empty when valid.
+std::vector<std::string> qualified_name_errors(std::string_view s);
+// A label value: empty or up to 63 of the qualified name's characters.
+std::vector<std::string> label_value_errors(std::string_view v);
+// A map of label keys to values (metadata.labels, spec.nodeSelector) at `field`.
+void validate_labels(const JsonValue* labels, const std::string& field, std::vector<FieldIssue>* out);
+
 std::vector<FieldIssue> validate_pod(const JsonValue& pod);
 std::vector<FieldIssue> validate_object_name(const JsonValue& obj);
+// What the API server checks of every object's metadata: its name (and
+// generateName), its labels, its annotations' keys and their 256 KiB in all,
+// its finalizers' names.
+std::vector<FieldIssue> validate_object_meta(const JsonValue& obj);
 // What Kubernetes lets an update change in a stored pod's spec: its
 // containers' images, activeDeadlineSeconds, tolerations (additions only) and
 // schedulingGates (removals, before the pod is bound). The pod was placed, and

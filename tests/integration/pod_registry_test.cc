@@ -144,6 +144,21 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
        "application/json-patch+json", 422, "Invalid"},
       {"PATCH", "/api/v1/namespaces/default/pods/web", R"([{"op":"test","path":"/metadata/name","value":"other"}])",
        "application/json-patch+json", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods",
+       R"({"metadata":{"name":"x","labels":{"a b":"c"}},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 422,
+       "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods",
+       R"({"metadata":{"name":"x","labels":{"a":"-c"}},"spec":{"containers":[{"name":"c","image":"i"}]}})", "", 422,
+       "Invalid"},
+      {"POST", "/api/v1/namespaces/default/pods",
+       R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i"}],"nodeSelector":{"z/y/x":"a"}}})", "",
+       422, "Invalid"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web",
+       R"({"metadata":{"annotations":{"a":")" + std::string(300'000, 'x') + R"("}}})", "application/merge-patch+json",
+       422, "Invalid"},
+      {"PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"labels":{"example.com/":"a"}}})",
+       "application/strategic-merge-patch+json", 422, "Invalid"},
+      {"POST", "/api/v1/namespaces", R"({"metadata":{"name":"ns-x","labels":{"a b":"c"}}})", "", 422, "Invalid"},
       {"GET", "/api/v1/namespaces/default/pods?labelSelector=app%20in%20oops", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/pods?fieldSelector=spec.unknown%3Dx", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/widgets", "", "", 404, "NotFound"},
@@ -161,10 +176,23 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
                      R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})");
   EXPECT_EQ(field(invalid->body, {"details", "causes"}),
             R"([{"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[0].image"}])");
+  auto bad_label =
+      req("POST", "/api/v1/namespaces/default/pods",
+          R"({"metadata":{"name":"x","labels":{"a b":"c"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  EXPECT_EQ(field(bad_label->body, {"details", "kind"}), "Pod");
+  EXPECT_EQ(field(bad_label->body, {"message"}).substr(0, 82),
+            R"(Pod "x" is invalid: metadata.labels: Invalid value: "a b": name part must consist )")
+      << bad_label->body;
+  // A name is a DNS subdomain: 253 characters, none of them a dot, may be.
+  const std::string long_name(253, 'n');
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", pod_named(long_name, "app"))).status, 201);
   // Nothing that failed was stored.
   auto list = req("GET", "/api/v1/pods");
   ASSERT_TRUE(list && list->status == 200);
   EXPECT_EQ(field(list->body, {"items"}).find("\"name\":\"x\""), std::string::npos) << list->body;
+  EXPECT_EQ(answered(req("GET", "/api/v1/namespaces/ns-x")).status, 404);
+  auto web = req("GET", "/api/v1/namespaces/default/pods/web");
+  EXPECT_EQ(field(web->body, {"metadata", "annotations"}), "<missing>") << web->body.substr(0, 300);
 }
 
 // Bodies are decoded into the described types first, as the API server's

@@ -1,0 +1,153 @@
+// Every object's metadata as the API server judges it: names, label keys and
+// values, annotation keys and size, finalizers; table by table.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "handlers/pods/pod_validation.h"
+#include "tests/support/json_literal.h"
+
+namespace uvsched {
+namespace {
+
+using test::json;
+
+struct NameCase {
+  const char* text;
+  bool qualified_name;  // a label or annotation key, a finalizer
+  bool label_value;
+  bool subdomain;  // an object's name
+};
+
+const NameCase kNameCases[] = {
+    {"app", true, true, true},
+    {"MyName", true, true, false},
+    {"my.name_1-x", true, true, false},
+    {"123-abc", true, true, true},
+    {"example.com/MyName", true, false, false},
+    {"app.kubernetes.io/name", true, false, false},
+    {"", false, true, false},
+    {"a b", false, false, false},
+    {"-a", false, false, false},
+    {"a-", false, false, false},
+    {"_a", false, false, false},
+    {"/a", false, false, false},
+    {"a/", false, false, false},
+    {"a/b/c", false, false, false},
+    {"Example.com/a", false, false, false},  // the prefix is a lowercase subdomain
+    {"ex_ample.com/a", false, false, false},
+    {"a..b", true, true, false},  // '.' is a qualified name's character, an empty part is no subdomain's
+    {"ü", false, false, false},
+};
+
+TEST(ObjectMeta, QualifiedNamesLabelValuesAndSubdomainsAsKubernetesReadsThem) {
+  for (const NameCase& c : kNameCases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(qualified_name_errors(c.text).empty(), c.qualified_name);
+    EXPECT_EQ(label_value_errors(c.text).empty(), c.label_value);
+    EXPECT_EQ(is_dns1123_subdomain(c.text), c.subdomain);
+  }
+}
+
+TEST(ObjectMeta, LengthsAreKubernetesOwn) {
+  const std::string s63(63, 'a'), s64(64, 'a'), s253 = std::string(251, 'a') + ".b",
+                                                s254 = std::string(252, 'a') + ".b";
+  EXPECT_TRUE(qualified_name_errors(s63).empty());
+  EXPECT_EQ(qualified_name_errors(s64), std::vector<std::string>{"name part must be no more than 63 characters"});
+  EXPECT_TRUE(qualified_name_errors(s253 + "/" + s63).empty());
+  EXPECT_EQ(qualified_name_errors(s254 + "/a"),
+            std::vector<std::string>{"prefix part must be no more than 253 characters"});
+  EXPECT_TRUE(label_value_errors(s63).empty());
+  EXPECT_EQ(label_value_errors(s64), std::vector<std::string>{"must be no more than 63 characters"});
+  // A name is a subdomain: 253 in all, and no limit of 63 on a part (a DNS label's).
+  EXPECT_TRUE(is_dns1123_subdomain(std::string(100, 'a')));
+  EXPECT_TRUE(is_dns1123_subdomain(s253));
+  EXPECT_FALSE(is_dns1123_subdomain(s254));
+  EXPECT_FALSE(is_dns1123_label(s64));
+}
+
+struct MetaCase {
+  const char* name;
+  const char* metadata;
+  const char* field;  // the first issue's; empty when valid
+  const char* message;
+};
+
+const MetaCase kMetaCases[] = {
+    {"plain", R"({"name":"web","labels":{"app":"web","tier":""},"annotations":{"Example.com/Note":"x"}})", "", ""},
+    {"a name of 100 characters",
+     R"({"name":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})",
+     "", ""},
+    {"a label key with a space", R"({"name":"web","labels":{"a b":"c"}})", "metadata.labels",
+     "Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+     "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"},
+    {"a label value of 64",
+     R"({"name":"web","labels":{"a":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}})",
+     "metadata.labels",
+     "Invalid value: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\": must be no more than 63 "
+     "characters"},
+    {"a label value that is not a string", R"({"name":"web","labels":{"a":1}})", "metadata.labels[a]",
+     "must be a string"},
+    {"an annotation key with two slashes", R"({"name":"web","annotations":{"a/b/c":"x"}})", "metadata.annotations",
+     "Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must "
+     "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+     "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. "
+     "'example.com/MyName')"},
+    {"a finalizer with an empty name", R"({"name":"web","finalizers":["example.com/"]})", "metadata.finalizers",
+     "Invalid value: \"example.com/\": name part must be non-empty"},
+    {"generateName may end with '-'", R"({"generateName":"web-","name":"web-x1z2"})", "", ""},
+    {"generateName in capitals", R"({"generateName":"Web-","name":"web-x1z2"})", "metadata.generateName",
+     "Invalid value: \"Web-\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+     "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+     "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+};
+
+TEST(ObjectMeta, EachIssueInTheApiServersWords) {
+  for (const MetaCase& c : kMetaCases) {
+    SCOPED_TRACE(c.name);
+    JsonValue obj = JsonValue::object();
+    obj.set("metadata", json(c.metadata));
+    auto issues = validate_object_meta(obj);
+    if (std::string(c.field).empty()) {
+      EXPECT_TRUE(issues.empty()) << issues[0].field << ": " << issues[0].message;
+      continue;
+    }
+    ASSERT_FALSE(issues.empty());
+    EXPECT_EQ(issues[0].field, c.field);
+    EXPECT_EQ(issues[0].message, c.message);
+  }
+}
+
+TEST(ObjectMeta, AnnotationsHold256KiBInAll) {
+  JsonValue obj = JsonValue::object();
+  JsonValue& annotations = obj.ensure({"metadata", "annotations"});
+  obj.ensure({"metadata"}).set("name", JsonValue::string("web"));
+  annotations.set("a", JsonValue::string(std::string(128 * 1024 - 1, 'x')));
+  annotations.set("b", JsonValue::string(std::string(128 * 1024 - 1, 'x')));
+  EXPECT_TRUE(validate_object_meta(obj).empty());  // exactly 262,144 bytes with the keys
+  annotations.set("c", JsonValue::string(""));
+  auto issues = validate_object_meta(obj);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].field, "metadata.annotations");
+  EXPECT_EQ(issues[0].reason, "FieldValueTooLong");
+  EXPECT_EQ(issues[0].message, "Too long: may not be more than 262144 bytes");
+}
+
+TEST(ObjectMeta, APodsNodeSelectorIsALabelMap) {
+  JsonValue pod = json(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],)"
+                       R"("nodeSelector":{"zone":"a b"}}})");
+  auto issues = validate_pod(pod);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].field, "spec.nodeSelector");
+  EXPECT_EQ(issues[0].message.substr(0, 22), "Invalid value: \"a b\": ");
+}
+
+TEST(ObjectMeta, TheInvalidStatusNamesTheKind) {
+  JsonValue status = json(invalid_status_json("Namespace", "x", {{"metadata.labels", "FieldValueInvalid", "m"}}));
+  EXPECT_EQ(status.find({"details", "kind"})->text(), "Namespace");
+  EXPECT_EQ(status.str("message"), "Namespace \"x\" is invalid: metadata.labels: m");
+}
+
+}  // namespace
+}  // namespace uvsched
