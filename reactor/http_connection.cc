@@ -5,6 +5,7 @@
 
 #include "reactor/http_wire.h"
 #include "reactor/tls.h"
+#include "reactor/url.h"
 
 namespace uvsched {
 namespace {
@@ -28,6 +29,18 @@ std::string json_error_body(std::string_view message) {
   }
   body += "\"}";
   return body;
+}
+
+// RFC 9112 3.2: an HTTP/1.1 request names its Host once, an HTTP/1.0 one at
+// most once. A request with none or two is what a proxy in front may read
+// otherwise than we do (two Hosts, two targets), so it is refused as Go's
+// server refuses it.
+const char* host_error(const llhttp_t* p, const HttpHeaders& headers) {
+  int hosts = 0;
+  for (const HttpHeader& h : headers) hosts += iequals(h.name, "Host") ? 1 : 0;
+  if (hosts > 1) return "too many Host headers";
+  if (hosts == 0 && p->http_major == 1 && p->http_minor >= 1) return "missing required Host header";
+  return nullptr;
 }
 
 }  // namespace
@@ -214,8 +227,8 @@ void HttpConnection::feed(const char* data, size_t len) {
     no_more_requests_ = true;  // protocol upgrades are not offered: answer, then close
     return;
   }
-  if (folded_) {
-    fail(400, "malformed HTTP request: a header folded over more than one line (obs-fold)");
+  if (bad_head_ != nullptr) {
+    fail(400, std::string("malformed HTTP request: ") + bad_head_);
   } else if (limit_status_ != 0) {
     fail(limit_status_, limit_status_ == 413   ? "request body too large"
                         : limit_status_ == 414 ? "request URI too long"
@@ -271,7 +284,8 @@ int HttpConnection::on_header_value(llhttp_t* p, const char* at, size_t len) {
   auto* self = from_parser(p);
   if (!self->count_header_bytes(len, 431)) return HPE_USER;
   if (self->value_started_ && !(self->value_piece_cut_ && at == self->input_begin_)) {
-    self->folded_ = true;  // a second piece after a line end: the value went on on the next line
+    // A second piece after a line end: the value went on on the next line.
+    self->bad_head_ = "a header folded over more than one line (obs-fold)";
     return HPE_USER;
   }
   self->value_started_ = true;
@@ -288,6 +302,8 @@ int HttpConnection::on_headers_complete(llhttp_t* p) {
     self->limit_status_ = 413;
     return -1;
   }
+  if ((self->bad_head_ = host_error(p, self->request_.headers)) != nullptr) return -1;
+  to_origin_form(self->request_.target);
   self->request_.method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
   if (self->tls_) self->request_.peer_name = self->tls_->peer_name();
   self->request_.peer_address = self->peer_address_;

@@ -85,9 +85,9 @@ class HttpConnection {
   // begins the next; a fold's do not.
   const char* input_begin_ = nullptr;  // of the bytes being parsed
   const char* input_end_ = nullptr;
-  bool value_piece_cut_ = false;  // the header value's last piece ended at input_end_
-  bool value_started_ = false;    // a piece of the current header value was seen
-  bool folded_ = false;
+  bool value_piece_cut_ = false;    // the header value's last piece ended at input_end_
+  bool value_started_ = false;      // a piece of the current header value was seen
+  const char* bad_head_ = nullptr;  // why a head is malformed, when llhttp could not tell
   size_t header_bytes_ = 0;
   int limit_status_ = 0;  // 413/414/431 when a limit stopped the parser
   bool in_message_ = false;

@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "reactor/http_message.h"  // iequals
+
 namespace uvsched {
 
 std::string Url::origin() const {
@@ -29,6 +31,21 @@ std::optional<std::pair<std::string, uint16_t>> parse_host_port(std::string_view
   if (host.empty() || port.empty() || ec != std::errc() || p != port.data() + port.size() || value > 65535)
     return std::nullopt;
   return std::make_pair(std::string(host), static_cast<uint16_t>(value));
+}
+
+void to_origin_form(std::string& target) {
+  if (target.empty() || target.front() == '/') return;
+  size_t colon = target.find("://");
+  if (colon == std::string::npos) return;
+  std::string_view scheme(target.data(), colon);
+  if (!iequals(scheme, "http") && !iequals(scheme, "https")) return;
+  size_t path = target.find_first_of("/?#", colon + 3);
+  if (path == std::string::npos) {
+    target = "/";
+  } else {
+    target.erase(0, path);
+    if (target.front() != '/') target.insert(0, "/");
+  }
 }
 
 std::string Url::base() const { return scheme + "://" + origin(); }

@@ -21,6 +21,12 @@ struct Url {
 // Parses "http[s]://host[:port][/path][?query]". Returns nullopt on anything else.
 std::optional<Url> parse_url(std::string_view text);
 
+// A request-target as the server serves it (RFC 9112 3.2): an absolute-form
+// "http[s]://authority/path?query", which a client sends through a proxy and a
+// server must accept, becomes "/path?query" (the path "/" when it has none);
+// any other target is left as it is.
+void to_origin_form(std::string& target);
+
 // Splits "HOST:PORT" (or "[v6]:PORT"); nullopt when the port is missing or bad.
 std::optional<std::pair<std::string, uint16_t>> parse_host_port(std::string_view text);
 

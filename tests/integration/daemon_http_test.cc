@@ -228,6 +228,8 @@ TEST_F(DaemonHttpTest, MalformedRequestsAre400AndTheDaemonKeepsServing) {
       "POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
       "GET /health HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
       std::string("GET /\0health HTTP/1.1\r\n\r\n", 25),
+      "GET /health HTTP/1.1\r\n\r\n",                        // no Host (RFC 9112 3.2)
+      "GET /health HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n",  // two: which one would a proxy have read?
   };
   for (const auto& req : bad) {
     RawConnection c;
@@ -240,6 +242,28 @@ TEST_F(DaemonHttpTest, MalformedRequestsAre400AndTheDaemonKeepsServing) {
     EXPECT_TRUE(c.wait_closed());
   }
   expect_alive();
+}
+
+// What a client sends through a proxy, and a server must accept (RFC 9112
+// 3.2.2): the target in absolute form, served as its path; and HTTP/1.0
+// needs no Host.
+TEST_F(DaemonHttpTest, AnAbsoluteFormTargetIsServedAsItsPath) {
+  start();
+  for (const std::string& target :
+       {"http://127.0.0.1:" + std::to_string(port()) + "/api/v1/namespaces/default", std::string("HTTP://x/health")}) {
+    RawConnection c;
+    ASSERT_TRUE(c.connect(port()));
+    ASSERT_TRUE(c.send("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+    auto r = c.read_response();
+    ASSERT_TRUE(r) << target;
+    EXPECT_EQ(r->status, 200) << target << " " << r->body;
+  }
+  RawConnection old;
+  ASSERT_TRUE(old.connect(port()));
+  ASSERT_TRUE(old.send("GET /health HTTP/1.0\r\n\r\n"));
+  auto r = old.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
 }
 
 TEST_F(DaemonHttpTest, RandomBytesNeverKillTheDaemon) {

@@ -47,6 +47,28 @@ TEST(Url, ParsesHttpAndHttpsUrls) {
   }
 }
 
+TEST(Url, AnAbsoluteFormTargetIsServedAsItsPath) {
+  struct Case {
+    const char* target;
+    const char* served;
+  } cases[] = {
+      {"/health", "/health"},
+      {"/a?b=c", "/a?b=c"},
+      {"http://127.0.0.1:10200/health", "/health"},
+      {"HTTPS://host/api/v1/pods?watch=1", "/api/v1/pods?watch=1"},
+      {"http://host", "/"},
+      {"http://host?x=1", "/?x=1"},
+      {"*", "*"},
+      {"ftp://host/x", "ftp://host/x"},
+      {"host:443", "host:443"},
+  };
+  for (const Case& c : cases) {
+    std::string target = c.target;
+    to_origin_form(target);
+    EXPECT_EQ(target, c.served) << c.target;
+  }
+}
+
 TEST(Url, HostPort) {
   EXPECT_EQ(parse_host_port("127.0.0.1:10200")->second, 10200);
   EXPECT_EQ(parse_host_port("[::1]:0")->first, "::1");
