@@ -204,7 +204,7 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
     role = who->role;
   }
   std::string principal = who ? std::string(reinterpret_cast<const char*>(who->digest.data()), who->digest.size()) : "";
-  if (!allowed(role, name, request.method, request.path())) {
+  if (!allowed(role, name, request.method, request.path()) && !is_self_review(request.method, request.path())) {
     log_warn("access_denied")
         .kv("name", name)
         .kv("role", role_name(role))
@@ -246,7 +246,24 @@ void AuthGate::handle(HttpRequest& request, Responder responder) {
     principal = std::move(check.principal);
   }
   if (!principal.empty()) admit(principal, responder);
+  if (is_self_review(request.method, request.path())) {
+    return responder.send(answer_self_review(request, caller_of(request)));
+  }
   next_.handle(request, std::move(responder));
+}
+
+// Who the credentials of a request judge() let in name.
+Caller AuthGate::caller_of(const HttpRequest& request) const {
+  if (!enabled()) return {"", Role::kAdmin, "none: without a token file every caller is admin"};
+  if (granted_) return {"", *granted_, granted_serves_};
+  const std::string* header = request.header("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header != nullptr && header->size() > kBearer.size()) {
+    if (const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()))) {
+      return {who->name, who->role, "token"};
+    }
+  }
+  return {request.peer_name, Role::kAgent, "client certificate"};
 }
 
 void AuthGate::admit(const std::string& token_digest, const Responder& responder) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "handlers/ops/rate_limiter.h"
+#include "handlers/pods/access_review.h"  // Caller
 #include "policy/access.h"
 #include "reactor/http_server.h"
 #include "reactor/openssl_library.h"
@@ -69,6 +70,7 @@ class AuthGate final : public RequestHandler {
 
  private:
   HeadCheck judge(const HttpRequest& request) const;
+  Caller caller_of(const HttpRequest& request) const;
   const TokenEntry* find(std::string_view token) const;
   void digest_token(TokenEntry& t) const;
   static void warn_if_others_can_read(const std::string& path);

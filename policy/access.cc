@@ -31,6 +31,14 @@ bool is_open_path(std::string_view path) {
   return path == "/health" || path == "/healthz" || path == "/readyz" || path == "/ui" || path.substr(0, 4) == "/ui/";
 }
 
+bool is_self_review(std::string_view method, std::string_view path) {
+  return method == "POST" && (path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews" ||
+                              path == "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews" ||
+                              path == "/apis/authentication.k8s.io/v1/selfsubjectreviews" ||
+                              path == "/apis/authentication.k8s.io/v1beta1/selfsubjectreviews" ||
+                              path == "/apis/authentication.k8s.io/v1alpha1/selfsubjectreviews");
+}
+
 bool allowed(Role role, std::string_view name, std::string_view method, std::string_view path) {
   if (is_open_path(path)) return true;
   switch (role) {
@@ -51,6 +59,31 @@ bool allowed(Role role, std::string_view name, std::string_view method, std::str
     }
   }
   return false;
+}
+
+AccessRules rules_of(Role role, std::string_view name) {
+  AccessRules rules;
+  rules.resources.push_back(
+      {{"create"}, {"authorization.k8s.io"}, {"selfsubjectaccessreviews", "selfsubjectrulesreviews"}});
+  rules.resources.push_back({{"create"}, {"authentication.k8s.io"}, {"selfsubjectreviews"}});
+  switch (role) {
+    case Role::kAdmin:
+      rules.resources.push_back({{"*"}, {"*"}, {"*"}});
+      rules.paths.push_back({{"*"}, {"*"}});
+      break;
+    case Role::kReader:
+      rules.resources.push_back({{"get", "list", "watch"}, {"*"}, {"*"}});
+      rules.paths.push_back({{"get", "head"}, {"*"}});
+      break;
+    case Role::kMl:
+      rules.paths.push_back({{"*"}, {"/train", "/job", "/infer", "/finish/*"}});
+      break;
+    case Role::kAgent:
+      rules.paths.push_back({{"*"}, {"/v1/agents/" + std::string(name) + "/*"}});
+      break;
+  }
+  rules.paths.push_back({{"*"}, {"/health", "/healthz", "/readyz", "/ui", "/ui/*"}});
+  return rules;
 }
 
 }  // namespace uvsched

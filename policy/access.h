@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace uvsched {
 
@@ -21,6 +22,26 @@ std::string_view role_name(Role r);
 // Paths that need no token at all.
 bool is_open_path(std::string_view path);
 
+// A caller asking what it itself may do (kubectl auth can-i, auth whoami):
+// any authenticated caller may, whatever its role, since the answer is only
+// about its own credentials.
+bool is_self_review(std::string_view method, std::string_view path);
+
 bool allowed(Role role, std::string_view token_name, std::string_view method, std::string_view path);
+
+// What `allowed` lets a role do, said as Kubernetes' rules say it (kubectl
+// auth can-i --list): verbs on resources of API groups, and verbs on paths
+// (a path ending in '*' stands for every path it begins). "*" is anything.
+struct ResourceRule {
+  std::vector<std::string> verbs, api_groups, resources;
+};
+struct PathRule {
+  std::vector<std::string> verbs, paths;
+};
+struct AccessRules {
+  std::vector<ResourceRule> resources;
+  std::vector<PathRule> paths;
+};
+AccessRules rules_of(Role role, std::string_view token_name);
 
 }  // namespace uvsched

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 
 namespace uvsched {
 namespace {
@@ -112,32 +113,53 @@ bool read_meta(std::string_view bytes, JsonValue* meta) {
   });
 }
 
-}  // namespace
-
-std::optional<JsonValue> namespace_from_protobuf(std::string_view body, std::string* error) {
-  constexpr std::string_view kMagic("k8s\0", 4);
-  if (body.substr(0, 4) != kMagic) return *error = "not Kubernetes protobuf (no k8s magic)", std::nullopt;
+// The k8s\0 magic, then runtime.Unknown: typeMeta 1 (apiVersion 1, kind 2), raw 2.
+struct Envelope {
   std::string api_version, kind;
   std::string_view raw;
+};
+
+std::optional<Envelope> open_envelope(std::string_view body, std::string* error) {
+  constexpr std::string_view kMagic("k8s\0", 4);
+  if (body.substr(0, 4) != kMagic) return *error = "not Kubernetes protobuf (no k8s magic)", std::nullopt;
+  Envelope e;
   bool ok = ProtoReader(body.substr(4)).each_bytes([&](uint64_t f, std::string_view v) {
     if (f == 1) {
       return ProtoReader(v).each_bytes([&](uint64_t tf, std::string_view tv) {
-        if (tf == 1) api_version.assign(tv);
-        if (tf == 2) kind.assign(tv);
+        if (tf == 1) e.api_version.assign(tv);
+        if (tf == 2) e.kind.assign(tv);
         return true;
       });
     }
-    if (f == 2) raw = v;
+    if (f == 2) e.raw = v;
     return true;
   });
   if (!ok) return *error = "malformed protobuf envelope", std::nullopt;
+  return e;
+}
+
+// Each string field named in `names` (by number, from 1) into `out`, when sent non-empty.
+bool read_strings(std::string_view bytes, std::initializer_list<const char*> names, JsonValue* out) {
+  *out = JsonValue::object();
+  return ProtoReader(bytes).each_bytes([&](uint64_t f, std::string_view v) {
+    if (f >= 1 && f <= names.size() && !v.empty()) out->set(names.begin()[f - 1], text(v));
+    return true;
+  });
+}
+
+}  // namespace
+
+std::optional<JsonValue> namespace_from_protobuf(std::string_view body, std::string* error) {
+  auto envelope = open_envelope(body, error);
+  if (!envelope) return std::nullopt;
+  const std::string &api_version = envelope->api_version, &kind = envelope->kind;
   if (kind != "Namespace" || (api_version != "v1" && !api_version.empty())) {
     return *error = "a protobuf body is taken only for a v1 Namespace, not " + api_version + " " + kind, std::nullopt;
   }
   JsonValue ns = JsonValue::object();
   ns.set("apiVersion", JsonValue::string("v1"));
   ns.set("kind", JsonValue::string("Namespace"));
-  ok = ProtoReader(raw).each_bytes([&](uint64_t f, std::string_view v) {
+  bool ok = ProtoReader(envelope->raw).each_bytes([&](uint64_t f, std::string_view v) {
     if (f == 1) return read_meta(v, &ns.at("metadata"));
     if (f == 2) {
       JsonValue& spec = ns.at("spec");
@@ -151,6 +173,40 @@ std::optional<JsonValue> namespace_from_protobuf(std::string_view body, std::str
   });
   if (!ok) return *error = "malformed protobuf Namespace", std::nullopt;
   return ns;
+}
+
+std::optional<JsonValue> self_review_from_protobuf(std::string_view body, std::string* error) {
+  auto envelope = open_envelope(body, error);
+  if (!envelope) return std::nullopt;
+  const std::string& kind = envelope->kind;
+  JsonValue review = JsonValue::object();
+  review.set("apiVersion", JsonValue::string(envelope->api_version));
+  review.set("kind", JsonValue::string(kind));
+  JsonValue spec = JsonValue::object();
+  bool ok = true;
+  if (kind == "SelfSubjectAccessReview") {
+    // spec: resourceAttributes 1, nonResourceAttributes 2.
+    ok = ProtoReader(envelope->raw).each_bytes([&](uint64_t f, std::string_view v) {
+      if (f != 2) return true;
+      return ProtoReader(v).each_bytes([&](uint64_t sf, std::string_view sv) {
+        if (sf == 1) {
+          return read_strings(sv, {"namespace", "verb", "group", "version", "resource", "subresource", "name"},
+                              &spec.at("resourceAttributes"));
+        }
+        if (sf == 2) return read_strings(sv, {"path", "verb"}, &spec.at("nonResourceAttributes"));
+        return true;
+      });
+    });
+  } else if (kind == "SelfSubjectRulesReview") {
+    ok = ProtoReader(envelope->raw).each_bytes([&](uint64_t f, std::string_view v) {
+      return f != 2 || read_strings(v, {"namespace"}, &spec);
+    });
+  } else if (kind != "SelfSubjectReview") {  // which has nothing to read
+    return *error = "a protobuf body is taken here only for a self review, not " + kind, std::nullopt;
+  }
+  if (!ok) return *error = "malformed protobuf " + kind, std::nullopt;
+  review.set("spec", std::move(spec));
+  return review;
 }
 
 }  // namespace uvsched

@@ -36,6 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::string error;
   if (auto ns = uvsched::namespace_from_protobuf(text, &error)) ns->dump();
+  if (auto review = uvsched::self_review_from_protobuf(text, &error)) review->dump();
   auto pod = uvsched::JsonValue::parse(text, &error);
   if (pod) {
     for (const char* type : {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.Namespace"}) {

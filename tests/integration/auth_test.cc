@@ -351,6 +351,54 @@ TEST_F(TlsAuthTest, KubectlWithTheCaAndATokenWorks) {
   EXPECT_EQ(kubectl(kAdmin, "delete pod tls-pod", &out), 0) << out;
 }
 
+// kubectl auth can-i and auth whoami (typed clients: protobuf in, JSON back)
+// answer for the token in the kubeconfig, by the rules its requests meet.
+TEST_F(TlsAuthTest, KubectlAuthCanIAndWhoamiAnswerForTheToken) {
+  struct Case {
+    const std::string& token;
+    std::string args;
+    int code;  // kubectl's: 0 for yes, 1 for no
+    std::string says;
+  } cases[] = {
+      {kAdmin, "auth can-i create pods", 0, "yes"},
+      {kAdmin, "auth can-i delete namespaces", 0, "yes"},
+      {kReader, "auth can-i list pods -n kube-system", 0, "yes"},
+      {kReader, "auth can-i get pods/status", 0, "yes"},
+      {kReader, "auth can-i get /metrics", 0, "yes"},
+      {kReader, "auth can-i create pods", 1, "no - reader dashboard may not POST /api/v1/namespaces/default/pods"},
+      {kReader, "auth can-i '*' pods", 1, "no - reader dashboard may not POST"},
+      {kAgent, "auth can-i post /v1/agents/edge-1/offers", 0, "yes"},
+      {kAgent, "auth can-i post /v1/agents/edge-2/offers", 1,
+       "no - agent edge-1 may not POST /v1/agents/edge-2/offers"},
+      {kAgent, "auth can-i list pods", 1, "no - agent edge-1 may not GET /api/v1/namespaces/default/pods"},
+      {kMl, "auth can-i post /job", 0, "yes"},
+      {kReader, "auth whoami", 0, "dashboard"},
+      {kAgent, "auth whoami -o jsonpath={.status.userInfo.groups}", 0, R"(["uvsched:agent","system:authenticated"])"},
+      {kReader, "auth can-i --list", 0, "[get list watch]"},
+  };
+  std::string out;
+  run_shell("kubectl auth --help", &out);
+  const bool has_whoami = out.find("whoami") != std::string::npos;  // since 1.26, not in Debian's 1.20
+  for (const Case& c : cases) {
+    if (!has_whoami && c.args.find("whoami") != std::string::npos) continue;
+    out.clear();
+    EXPECT_EQ(kubectl(c.token, c.args, &out), c.code) << c.args << ": " << out;
+    EXPECT_NE(out.find(c.says), std::string::npos) << c.args << ": " << out;
+  }
+  // The review whoami posts, as JSON; and a bad token is still a 401, review or not.
+  out.clear();
+  run_shell("curl -sS --cacert " + certs_.ca_file() + " -H 'Authorization: Bearer " + kMl +
+                "' -H 'Content-Type: application/json' -d '{}' " + base_ +
+                "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            &out);
+  EXPECT_NE(out.find(R"("userInfo":{"username":"kubeml","groups":["uvsched:ml","system:authenticated"])"),
+            std::string::npos)
+      << out;
+  out.clear();
+  EXPECT_NE(kubectl("bad-0123456789abcdef", "auth can-i get pods", &out), 0);
+  EXPECT_NE(out.find("the token is not valid"), std::string::npos) << out;
+}
+
 TEST_F(TlsAuthTest, AnAgentCertificateActsOnlyForItsOwnHost) {
   std::string edge = certs_.client_cert("edge-9");
   EXPECT_EQ(curl("POST", "/v1/agents/edge-9/status", edge, R"({"statuses":[]})"), "200");

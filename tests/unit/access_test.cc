@@ -42,6 +42,64 @@ TEST(Access, EachRoleReachesOnlyItsPaths) {
   }
 }
 
+// The rules kubectl auth can-i --list prints say what allowed() does: a path
+// rule's '*' is every path it begins, a resource rule is a verb on
+// /api/v1/... or /apis/GROUP/VERSION/... (only admin and reader have any).
+bool listed(const AccessRules& rules, std::string_view method, std::string_view path) {
+  auto has = [](const std::vector<std::string>& list, std::string_view v) {
+    for (const auto& s : list) {
+      if (s == "*" || s == v) return true;
+    }
+    return false;
+  };
+  std::string verb(method);
+  for (char& c : verb) c = static_cast<char>(c - 'A' + 'a');
+  for (const PathRule& r : rules.paths) {
+    if (!has(r.verbs, verb)) continue;
+    for (const std::string& p : r.paths) {
+      if (p == path || (p.back() == '*' && path.size() >= p.size() && path.starts_with(p.substr(0, p.size() - 1))))
+        return true;
+    }
+  }
+  if (!path.starts_with("/api/") && !path.starts_with("/apis/")) return false;
+  std::string resource_verb = method == "GET" ? "get" : method == "POST" ? "create" : "delete";
+  for (const ResourceRule& r : rules.resources) {
+    // (none of the cases is a review: only rules for any group and resource can match)
+    if (has(r.verbs, resource_verb) && has(r.api_groups, "?") && has(r.resources, "?")) return true;
+  }
+  return false;
+}
+
+TEST(Access, TheListedRulesSayWhatAllowedDoes) {
+  struct Case {
+    Role role;
+    const char* name;
+    const char* method;
+    const char* path;
+  } cases[] = {
+      {Role::kAdmin, "ops", "DELETE", "/api/v1/namespaces/default/pods/x"},
+      {Role::kAdmin, "ops", "POST", "/v1/agents/any/status"},
+      {Role::kReader, "r", "GET", "/api/v1/pods"},
+      {Role::kReader, "r", "GET", "/metrics"},
+      {Role::kReader, "r", "POST", "/api/v1/namespaces/default/pods"},
+      {Role::kReader, "r", "DELETE", "/finish/abc"},
+      {Role::kMl, "kubeml", "POST", "/train"},
+      {Role::kMl, "kubeml", "DELETE", "/finish/ab12cd34"},
+      {Role::kMl, "kubeml", "GET", "/api/v1/pods"},
+      {Role::kMl, "kubeml", "GET", "/metrics"},
+      {Role::kAgent, "edge-1", "POST", "/v1/agents/edge-1/status"},
+      {Role::kAgent, "edge-1", "POST", "/v1/agents/edge-2/status"},
+      {Role::kAgent, "edge-1", "POST", "/v1/agents/edge-10/status"},
+      {Role::kAgent, "edge-1", "GET", "/api/v1/pods"},
+      {Role::kAgent, "edge-1", "GET", "/health"},
+      {Role::kReader, "r", "GET", "/ui/app.js"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(listed(rules_of(c.role, c.name), c.method, c.path), allowed(c.role, c.name, c.method, c.path))
+        << role_name(c.role) << " " << c.method << " " << c.path;
+  }
+}
+
 TEST(Access, RolesParse) {
   EXPECT_EQ(parse_role("admin"), Role::kAdmin);
   EXPECT_EQ(parse_role("reader"), Role::kReader);

@@ -43,5 +43,39 @@ TEST(K8sProtobuf, WhatIsNotANamespaceIsRefused) {
   EXPECT_FALSE(namespace_from_protobuf(std::string("k8s\0\x0f", 5), &error));  // a wire type that does not exist
 }
 
+// What kubectl 1.32's `auth can-i create pods` sent, byte for byte (captured
+// from it with a listener that printed the body).
+const char kCanICreatePods[] =
+    "\x6b\x38\x73\x00\x0a\x32\x0a\x17\x61\x75\x74\x68\x6f\x72\x69\x7a\x61\x74\x69\x6f\x6e\x2e\x6b\x38"
+    "\x73\x2e\x69\x6f\x2f\x76\x31\x12\x17\x53\x65\x6c\x66\x53\x75\x62\x6a\x65\x63\x74\x41\x63\x63\x65"
+    "\x73\x73\x52\x65\x76\x69\x65\x77\x12\x3f\x0a\x10\x0a\x00\x12\x00\x1a\x00\x22\x00\x2a\x00\x32\x00"
+    "\x38\x00\x42\x00\x12\x21\x0a\x1f\x0a\x07\x64\x65\x66\x61\x75\x6c\x74\x12\x06\x63\x72\x65\x61\x74"
+    "\x65\x1a\x00\x22\x00\x2a\x04\x70\x6f\x64\x73\x32\x00\x3a\x00\x1a\x08\x08\x00\x12\x00\x1a\x00\x20"
+    "\x00\x1a\x00\x22\x00";
+
+TEST(K8sProtobuf, KubectlsSelfSubjectAccessReviewBecomesItsJson) {
+  std::string error;
+  auto review = self_review_from_protobuf(std::string(kCanICreatePods, sizeof kCanICreatePods - 1), &error);
+  ASSERT_TRUE(review) << error;
+  EXPECT_EQ(review->dump(),
+            R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview",)"
+            R"("spec":{"resourceAttributes":{"namespace":"default","verb":"create","resource":"pods"}}})");
+}
+
+TEST(K8sProtobuf, RulesAndSubjectReviewsAndWhatIsNoReview) {
+  std::string error;
+  std::string rules = envelope("SelfSubjectRulesReview", field(1, "") + field(2, field(1, "team-a")));
+  auto review = self_review_from_protobuf(rules, &error);
+  ASSERT_TRUE(review) << error;
+  EXPECT_EQ(review->dump(), R"({"apiVersion":"v1","kind":"SelfSubjectRulesReview","spec":{"namespace":"team-a"}})");
+  review = self_review_from_protobuf(envelope("SelfSubjectReview", field(1, "")), &error);
+  ASSERT_TRUE(review) << error;
+  EXPECT_EQ(review->str("kind"), "SelfSubjectReview");
+  EXPECT_FALSE(self_review_from_protobuf(envelope("Namespace", ""), &error));
+  EXPECT_NE(error.find("only for a self review"), std::string::npos) << error;
+  std::string cut(kCanICreatePods, sizeof kCanICreatePods - 1);
+  EXPECT_FALSE(self_review_from_protobuf(cut.substr(0, 70), &error));
+}
+
 }  // namespace
 }  // namespace uvsched
