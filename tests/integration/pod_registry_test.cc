@@ -873,6 +873,17 @@ try:
     raise SystemExit("pod still there")
 except client.exceptions.ApiException as e:
     assert e.status == 404, e.status
+# Labels as the API server validates them.
+bad = dict(pod, metadata={"name": "py2", "labels": {"a b": "c"}})
+try:
+    api.create_namespaced_pod("default", bad)
+    raise SystemExit("a bad label was stored")
+except client.exceptions.ApiException as e:
+    assert e.status == 422 and "metadata.labels" in e.body, (e.status, e.body)
+# What may I do? Without a token file, everything.
+review = client.AuthorizationV1Api(client.ApiClient(cfg)).create_self_subject_access_review(
+    {"spec": {"resourceAttributes": {"verb": "delete", "resource": "pods", "namespace": "default"}}})
+assert review.status.allowed is True, review
 print("python client ok")
 )PY";
   std::string out;
