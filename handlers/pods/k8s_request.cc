@@ -1,5 +1,7 @@
 #include "handlers/pods/k8s_request.h"
 
+#include <charconv>
+
 #include "handlers/pods/k8s_protobuf.h"
 #include "handlers/pods/k8s_status.h"
 #include "reactor/url.h"
@@ -10,11 +12,28 @@ HttpResponse store_down(const StoreStatus& st) {
   return k8s_error(503, "ServiceUnavailable", "the store is unavailable: " + st.message);
 }
 
-// A boolean query parameter as Go's strconv.ParseBool reads it (the Python
-// client sends "True"); absent or anything else is false.
 bool query_flag(std::string_view query, std::string_view name) {
   auto v = query_param(query, name);
-  return v && (*v == "true" || *v == "True" || *v == "TRUE" || *v == "1" || *v == "t" || *v == "T");
+  return v && *v != "0" && !iequals(*v, "false");
+}
+
+std::optional<HttpResponse> refuse_bad_list_options(std::string_view query) {
+  for (std::string_view name : {"limit", "timeoutSeconds"}) {
+    auto v = query_param(query, name);
+    if (!v) continue;
+    std::string_view digits = *v;
+    if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
+    bool syntax = !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+    if (syntax) {
+      int64_t n = 0;
+      const char* first = v->data() + (v->front() == '+' ? 1 : 0);
+      auto [end, ec] = std::from_chars(first, v->data() + v->size(), n);
+      if (ec == std::errc() && end == v->data() + v->size()) continue;
+    }
+    return k8s_error(400, "BadRequest",
+                     "strconv.ParseInt: parsing \"" + *v + "\": " + (syntax ? "value out of range" : "invalid syntax"));
+  }
+  return std::nullopt;
 }
 
 // A body uvsched cannot decode is refused for its media type, as the API

@@ -24,7 +24,13 @@ namespace uvsched {
 HttpResponse store_down(const StoreStatus& st);
 // A boolean query parameter as Go's strconv.ParseBool reads it (the Python
 // client sends "True"); absent or anything else is false.
+// A query's boolean as the API server reads it (apimachinery's
+// Convert_Slice_string_To_bool): absent, "0" or "false" in any case is false;
+// anything else is true, an empty value too (`?watch`, as curl users write it).
 bool query_flag(std::string_view query, std::string_view name);
+// The list options that are integers (limit, timeoutSeconds) as the API
+// server reads them (Go's strconv.ParseInt): anything else is a 400 in its words.
+std::optional<HttpResponse> refuse_bad_list_options(std::string_view query);
 // 415 for a body in a media type the registry does not decode (protobuf_too:
 // this route also takes protobuf); nullopt when it may be read as JSON.
 std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool protobuf_too = false);

@@ -14,6 +14,7 @@
 namespace uvsched {
 
 void PodRegistry::list_namespaces(RequestContext& ctx) {
+  if (auto refused = refuse_bad_list_options(ctx.request.query())) return ctx.reply(std::move(*refused));
   RangeOptions all;
   all.prefix = true;
   Responder res = ctx.responder;

@@ -208,6 +208,7 @@ std::string ObjectRegistry::key_of(const Served& s, const RequestContext& ctx) c
 
 void ObjectRegistry::list(const Served& s, RequestContext& ctx, const std::string& ns) {
   std::string prefix = s.prefix + (ns.empty() ? "" : ns + "/");
+  if (auto refused = refuse_bad_list_options(ctx.request.query())) return ctx.reply(std::move(*refused));
   if (query_flag(ctx.request.query(), "watch")) return watch(s, ctx, prefix);
   RangeOptions all;
   all.prefix = true;

@@ -550,6 +550,7 @@ void PodRegistry::get_pod(RequestContext& ctx) {
 
 void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   std::string_view query = ctx.request.query();
+  if (auto refused = refuse_bad_list_options(query)) return ctx.reply(std::move(*refused));
   std::string error;
   auto parsed = PodQuery::parse(query, &error);
   if (!parsed) return ctx.reply(k8s_error(400, "BadRequest", error));
@@ -620,6 +621,7 @@ void PodRegistry::start_snapshot_reads() {
 
 void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
   std::string_view query = ctx.request.query();
+  if (auto refused = refuse_bad_list_options(query)) return ctx.reply(std::move(*refused));
   std::string error;
   std::vector<FieldRequirement> fields;
   if (auto fs = query_param(query, "fieldSelector")) {

@@ -161,6 +161,9 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
       {"POST", "/api/v1/namespaces", R"({"metadata":{"name":"ns-x","labels":{"a b":"c"}}})", "", 422, "Invalid"},
       {"GET", "/api/v1/namespaces/default/pods?labelSelector=app%20in%20oops", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/pods?fieldSelector=spec.unknown%3Dx", "", "", 400, "BadRequest"},
+      {"GET", "/api/v1/pods?limit=abc", "", "", 400, "BadRequest"},
+      {"GET", "/api/v1/namespaces?timeoutSeconds=5s", "", "", 400, "BadRequest"},
+      {"GET", "/apis/scheduling.k8s.io/v1/priorityclasses?limit=1.5", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/widgets", "", "", 404, "NotFound"},
   };
   for (const auto& c : cases) {
@@ -402,7 +405,8 @@ TEST_F(PodRegistryTest, WatchStreamsChangesFromAResourceVersion) {
   RawConnection w;
   ASSERT_TRUE(w.connect(daemon_->port()));
   ASSERT_TRUE(
-      w.send("GET /api/v1/namespaces/default/pods?watch=true&resourceVersion=" + rv + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+      // `?watch` with no value, as curl users write it: the API server reads it as true.
+      w.send("GET /api/v1/namespaces/default/pods?watch&resourceVersion=" + rv + " HTTP/1.1\r\nHost: t\r\n\r\n"));
   ASSERT_TRUE(req("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"labels":{"x":"y"}}})",
                   "Content-Type: application/strategic-merge-patch+json\r\n"));
   ASSERT_TRUE(req("POST", "/api/v1/namespaces/default/pods", pod_named("second", "demo")));
