@@ -296,6 +296,7 @@ void Daemon::make_domains() {
 void Daemon::wire_domains() {
   hub_->set_events(scheduler_.get());
   pods_->set_nodes([this] { return hub_->nodes(); });
+  pods_->set_cordon_hook([this](const std::string& node, bool on) { scheduler_->cordon_changed(node, on); });
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {
     return scheduler_->handle_delete(ns, name, std::move(res));
   });

@@ -13,6 +13,7 @@ constexpr const char* kReasons[] = {
     "Insufficient cpu",                                            // kCpu
     "Insufficient memory",                                         // kMemory
     "node(s) didn't have free ports for the requested pod ports",  // kPorts
+    "node(s) were unschedulable",                                  // kUnschedulable (cordoned)
     "node(s) were not connected",                                  // not connected
 };
 
@@ -31,7 +32,9 @@ std::string number(double v) {
 void PendingReason::saw(const Offer& offer, std::optional<MisfitKind> misfit) {
   ++offers_;
   const Resources& r = offer.resources;
-  if (!any_ || r.cpus > largest_cpus_ || (r.cpus == largest_cpus_ && r.mem_mib > largest_mem_mib_)) {
+  // A cordoned agent's offer is no room a pod could have: not named as the largest.
+  bool free = misfit != MisfitKind::kUnschedulable;
+  if (free && (!any_ || r.cpus > largest_cpus_ || (r.cpus == largest_cpus_ && r.mem_mib > largest_mem_mib_))) {
     any_ = true;
     largest_cpus_ = r.cpus;
     largest_mem_mib_ = r.mem_mib;

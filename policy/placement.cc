@@ -27,4 +27,9 @@ std::optional<Misfit> misfit_of(const PodNeeds& pod, const Offer& offer, const L
   return std::nullopt;
 }
 
+std::optional<Misfit> cordon_misfit(const PodNeeds& pod, bool agent_cordoned) {
+  if (!agent_cordoned || pod.tolerates_unschedulable) return std::nullopt;
+  return Misfit{MisfitKind::kUnschedulable, "the agent is cordoned"};
+}
+
 }  // namespace uvsched

@@ -20,7 +20,11 @@ struct PodNeeds {
   std::vector<uint32_t> host_ports;
   std::string node_name;
   Labels node_selector;
+  bool tolerates_unschedulable = false;  // a toleration of node.kubernetes.io/unschedulable:NoSchedule
 };
+
+// The taint a cordoned node carries (kubectl cordon).
+inline constexpr const char* kUnschedulableTaint = "node.kubernetes.io/unschedulable";
 
 // Per container: the request, else the limit, else these defaults.
 inline constexpr double kDefaultCpus = 0.25;
@@ -28,7 +32,7 @@ inline constexpr double kDefaultMemMib = 64;
 
 // What kind of misfit an offer is, for counting agents by reason as
 // kube-scheduler does (pending_reason.h).
-enum class MisfitKind { kNodeName, kSelector, kCpu, kMemory, kPorts };
+enum class MisfitKind { kNodeName, kSelector, kCpu, kMemory, kPorts, kUnschedulable };
 struct Misfit {
   MisfitKind kind;
   std::string why;
@@ -36,6 +40,10 @@ struct Misfit {
 
 // Why `offer` cannot take the pod, or nullopt when it can.
 std::optional<Misfit> misfit_of(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels);
+// kube-scheduler's NodeUnschedulable filter: a cordoned agent takes only a
+// pod that tolerates its taint (as DaemonSet pods do).
+std::optional<Misfit> cordon_misfit(const PodNeeds& pod, bool agent_cordoned);
+
 inline std::optional<std::string> misfit(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels) {
   auto m = misfit_of(pod, offer, agent_labels);
   return m ? std::optional<std::string>(std::move(m->why)) : std::nullopt;

@@ -394,7 +394,9 @@ void AgentHub::get_agent(RequestContext& ctx) {
       .key("agent_id")
       .value(a.agent_id)
       .key("connected")
-      .value(a.connected);
+      .value(a.connected)
+      .key("cordoned")
+      .value(cordoned(a.hostname));
   w.key("labels").begin_object();
   for (const auto& [k, v] : a.labels) w.key(k).value(v);
   w.end_object().key("resources");
@@ -432,7 +434,9 @@ void AgentHub::list_agents(RequestContext& ctx) {
         .key("agent_id")
         .value(a->agent_id)
         .key("connected")
-        .value(a->connected);
+        .value(a->connected)
+        .key("cordoned")
+        .value(cordoned(a->hostname));
     w.key("labels").begin_object();
     for (const auto& [k, v] : a->labels) w.key(k).value(v);
     w.end_object().key("resources");
@@ -501,6 +505,12 @@ std::vector<JsonValue> AgentHub::nodes() const {
     w.key("creationTimestamp").value(rfc3339(a->subscribed_unix_ms)).key("labels").begin_object();
     for (const auto& [k, v] : a->labels) w.key(k).value(v);
     w.key("kubernetes.io/hostname").value(host).end_object().end_object();
+    if (cordoned(host)) {
+      // As the node lifecycle controller marks a cordoned node, for tools that read taints.
+      w.key("spec").begin_object().key("unschedulable").value(true).key("taints").begin_array();
+      w.begin_object().key("key").value(kUnschedulableTaint).key("effect").value("NoSchedule");
+      w.end_object().end_array().end_object();
+    }
     w.key("status").begin_object();
     for (const char* which : {"capacity", "allocatable"}) {
       w.key(which).begin_object().key("cpu").value(std::to_string(a->total.cpus));
@@ -516,6 +526,14 @@ std::vector<JsonValue> AgentHub::nodes() const {
     if (auto v = JsonValue::parse(w.str(), &error)) out.push_back(std::move(*v));
   }
   return out;
+}
+
+void AgentHub::set_cordoned(const std::string& hostname, bool on) {
+  if (on) {
+    cordoned_.insert(hostname);
+  } else {
+    cordoned_.erase(hostname);
+  }
 }
 
 }  // namespace uvsched

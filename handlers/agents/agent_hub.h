@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "handlers/router.h"
 #include "policy/label_selector.h"
 #include "policy/offer_registry.h"
+#include "policy/placement.h"  // kUnschedulableTaint
 #include "reactor/clock.h"
 
 namespace uvsched {
@@ -123,6 +125,13 @@ class AgentHub {
   const std::deque<LostAgent>& recently_lost() const { return recently_lost_; }
   // Node objects for the pod registry's /api/v1/nodes.
   std::vector<JsonValue> nodes() const;
+  // Cordoned agents (kubectl cordon: the node's spec.unschedulable): no new
+  // pod is placed on them unless it tolerates node.kubernetes.io/unschedulable;
+  // what runs there stays. By hostname, kept whether or not the agent is
+  // subscribed; the pod registry stores them and the scheduler loads them.
+  bool cordoned(const std::string& hostname) const { return cordoned_.count(hostname) > 0; }
+  void set_cordoned(const std::string& hostname, bool on);
+  void replace_cordoned(std::set<std::string> hosts) { cordoned_ = std::move(hosts); }
   // Timers stop; the streams that close from now on (the stopping daemon
   // closes them) mark their agents disconnected, no more: no warning, and
   // no time-out that would lose them.
@@ -156,6 +165,7 @@ class AgentHub {
   OfferRegistry offers_;
   AgentMap agents_;
   std::deque<LostAgent> recently_lost_;
+  std::set<std::string> cordoned_;
   std::unique_ptr<Timer> offer_timer_;
   std::unique_ptr<Timer> heartbeat_timer_;
   simdjson::dom::parser parser_;  // the agents' posts, one at a time

@@ -39,6 +39,15 @@ PodNeeds pod_needs(const JsonValue& pod) {
   if (const JsonValue* sel = pod.find({"spec", "nodeSelector"}); sel && sel->is_object()) {
     for (const auto& [k, v] : sel->members()) needs.node_selector[k] = v.text();
   }
+  // Toleration.ToleratesTaint for the cordon's taint (no value, NoSchedule).
+  if (const JsonValue* ts = pod.find({"spec", "tolerations"}); ts && ts->is_array()) {
+    for (const auto& t : ts->items()) {
+      std::string key = t.str("key"), op = t.str("operator"), effect = t.str("effect");
+      bool key_ok = key == kUnschedulableTaint || (key.empty() && op == "Exists");
+      bool value_ok = op == "Exists" || t.str("value").empty();
+      if (key_ok && value_ok && (effect.empty() || effect == "NoSchedule")) needs.tolerates_unschedulable = true;
+    }
+  }
   return needs;
 }
 

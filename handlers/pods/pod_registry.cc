@@ -156,6 +156,7 @@ void PodRegistry::add_routes(Router& router) {
   router.add("PATCH", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { apply_namespace(ctx); });
   router.add("GET", "/api/v1/nodes", [this](RequestContext& ctx) { list_nodes(ctx); });
   router.add("GET", "/api/v1/nodes/{name}", [this](RequestContext& ctx) { get_node(ctx); });
+  router.add("PATCH", "/api/v1/nodes/{name}", [this](RequestContext& ctx) { patch_node(ctx); });
   router.add("GET", "/api/v1/events", [this](RequestContext& ctx) { list_events(ctx, ""); });
   router.add("GET", "/api/v1/namespaces/{ns}/events",
              [this](RequestContext& ctx) { list_events(ctx, ctx.param("ns")); });
@@ -660,6 +661,63 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
                items.finish(r.revision, "");
                res.send(k8s_object(200, items.take()));
              });
+}
+
+// kubectl cordon and uncordon (and drain's cordon): a node is an agent, so
+// its spec.unschedulable is all a patch may change. The cordon is stored, so
+// a leader that takes over keeps it, and placement then passes the agent by.
+void PodRegistry::patch_node(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  if (auto refused = refuse_dry_run(ctx.request)) return ctx.reply(std::move(*refused));
+  std::string name = ctx.param("name");
+  auto type = patch_type(ctx.request.header("Content-Type"));
+  if (!type || *type == PatchType::kApply) {
+    return ctx.reply(k8s_error(415, "UnsupportedMediaType",
+                               "the body of the request was in an unknown format - accepted media types include: "
+                               "application/json-patch+json, application/merge-patch+json, "
+                               "application/strategic-merge-patch+json"));
+  }
+  std::string error;
+  auto patch = JsonValue::parse(ctx.request.body, &error);
+  if (!patch) return ctx.reply(k8s_error(400, "BadRequest", error));
+  std::optional<JsonValue> node;
+  for (auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
+    if (const JsonValue* nn = n.find({"metadata", "name"}); nn && nn->text() == name) node = std::move(n);
+  }
+  if (!node) return ctx.reply(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
+  JsonValue patched = *node;
+  if (auto refused = apply_patch(patched, *patch, *type, /*status_only=*/false)) return ctx.reply(std::move(*refused));
+  const JsonValue* u = patched.find({"spec", "unschedulable"});
+  bool cordon = u != nullptr && u->dump() == "true";
+  auto without_cordon = [](JsonValue n) {
+    if (JsonValue* spec = n.get("spec")) {
+      spec->erase("unschedulable");
+      if (spec->is_object() && spec->members().empty()) n.erase("spec");
+    }
+    return n;
+  };
+  if (!without_cordon(patched).same_as(without_cordon(*node))) {
+    return ctx.reply(k8s_object(
+        422, invalid_status_json("Node", name,
+                                 {{"spec", "FieldValueForbidden",
+                                   "Forbidden: a node is a uvsched agent: only spec.unschedulable (kubectl cordon, "
+                                   "uncordon) may change; its labels and resources are what the agent subscribed "
+                                   "with"}})));
+  }
+  auto done = [this, res = ctx.responder, name, cordon](WriteResult&& r) mutable {
+    if (!r.status.ok()) return res.send(store_down(r.status));
+    log_info(cordon ? "node_cordoned" : "node_uncordoned").kv("node", name);
+    if (cordon_hook_) cordon_hook_(name, cordon);
+    for (auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
+      if (const JsonValue* nn = n.find({"metadata", "name"}); nn && nn->text() == name) {
+        return res.send(k8s_object(200, n.dump()));
+      }
+    }
+    res.send(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
+  };
+  std::string key = kCordonPrefix + name;
+  if (cordon) return store_.put(key, "{}", 0, std::move(done));
+  store_.del(key, false, std::move(done));
 }
 
 }  // namespace uvsched

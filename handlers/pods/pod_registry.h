@@ -27,11 +27,16 @@ class PodRegistry {
  public:
   static constexpr const char* kPodPrefix = "/registry/pods/";
   static constexpr const char* kNamespacePrefix = "/registry/namespaces/";
+  // Cordoned agents (kubectl cordon), by hostname: a key each.
+  static constexpr const char* kCordonPrefix = "/registry/cordoned/";
   // Nodes are views of the pod scheduler's agents; none until it exists.
   using NodeLister = std::function<std::vector<JsonValue>()>;
 
   PodRegistry(Store& store, Clock& clock, PodWriter& writer, std::function<bool()> is_leader);
   void set_nodes(NodeLister nodes) { nodes_ = std::move(nodes); }
+  // Told once a node's cordon (spec.unschedulable) is stored changed.
+  using CordonHook = std::function<void(const std::string& node, bool cordoned)>;
+  void set_cordon_hook(CordonHook hook) { cordon_hook_ = std::move(hook); }
   // Asked before a pod is deleted; true when it took the request over (a
   // launched pod: KILL first, the object goes once its task is gone).
   using DeleteHook = std::function<bool(const std::string& ns, const std::string& name, Responder res)>;
@@ -88,6 +93,7 @@ class PodRegistry {
   void apply_namespace(RequestContext& ctx);
   void list_nodes(RequestContext& ctx);
   void get_node(RequestContext& ctx);
+  void patch_node(RequestContext& ctx);
 
   // How a write of a pod is answered and whom it tells.
   struct PodWrite {
@@ -136,6 +142,7 @@ class PodRegistry {
   std::deque<SnapshotRead> snapshot_queue_;
   size_t snapshots_in_flight_ = 0;
   NodeLister nodes_;
+  CordonHook cordon_hook_;
   DeleteHook delete_hook_;
   CreateHook create_hook_;
   PreviewHook preview_hook_;

@@ -204,6 +204,23 @@ void PodScheduler::start() {
 void PodScheduler::load() {
   RangeOptions all;
   all.prefix = true;
+  // The cordoned agents first: no pod loaded below is to be placed on one.
+  store_.get(PodRegistry::kCordonPrefix, all, [this](RangeResult&& c) {
+    if (!c.status.ok()) {
+      log_warn("scheduler_load_failed").kv("error", c.status.message);
+      load_timer_->start(1000, [this] { load(); });
+      return;
+    }
+    std::set<std::string> cordoned;
+    for (const auto& kv : c.kvs) cordoned.insert(kv.key.substr(std::string_view(PodRegistry::kCordonPrefix).size()));
+    hub_.replace_cordoned(std::move(cordoned));
+    load_pods();
+  });
+}
+
+void PodScheduler::load_pods() {
+  RangeOptions all;
+  all.prefix = true;
   store_.get(PodRegistry::kPodPrefix, all, [this](RangeResult&& r) {
     if (!r.status.ok()) {
       log_warn("scheduler_load_failed").kv("error", r.status.message);
@@ -759,7 +776,9 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
     if (!nominated_on_.empty() && reserved_for_other(host, {key, entry.priority, false})) return true;
     Offer anywhere;
     anywhere.agent = host;
-    if (misfit(placement_only, anywhere, agent->labels)) return true;
+    if (cordon_misfit(placement_only, hub_.cordoned(host)) || misfit(placement_only, anywhere, agent->labels)) {
+      return true;
+    }
     PreemptionNode node;
     for (const auto& [pod, task] : tasks_.on_agent(index)) {
       if (task->deleted || task->evicted || task->priority >= entry.priority) continue;
@@ -824,7 +843,8 @@ void PodScheduler::evict(const std::string& victim, const std::string& preemptor
 
 bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
-  return agent && agent->connected && !misfit(needs, offer, agent->labels);
+  return agent && agent->connected && !cordon_misfit(needs, hub_.cordoned(offer.agent)) &&
+         !misfit(needs, offer, agent->labels);
 }
 
 bool PodScheduler::reserved_for_other(const std::string& agent, const Seeker& who) const {
@@ -868,7 +888,8 @@ PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Se
       s.seen.saw(o, std::nullopt);
       return false;
     }
-    auto m = misfit_of(needs, o, agent->labels);
+    auto m = cordon_misfit(needs, hub_.cordoned(o.agent));
+    if (!m) m = misfit_of(needs, o, agent->labels);
     if (!m) return true;
     s.seen.saw(o, m->kind);
     return false;
@@ -1109,6 +1130,16 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
 }
 
 // ---- agent events -----------------------------------------------------------------
+
+void PodScheduler::cordon_changed(const std::string& agent, bool cordoned) {
+  hub_.set_cordoned(agent, cordoned);
+  if (cordoned) return;           // what runs there stays; what waits is weighed without it from now on
+  std::vector<std::string> room;  // its live offers: pods waiting for room are woken as for new ones
+  hub_.offers().for_each_live([&](const Offer& o) {
+    if (o.agent == agent) room.push_back(o.id);
+  });
+  offers_arrived(room);
+}
 
 void PodScheduler::offers_arrived(const std::vector<std::string>& offer_ids) {
   uint64_t now = clock_.now_ms();

@@ -86,6 +86,9 @@ class PodScheduler final : public AgentEvents {
   // waiting members would be placed now, and where, or why they would wait.
   std::string preview_group(const JsonValue& group);
 
+  // kubectl cordon or uncordon stored: an uncordoned agent's offers wake the
+  // pods waiting for room, as new offers would.
+  void cordon_changed(const std::string& agent, bool cordoned);
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
   void status_update(const std::string& agent, const TaskStatus& status) override;
   void agent_registered(const std::string& agent, bool reregistered) override;
@@ -128,6 +131,7 @@ class PodScheduler final : public AgentEvents {
   std::string why_pending(const Search& s, const PodNeeds& needs) const;
 
   void load();
+  void load_pods();
   void forget_everything();
   void list_queue(RequestContext& ctx);
   Pending& pending_entry(const std::string& key);  // the pod's entry, made (and stamped) when new

@@ -135,6 +135,9 @@ std::string node_table(const std::vector<JsonValue>& nodes, const std::string& r
         if (c.str("type") == "Ready") ready = c.str("status") == "True" ? "Ready" : "NotReady";
       }
     }
+    if (const JsonValue* u = node.find({"spec", "unschedulable"}); u && u->dump() == "true") {
+      ready += ",SchedulingDisabled";  // as kubectl prints a cordoned node
+    }
     w.begin_object().key("cells").begin_array();
     w.value(node.find({"metadata", "name"}) ? node.find({"metadata", "name"})->text() : "");
     w.value(ready).value("<none>").value(table_age(node, now_ms)).value("uvsched");

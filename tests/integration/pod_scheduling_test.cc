@@ -816,6 +816,50 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
 }
 
+// kubectl cordon / uncordon on an agent: new pods pass it by while it is
+// cordoned, saying so in kube-scheduler's words; uncordoned, the waiting pod
+// is launched there; the cordon outlives a restart; nothing else of a node
+// may be changed.
+TEST_F(PodSchedulingTest, KubectlCordonKeepsNewPodsOffAnAgentUntilUncordoned) {
+  start();
+  ScriptedAgent agent(port(), "edge-c");
+  ASSERT_TRUE(agent.subscribe());
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  ASSERT_EQ(run_shell(kubectl + "cordon edge-c", &out), 0) << out;
+  EXPECT_NE(out.find("node/edge-c cordoned"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run_shell(kubectl + "get nodes", &out), 0) << out;
+  EXPECT_NE(out.find("Ready,SchedulingDisabled"), std::string::npos) << out;
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("waits", "500m"));
+  EXPECT_TRUE(pod_shows("waits", "1 node(s) were unschedulable")) << get_pod("waits");
+  out.clear();
+  EXPECT_NE(run_shell(kubectl + "label node edge-c team=a", &out), 0) << out;
+  EXPECT_NE(out.find("only spec.unschedulable"), std::string::npos) << out;
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "uncordon edge-c", &out), 0) << out;
+  std::string launch = agent.next("LAUNCH");
+  EXPECT_NE(launch.find("default/waits"), std::string::npos) << launch << daemon_->log();
+
+  // Cordoned again, the daemon restarts on the same store: still cordoned.
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "cordon edge-c", &out), 0) << out;
+  std::string data = daemon_->data_dir();
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  DaemonProcess again({"--store", "embedded:" + data + "/data"});
+  ASSERT_TRUE(again.start()) << again.log();
+  ASSERT_TRUE(again.wait_ready()) << again.log();
+  ScriptedAgent back(again.port(), "edge-c");
+  ASSERT_TRUE(back.subscribe());
+  auto node = http_request(again.port(), "GET", "/api/v1/nodes/edge-c");
+  ASSERT_TRUE(node && node->status == 200);
+  EXPECT_NE(node->body.find(R"("spec":{"unschedulable":true,"taints":[{"key":"node.kubernetes.io/unschedulable")"),
+            std::string::npos)
+      << node->body;
+  EXPECT_EQ(again.stop(SIGTERM), 0);
+}
+
 // Agents are kept hashed by name; listings still come in name order.
 TEST_F(PodSchedulingTest, AgentsAndNodesAreListedByName) {
   start();

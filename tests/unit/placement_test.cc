@@ -36,5 +36,16 @@ TEST(Placement, FitsByResourcesPortsNodeNameAndSelector) {
   EXPECT_EQ(misfit({0.1 + 0.2, 64, {}, "", {}}, tight, labels), std::nullopt);
 }
 
+// kube-scheduler's NodeUnschedulable: a cordoned agent only for a pod that tolerates it.
+TEST(Placement, ACordonedAgentTakesOnlyAPodThatToleratesIt) {
+  PodNeeds plain, tolerant;
+  tolerant.tolerates_unschedulable = true;
+  EXPECT_FALSE(cordon_misfit(plain, false));
+  EXPECT_FALSE(cordon_misfit(tolerant, true));
+  auto m = cordon_misfit(plain, true);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->kind, MisfitKind::kUnschedulable);
+}
+
 }  // namespace
 }  // namespace uvsched

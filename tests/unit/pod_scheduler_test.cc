@@ -214,6 +214,39 @@ TEST_F(PodSchedulerTest, AnOfferLaunchesTheFirstWaitingPodThatFitsIt) {
   EXPECT_EQ(scheduler_->pending(), 0u);
 }
 
+// kubectl cordon: a cordoned agent's offers take no new pod (one that
+// tolerates the cordon's taint excepted), the pod says why in
+// kube-scheduler's words; uncordoned, its live offer wakes the pod at once.
+// A cordon stored before the scheduler starts (by a predecessor) holds.
+TEST_F(PodSchedulerTest, ACordonedAgentTakesNoNewPodUntilUncordoned) {
+  store_.put(std::string(PodRegistry::kCordonPrefix) + "edge-1", "{}", 0, [](WriteResult&&) {});
+  start();
+  EXPECT_TRUE(hub_->cordoned("edge-1"));
+  auto edge = subscribe("edge-1");
+  put_pod("web", stored_pod("web"));
+  settle();
+  offer("edge-1", 4, 8192);
+  EXPECT_TRUE(edge->events("LAUNCH").empty());  // nor is the pod woken by it: it tries again after its backoff
+  wait(1000);
+  EXPECT_TRUE(edge->events("LAUNCH").empty());
+  EXPECT_NE(pod("web").find("0/1 nodes are available: 1 node(s) were unschedulable."), std::string::npos) << pod("web");
+  // A pod that tolerates the taint (a DaemonSet's does) is placed there.
+  put_pod("ds", stored_pod("ds", "Always", "",
+                           R"(,"tolerations":[{"key":"node.kubernetes.io/unschedulable","operator":"Exists",)"
+                           R"("effect":"NoSchedule"}])"));
+  settle();
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  EXPECT_NE(edge->events("LAUNCH")[0].find(R"("name":"default/ds")"), std::string::npos);
+  offer("edge-1", 4, 8192);  // the first offer went to the pod that tolerates it
+  EXPECT_EQ(edge->events("LAUNCH").size(), 1u);
+  // Uncordoned: the waiting pod is woken by the live offer, its backoff cut short.
+  scheduler_->cordon_changed("edge-1", false);
+  settle();
+  ASSERT_EQ(edge->events("LAUNCH").size(), 2u);
+  EXPECT_NE(edge->events("LAUNCH")[1].find(R"("name":"default/web")"), std::string::npos);
+  EXPECT_EQ(scheduler_->pending(), 0u);
+}
+
 // An offer too small for the pod is declined back to its agent when it
 // expires unused, and the pod says what did not fit.
 TEST_F(PodSchedulerTest, AnOfferThatFitsNoPodIsDeclinedWhenItExpires) {
