@@ -310,7 +310,8 @@ void Daemon::wire_domains() {
   if (config_.function_size) {
     FunctionSize fs = *config_.function_size;
     ml_->set_capacity([this, fs]() -> std::optional<long> {
-      Resources free = hub_->offers().free_total();
+      // A cordoned agent's room is not the ML jobs' either.
+      Resources free = hub_->offers().free_total([this](const Offer& o) { return !hub_->cordoned(o.agent); });
       return functions_that_fit(free.cpus, free.mem_mib, fs.cpus, fs.mem_mib);
     });
   }

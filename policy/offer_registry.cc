@@ -275,10 +275,11 @@ const std::string* OfferRegistry::agent_of(const std::string& id) const {
   return it == entries_.end() ? nullptr : &it->second.offer.agent;
 }
 
-Resources OfferRegistry::free_total() const {
+Resources OfferRegistry::free_total(const Filter& counts) const {
   Resources total;
   for (const Entry* e : live_) {
     const Offer& o = e->offer;
+    if (counts && !counts(o)) continue;
     total.cpus += o.resources.cpus;
     total.mem_mib += o.resources.mem_mib;
   }

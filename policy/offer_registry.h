@@ -102,8 +102,9 @@ class OfferRegistry {
   const std::string* agent_of(const std::string& id) const;
   size_t live_count() const { return live_.size(); }
   size_t size() const { return entries_.size() + lingering_.size(); }
-  // Free resources on offer now (live and unclaimed), for the ML capacity cap.
-  Resources free_total() const;
+  // Free resources on offer now (live and unclaimed), for the ML capacity cap;
+  // only the offers `counts` takes, when given (a cordoned agent's are no room).
+  Resources free_total(const Filter& counts = nullptr) const;
   // Each live, unclaimed offer in arrival order, without the copy and the
   // sort of all() (preemption sums them by agent).
   void for_each_live(const std::function<void(const Offer&)>& fn) const {

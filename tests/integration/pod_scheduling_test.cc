@@ -886,6 +886,13 @@ TEST_F(PodSchedulingTest, LiveOffersCapMlParallelismWhenAFunctionSizeIsSet) {
   ScriptedAgent agent(port(), "gpu-box");
   ASSERT_TRUE(agent.subscribe());
   ASSERT_FALSE(agent.offer(3, 4096).empty());  // room for 3 functions of 1 cpu / 512 MiB
+  // A cordoned agent's room is not counted.
+  ScriptedAgent cordoned(port(), "cordoned-box");
+  ASSERT_TRUE(cordoned.subscribe());
+  auto cordon = http_request(port(), "PATCH", "/api/v1/nodes/cordoned-box", R"({"spec":{"unschedulable":true}})",
+                             "Content-Type: application/strategic-merge-patch+json\r\n");
+  ASSERT_TRUE(cordon && cordon->status == 200) << (cordon ? cordon->body : "");
+  ASSERT_FALSE(cordoned.offer(4, 4096).empty());
   // Shares are cached between recompute ticks: retry until a job sees the new cap.
   std::string train = R"({"model_type":"m","batch_size":8,"epochs":2,"dataset":"d","function_name":"f",)"
                       R"("options":{"default_parallelism":8}})";

@@ -169,6 +169,9 @@ TEST_F(OfferRegistryTest, FreeTotalCountsLiveUnclaimedOffers) {
   EXPECT_EQ(reg.free_total().cpus, 2);
   EXPECT_EQ(reg.free_total().mem_mib, 1024);
   EXPECT_EQ(*reg.next_deadline(), 5'000u);
+  reg.add(offer("o3", "c", 4, 512), 0);
+  EXPECT_EQ(reg.free_total().cpus, 6);
+  EXPECT_EQ(reg.free_total([](const Offer& o) { return o.agent != "c"; }).cpus, 2);  // c is cordoned
 }
 
 // Asked again before a launch: the claim still holds only while the offer is
