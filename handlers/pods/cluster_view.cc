@@ -29,10 +29,14 @@ std::optional<size_t> whole_number(const std::string& s, size_t max) {
   return n > max ? std::nullopt : std::optional<size_t>(n);
 }
 
-const char* state_of(const AgentHub::Agent& a) { return a.connected ? "connected" : "disconnected"; }
+// A cordoned agent (kubectl cordon) is connected and takes no new pod: the operator sees which.
+const char* state_of(const AgentHub& hub, const AgentHub::Agent& a) {
+  if (!a.connected) return "disconnected";
+  return hub.cordoned(a.hostname) ? "cordoned" : "connected";
+}
 
-bool matches(const AgentHub::Agent& a, const std::string& needle) {
-  if (needle.empty() || contains(a.hostname, needle) || contains(state_of(a), needle)) return true;
+bool matches(const AgentHub& hub, const AgentHub::Agent& a, const std::string& needle) {
+  if (needle.empty() || contains(a.hostname, needle) || contains(state_of(hub, a), needle)) return true;
   for (const auto& [k, v] : a.labels) {
     if (contains(k + "=" + v, needle)) return true;
   }
@@ -97,7 +101,7 @@ std::string cluster_view_json(const AgentHub& hub, const PodTaskRegistry& tasks,
   // The listing: live agents by hostname, then the lost ones, newest first.
   std::vector<const AgentHub::Agent*> live;
   for (const AgentHub::Agent* a : hub.sorted_agents()) {
-    if (matches(*a, q.search)) live.push_back(a);
+    if (matches(hub, *a, q.search)) live.push_back(a);
   }
   std::vector<const AgentHub::LostAgent*> lost;
   const auto& gone = hub.recently_lost();
@@ -129,7 +133,7 @@ std::string cluster_view_json(const AgentHub& hub, const PodTaskRegistry& tasks,
     }
     std::sort(named.begin(), named.end());
     if (named.size() > ClusterQuery::kPodsNamed) named.resize(ClusterQuery::kPodsNamed);
-    w.begin_object().key("hostname").value(a.hostname).key("state").value(state_of(a));
+    w.begin_object().key("hostname").value(a.hostname).key("state").value(state_of(hub, a));
     w.key("labels").begin_object();
     for (const auto& [k, v] : a.labels) w.key(k).value(v);
     w.end_object();

@@ -189,6 +189,19 @@ TEST_F(ClusterViewTest, TotalsOverAllAndEachListedAgentsShareAndPods) {
             R"("mem_mib":4096,"mem_mib_used":1024,"pods":1,"pod_names":["ml/three"]}]})");
 }
 
+// kubectl cordon: the agent is connected and takes no new pod; the page says
+// which, and a search for it finds it.
+TEST_F(ClusterViewTest, ACordonedAgentSaysSo) {
+  auto a = subscribe("edge-a", {}, 4);
+  auto b = subscribe("edge-b", {}, 4);
+  hub_->set_cordoned("edge-b", true);
+  std::string all = view("");
+  EXPECT_NE(all.find(R"("connected":2,)"), std::string::npos) << all;
+  EXPECT_NE(all.find(R"({"hostname":"edge-a","state":"connected")"), std::string::npos) << all;
+  EXPECT_NE(all.find(R"({"hostname":"edge-b","state":"cordoned")"), std::string::npos) << all;
+  EXPECT_NE(view("q=cordon").find(R"("matched":1,)"), std::string::npos) << view("q=cordon");
+}
+
 TEST_F(ClusterViewTest, DisconnectedThenLostAgentsSaySoAndSearchAndPagesNarrowTheList) {
   std::vector<std::shared_ptr<test::RecordingChannel>> channels;
   for (int i = 0; i < 5; ++i)
