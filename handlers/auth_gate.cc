@@ -42,6 +42,17 @@ HttpResponse deny(std::string_view path, int code, std::string_view message) {
   return r;
 }
 
+// The token of an "Authorization: Bearer <token>" header (the scheme in any
+// case, as RFC 9110 has it), or nullopt when there is none.
+std::optional<std::string_view> bearer_token(const std::string* header) {
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header == nullptr || header->size() <= kBearer.size() ||
+      !iequals(std::string_view(*header).substr(0, kBearer.size()), kBearer)) {
+    return std::nullopt;
+  }
+  return std::string_view(*header).substr(kBearer.size());
+}
+
 }  // namespace
 
 std::optional<std::vector<TokenEntry>> parse_token_file(std::string_view text, std::string* error) {
@@ -182,7 +193,6 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
     // Which one a proxy on the way read is anyone's guess: refuse, as the API server does.
     return {deny(request.path(), 400, "more than one Authorization header"), false};
   }
-  constexpr std::string_view kBearer = "Bearer ";
   if (granted_) {
     if (allowed(*granted_, "", request.method, request.path())) return {std::nullopt, true};
     return {deny(request.path(), 403,
@@ -194,11 +204,10 @@ HeadCheck AuthGate::judge(const HttpRequest& request) const {
     // its common name is the agent's host.
     name = request.peer_name;
     role = Role::kAgent;
-  } else if (header == nullptr || header->size() <= kBearer.size() ||
-             !iequals(header->substr(0, kBearer.size()), kBearer)) {
+  } else if (auto token = bearer_token(header); !token) {
     return {deny(request.path(), 401, "a bearer token is required"), false};
   } else {
-    who = find(std::string_view(*header).substr(kBearer.size()));
+    who = find(*token);
     if (who == nullptr) return {deny(request.path(), 401, "the token is not valid"), false};
     name = who->name;
     role = who->role;
@@ -256,12 +265,8 @@ void AuthGate::handle(HttpRequest& request, Responder responder) {
 Caller AuthGate::caller_of(const HttpRequest& request) const {
   if (!enabled()) return {"", Role::kAdmin, "none: without a token file every caller is admin"};
   if (granted_) return {"", *granted_, granted_serves_};
-  const std::string* header = request.header("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header != nullptr && header->size() > kBearer.size()) {
-    if (const TokenEntry* who = find(std::string_view(*header).substr(kBearer.size()))) {
-      return {who->name, who->role, "token"};
-    }
+  if (auto token = bearer_token(request.header("Authorization"))) {
+    if (const TokenEntry* who = find(*token)) return {who->name, who->role, "token"};
   }
   return {request.peer_name, Role::kAgent, "client certificate"};
 }

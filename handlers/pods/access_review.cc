@@ -1,5 +1,7 @@
 #include "handlers/pods/access_review.h"
 
+#include <absl/strings/ascii.h>
+
 #include <string_view>
 
 #include "handlers/pods/k8s_protobuf.h"
@@ -9,12 +11,6 @@
 
 namespace uvsched {
 namespace {
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
-  return out;
-}
 
 // The version a group is served at when a review names none.
 std::string_view served_version(std::string_view group) { return group == "scheduling.x-k8s.io" ? "v1alpha1" : "v1"; }
@@ -38,12 +34,13 @@ std::vector<VerbRequest> verb_requests(std::string_view verb, bool named) {
     return {{"GET", false},  {"GET", true},    {"POST", false},  {"PUT", true},
             {"PATCH", true}, {"DELETE", true}, {"DELETE", false}};
   }
-  return {{upper(verb), named}};  // bind, escalate, impersonate, ...: no path of ours takes them
+  return {{absl::AsciiStrToUpper(std::string(verb)),
+           named}};  // bind, escalate, impersonate, ...: no path of ours takes them
 }
 
 std::vector<std::string> path_methods(std::string_view verb) {
   if (verb == "*") return {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"};
-  return {upper(verb)};
+  return {absl::AsciiStrToUpper(std::string(verb))};
 }
 
 JsonValue strings(const std::vector<std::string>& list) {
@@ -165,8 +162,7 @@ HttpResponse answer_self_review(const HttpRequest& request, const Caller& caller
                           : path.ends_with("/selfsubjectrulesreviews") ? "SelfSubjectRulesReview"
                                                                        : "SelfSubjectReview";
   // client-go's typed clients send protobuf, and take JSON back.
-  const std::string* ct = request.header("Content-Type");
-  bool protobuf = ct != nullptr && std::string_view(*ct).substr(0, ct->find(';')) == kKubernetesProtobuf;
+  bool protobuf = sends_protobuf(request);
   if (!protobuf) {
     if (auto refused = refuse_media_type(request, /*protobuf_too=*/true)) return std::move(*refused);
   }

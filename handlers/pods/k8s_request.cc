@@ -21,19 +21,23 @@ std::optional<HttpResponse> refuse_bad_list_options(std::string_view query) {
   for (std::string_view name : {"limit", "timeoutSeconds"}) {
     auto v = query_param(query, name);
     if (!v) continue;
-    std::string_view digits = *v;
-    if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
-    bool syntax = !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
-    if (syntax) {
-      int64_t n = 0;
-      const char* first = v->data() + (v->front() == '+' ? 1 : 0);
-      auto [end, ec] = std::from_chars(first, v->data() + v->size(), n);
-      if (ec == std::errc() && end == v->data() + v->size()) continue;
-    }
-    return k8s_error(400, "BadRequest",
-                     "strconv.ParseInt: parsing \"" + *v + "\": " + (syntax ? "value out of range" : "invalid syntax"));
+    std::string_view s = *v;
+    if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);  // from_chars takes '-' only
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    bool whole = end == s.data() + s.size();
+    if (ec == std::errc() && whole) continue;
+    bool out_of_range = ec == std::errc::result_out_of_range && whole;
+    return k8s_error(
+        400, "BadRequest",
+        "strconv.ParseInt: parsing \"" + *v + "\": " + (out_of_range ? "value out of range" : "invalid syntax"));
   }
   return std::nullopt;
+}
+
+bool sends_protobuf(const HttpRequest& request) {
+  const std::string* ct = request.header("Content-Type");
+  return ct != nullptr && std::string_view(*ct).substr(0, ct->find(';')) == kKubernetesProtobuf;
 }
 
 // A body uvsched cannot decode is refused for its media type, as the API

@@ -22,8 +22,6 @@ namespace uvsched {
 
 // 503 ServiceUnavailable naming why the store failed.
 HttpResponse store_down(const StoreStatus& st);
-// A boolean query parameter as Go's strconv.ParseBool reads it (the Python
-// client sends "True"); absent or anything else is false.
 // A query's boolean as the API server reads it (apimachinery's
 // Convert_Slice_string_To_bool): absent, "0" or "false" in any case is false;
 // anything else is true, an empty value too (`?watch`, as curl users write it).
@@ -34,6 +32,8 @@ std::optional<HttpResponse> refuse_bad_list_options(std::string_view query);
 // 415 for a body in a media type the registry does not decode (protobuf_too:
 // this route also takes protobuf); nullopt when it may be read as JSON.
 std::optional<HttpResponse> refuse_media_type(const HttpRequest& request, bool protobuf_too = false);
+// The body is Kubernetes protobuf (what client-go's typed clients send).
+bool sends_protobuf(const HttpRequest& request);
 // The request's fieldValidation, or the 400 for a value it may not have.
 std::variant<FieldValidation, HttpResponse> field_validation_of(const HttpRequest& request);
 // The 400 for a body the typed decoder refused, every cause named.

@@ -42,8 +42,7 @@ void PodRegistry::create_namespace(RequestContext& ctx) {
   std::string error;
   // kubectl's `create namespace` sends protobuf (a typed client), and takes
   // JSON back.
-  const std::string* ct = ctx.request.header("Content-Type");
-  bool protobuf = ct != nullptr && ct->substr(0, ct->find(';')) == kKubernetesProtobuf;
+  bool protobuf = sends_protobuf(ctx.request);
   if (!protobuf) {
     if (auto refused = refuse_media_type(ctx.request, /*protobuf_too=*/true)) return ctx.reply(std::move(*refused));
   }
@@ -204,17 +203,25 @@ void PodRegistry::list_nodes(RequestContext& ctx) {
   ctx.reply(k8s_object(200, items.take()));
 }
 
+std::optional<JsonValue> PodRegistry::node_named(const std::string& name) const {
+  for (auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
+    if (const JsonValue* nn = n.find({"metadata", "name"}); nn && nn->text() == name) return std::move(n);
+  }
+  return std::nullopt;
+}
+
+HttpResponse PodRegistry::node_not_found(const std::string& name) {
+  return k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name);
+}
+
 void PodRegistry::get_node(RequestContext& ctx) {
   std::string name = ctx.param("name");
-  for (const auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
-    const JsonValue* nn = n.find({"metadata", "name"});
-    if (!nn || nn->text() != name) continue;
-    if (wants_table(ctx.request.header("Accept"))) {
-      return ctx.reply(k8s_object(200, node_table({n}, std::to_string(store_.revision()), clock_.unix_ms())));
-    }
-    return ctx.reply(k8s_object(200, n.dump()));
+  auto node = node_named(name);
+  if (!node) return ctx.reply(node_not_found(name));
+  if (wants_table(ctx.request.header("Accept"))) {
+    return ctx.reply(k8s_object(200, node_table({*node}, std::to_string(store_.revision()), clock_.unix_ms())));
   }
-  ctx.reply(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
+  ctx.reply(k8s_object(200, node->dump()));
 }
 
 }  // namespace uvsched

@@ -680,11 +680,8 @@ void PodRegistry::patch_node(RequestContext& ctx) {
   std::string error;
   auto patch = JsonValue::parse(ctx.request.body, &error);
   if (!patch) return ctx.reply(k8s_error(400, "BadRequest", error));
-  std::optional<JsonValue> node;
-  for (auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
-    if (const JsonValue* nn = n.find({"metadata", "name"}); nn && nn->text() == name) node = std::move(n);
-  }
-  if (!node) return ctx.reply(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
+  std::optional<JsonValue> node = node_named(name);
+  if (!node) return ctx.reply(node_not_found(name));
   JsonValue patched = *node;
   if (auto refused = apply_patch(patched, *patch, *type, /*status_only=*/false)) return ctx.reply(std::move(*refused));
   const JsonValue* u = patched.find({"spec", "unschedulable"});
@@ -708,12 +705,8 @@ void PodRegistry::patch_node(RequestContext& ctx) {
     if (!r.status.ok()) return res.send(store_down(r.status));
     log_info(cordon ? "node_cordoned" : "node_uncordoned").kv("node", name);
     if (cordon_hook_) cordon_hook_(name, cordon);
-    for (auto& n : nodes_ ? nodes_() : std::vector<JsonValue>{}) {
-      if (const JsonValue* nn = n.find({"metadata", "name"}); nn && nn->text() == name) {
-        return res.send(k8s_object(200, n.dump()));
-      }
-    }
-    res.send(k8s_error(404, "NotFound", "nodes \"" + name + "\" not found", "nodes", name));
+    auto now = node_named(name);  // as it is now, cordoned or not
+    res.send(now ? k8s_object(200, now->dump()) : node_not_found(name));
   };
   std::string key = kCordonPrefix + name;
   if (cordon) return store_.put(key, "{}", 0, std::move(done));

@@ -94,6 +94,9 @@ class PodRegistry {
   void list_nodes(RequestContext& ctx);
   void get_node(RequestContext& ctx);
   void patch_node(RequestContext& ctx);
+  // The node of that name (an agent), as /api/v1/nodes lists it.
+  std::optional<JsonValue> node_named(const std::string& name) const;
+  static HttpResponse node_not_found(const std::string& name);
 
   // How a write of a pod is answered and whom it tells.
   struct PodWrite {

@@ -206,11 +206,7 @@ void PodScheduler::load() {
   all.prefix = true;
   // The cordoned agents first: no pod loaded below is to be placed on one.
   store_.get(PodRegistry::kCordonPrefix, all, [this](RangeResult&& c) {
-    if (!c.status.ok()) {
-      log_warn("scheduler_load_failed").kv("error", c.status.message);
-      load_timer_->start(1000, [this] { load(); });
-      return;
-    }
+    if (!c.status.ok()) return load_again_after(c.status);
     std::set<std::string> cordoned;
     for (const auto& kv : c.kvs) cordoned.insert(kv.key.substr(std::string_view(PodRegistry::kCordonPrefix).size()));
     hub_.replace_cordoned(std::move(cordoned));
@@ -218,15 +214,17 @@ void PodScheduler::load() {
   });
 }
 
+// The store could not be read: the whole load again in a second.
+void PodScheduler::load_again_after(const StoreStatus& failure) {
+  log_warn("scheduler_load_failed").kv("error", failure.message);
+  load_timer_->start(1000, [this] { load(); });
+}
+
 void PodScheduler::load_pods() {
   RangeOptions all;
   all.prefix = true;
   store_.get(PodRegistry::kPodPrefix, all, [this](RangeResult&& r) {
-    if (!r.status.ok()) {
-      log_warn("scheduler_load_failed").kv("error", r.status.message);
-      load_timer_->start(1000, [this] { load(); });
-      return;
-    }
+    if (!r.status.ok()) return load_again_after(r.status);
     size_t recovered = 0;
     // Only a reload has pods to forget (and 100k keys are worth not copying at start).
     bool reload = !pending_.empty() || tasks_.size() != 0;

@@ -132,6 +132,7 @@ class PodScheduler final : public AgentEvents {
 
   void load();
   void load_pods();
+  void load_again_after(const StoreStatus& failure);
   void forget_everything();
   void list_queue(RequestContext& ctx);
   Pending& pending_entry(const std::string& key);  // the pod's entry, made (and stamped) when new

@@ -1,5 +1,7 @@
 #include "handlers/pods/pod_validation.h"
 
+#include <absl/strings/ascii.h>
+
 #include <ctime>
 #include <random>
 
@@ -79,11 +81,7 @@ void check_quantities(const JsonValue* map, const std::string& field, std::vecto
 }  // namespace
 
 bool is_dns1123_label(std::string_view s) {
-  if (s.empty() || s.size() > 63 || !alnum_lower(s.front()) || !alnum_lower(s.back())) return false;
-  for (char c : s) {
-    if (!alnum_lower(c) && c != '-') return false;
-  }
-  return true;
+  return s.size() <= 63 && s.find('.') == std::string_view::npos && matches_subdomain(s);
 }
 
 bool is_dns1123_subdomain(std::string_view s) { return s.size() <= kSubdomainMax && matches_subdomain(s); }
@@ -170,9 +168,8 @@ std::vector<FieldIssue> validate_object_meta(const JsonValue& obj) {
       size_t bytes = 0;
       for (const auto& [k, v] : a->members()) {
         // Kubernetes checks the key lower-cased: an annotation's key may have capitals in its prefix.
-        std::string lower = k;
-        for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-        for (const std::string& why : qualified_name_errors(lower)) invalid(&out, "metadata.annotations", k, why);
+        for (const std::string& why : qualified_name_errors(absl::AsciiStrToLower(k)))
+          invalid(&out, "metadata.annotations", k, why);
         bytes += k.size() + (v.is_string() ? v.text().size() : 0);
       }
       if (bytes > kAnnotationsMaxBytes) {

@@ -394,6 +394,13 @@ TEST_F(TlsAuthTest, KubectlAuthCanIAndWhoamiAnswerForTheToken) {
   EXPECT_NE(out.find(R"("userInfo":{"username":"kubeml","groups":["uvsched:ml","system:authenticated"])"),
             std::string::npos)
       << out;
+  // The scheme in any case (RFC 9110), for the answer as for the admission.
+  out.clear();
+  run_shell("curl -sS --cacert " + certs_.ca_file() + " -H 'Authorization: bearer " + kMl +
+                "' -H 'Content-Type: application/json' -d '{}' " + base_ +
+                "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            &out);
+  EXPECT_NE(out.find(R"("username":"kubeml")"), std::string::npos) << out;
   out.clear();
   EXPECT_NE(kubectl("bad-0123456789abcdef", "auth can-i get pods", &out), 0);
   EXPECT_NE(out.find("the token is not valid"), std::string::npos) << out;

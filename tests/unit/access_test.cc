@@ -1,5 +1,6 @@
 #include "policy/access.h"
 
+#include <absl/strings/ascii.h>
 #include <gtest/gtest.h>
 
 namespace uvsched {
@@ -52,8 +53,7 @@ bool listed(const AccessRules& rules, std::string_view method, std::string_view 
     }
     return false;
   };
-  std::string verb(method);
-  for (char& c : verb) c = static_cast<char>(c - 'A' + 'a');
+  std::string verb = absl::AsciiStrToLower(std::string(method));
   for (const PathRule& r : rules.paths) {
     if (!has(r.verbs, verb)) continue;
     for (const std::string& p : r.paths) {
