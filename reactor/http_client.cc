@@ -45,6 +45,20 @@ size_t HttpClient::open_connections() const {
   return n;
 }
 
+namespace {
+
+// What net/http's Transport sends twice (Request.isReplayable): the methods
+// RFC 9110 makes safe, and requests the caller marked idempotent. PUT and
+// DELETE are idempotent in the RFC's words but Go does not replay them, and
+// neither do we: etcd's gateway takes every call, compare-and-swaps
+// included, as a POST.
+bool is_replayable(const ClientRequest& r) {
+  return r.method == "GET" || r.method == "HEAD" || r.method == "OPTIONS" || r.method == "TRACE" ||
+         find_header(r.headers, "Idempotency-Key") != nullptr || find_header(r.headers, "X-Idempotency-Key") != nullptr;
+}
+
+}  // namespace
+
 std::unique_ptr<HttpClient::Pending> HttpClient::make_pending(ClientRequest request, ClientCallback callback) {
   auto p = std::make_unique<Pending>();
   p->id = next_id_++;
@@ -59,6 +73,7 @@ std::unique_ptr<HttpClient::Pending> HttpClient::make_pending(ClientRequest requ
   }
   p->url = std::move(*url);
   p->pool_key = p->url.base();
+  p->replayable = is_replayable(request);
   append_request(p->wire, request.method, p->url.target, p->url.origin(), request.headers, request.body);
   p->request = std::move(request);
   p->request.body.clear();  // it is in the wire bytes now
@@ -94,9 +109,13 @@ std::vector<HttpClient::RequestId> HttpClient::pipeline(
 void HttpClient::dispatch(std::unique_ptr<Pending> p) {
   Pool& pool = pools_[p->pool_key];
   if (pool.all.empty() && pool.waiting.empty()) pool.base = p->url;
-  if (!pool.idle.empty()) {
+  while (!pool.idle.empty()) {
     Connection* conn = pool.idle.back();
     pool.idle.pop_back();
+    if (!p->replayable && conn->closed_by_peer()) {
+      conn->close();  // (it stays in pool.all until its close callback)
+      continue;
+    }
     conn->start(std::move(p));
     return;
   }

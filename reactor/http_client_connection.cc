@@ -1,5 +1,8 @@
 #include <cassert>
+#include <cerrno>
 #include <cstring>
+
+#include <sys/socket.h>
 
 #include "reactor/http_client_connection.h"
 #include "reactor/log.h"
@@ -48,6 +51,7 @@ void HttpClient::Connection::start(std::unique_ptr<Pending> p) {
   for (auto& f : p->followers) queued_.push_back(std::move(f));
   p->followers.clear();
   got_bytes_ = false;
+  wrote_ = false;
   begin(std::move(p));
   if (connected_) send();
 }
@@ -75,9 +79,11 @@ void HttpClient::Connection::fail(int error, std::string text) {
   for (auto& q : queued_) failed.push_back(std::move(q));
   queued_.clear();
   for (auto& p : failed) {
-    // A pooled connection the server had already closed: the request never
-    // reached it, so it is safe to send once more on a fresh connection.
-    if (reused_ && !got_bytes_ && !p->retried && error != UV_ETIMEDOUT && !client_->closing_) {
+    // A pooled connection the server closed as it was taken: mostly the
+    // request never reached it, but the server may have read it and gone
+    // down before answering, so only what is safe to repeat is repeated.
+    if (reused_ && !got_bytes_ && !p->retried && error != UV_ETIMEDOUT && !client_->closing_ &&
+        (p->replayable || !wrote_)) {
       p->retried = true;
       client_->dispatch(std::move(p));
       continue;
@@ -85,8 +91,20 @@ void HttpClient::Connection::fail(int error, std::string text) {
     ClientResponse r;
     r.error = error;
     r.error_text = text;
+    r.sent = wrote_;
     client_->defer(std::move(p->callback), std::move(r));
   }
+}
+
+bool HttpClient::Connection::closed_by_peer() const {
+  uv_os_fd_t fd;
+  if (closing_ || uv_fileno(reinterpret_cast<const uv_handle_t*>(&tcp_), &fd) != 0) return true;
+  // An idle connection has nothing to read unless it is ending: its end of
+  // file, a reset, or over TLS the close_notify alert before them (bytes
+  // nobody asked for make consume() close it all the same).
+  char byte;
+  ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 void HttpClient::Connection::close() {
@@ -113,6 +131,7 @@ void HttpClient::Connection::send() {
   wire.reserve(size);
   wire += current_->wire;
   for (const auto& q : queued_) wire += q->wire;
+  wrote_ = true;
   if (!tls_) {
     write_raw(std::move(wire));
   } else {

@@ -24,6 +24,7 @@ struct HttpClient::Pending {
   ClientRequest request;
   ClientCallback callback;
   std::string wire;
+  bool replayable = false;  // may be sent twice: see is_replayable
   bool retried = false;
   // Pipelined behind this one, on its connection.
   std::vector<std::unique_ptr<Pending>> followers;
@@ -47,9 +48,14 @@ class HttpClient::Connection {
   // Closes without calling the current request's callback. The request is
   // kept until the close callback: abandon() may run inside its on_body.
   void abandon();
-  // Closes and fails the requests on it; one that met a pooled connection the
-  // server had closed, before any byte came back, is sent once more.
+  // Closes and fails the requests on it. One that met a pooled connection the
+  // server closed, before any byte came back, is sent once more if it is safe
+  // to: it was never written, or it is replayable (Go's rule, net/http's
+  // shouldRetryRequest): the server may have acted on what it received.
   void fail(int error, std::string text);
+  // An idle connection whose server has already closed it (its end of file
+  // waits unread): a request that cannot be sent twice must not be put on it.
+  bool closed_by_peer() const;
   void close();
 
  private:
@@ -100,6 +106,7 @@ class HttpClient::Connection {
   bool header_value_next_ = false;
   size_t header_bytes_ = 0;  // of the response being read
   bool got_bytes_ = false;
+  bool wrote_ = false;  // the current requests' bytes went to the socket
   bool connected_ = false;
   bool resolving_ = false;
   bool reading_ = false;

@@ -30,6 +30,10 @@ struct ClientResponse {
   int status = 0;
   HttpHeaders headers;
   std::string body;
+  // With an error: whether the request's bytes had been handed to the
+  // connection. If so the server may have received it and acted on it, and
+  // only the caller knows whether sending it again is safe.
+  bool sent = false;
 
   bool ok() const { return error == 0 && status >= 200 && status < 300; }
   const std::string* header(std::string_view name) const { return find_header(headers, name); }

@@ -74,6 +74,10 @@ EtcdStore::~EtcdStore() { assert(closing_ && "EtcdStore destroyed before close()
 
 // ---- requests, fail-over, availability ----------------------------------------
 
+namespace {
+bool is_read(std::string_view path) { return path == "/v3/kv/range" || path == "/v3/maintenance/status"; }
+}  // namespace
+
 void EtcdStore::call(const std::string& path, std::string body, JsonCallback cb, size_t attempts_left) {
   if (closing_) {
     cb(StoreStatus::unavailable("store is closing"), element());
@@ -91,12 +95,19 @@ void EtcdStore::call(const std::string& path, std::string body, JsonCallback cb,
     bool transport = r.error != 0 || r.status == 502 || r.status == 503 || r.status == 504;
     if (transport) {
       std::string why = r.error != 0 ? r.error_text : "etcd answered " + std::to_string(r.status);
-      current_ = (current_ + 1) % endpoints_.size();  // try the next member
-      if (attempts_left > 1 && !closing_) {
+      current_ = (current_ + 1) % endpoints_.size();  // the next call tries the next member
+      // A write etcd may have received may have been applied (a time-out, a
+      // leader change, a member killed before it answered). Sent again to
+      // another member, a compare-and-swap would fail against its own
+      // result and the caller be told it lost; so, as etcd's own client
+      // does, only reads and writes that surely never left are sent again.
+      const bool maybe_applied = !is_read(path) && (r.error == 0 || r.sent);
+      if (attempts_left > 1 && !closing_ && !maybe_applied) {
         call(path, std::move(body), std::move(cb), attempts_left - 1);
         return;
       }
-      mark_down(why);
+      if (attempts_left <= 1) mark_down(why);
+      if (maybe_applied) why += " (the write may have been applied)";
       cb(StoreStatus::unavailable("etcd unreachable: " + why), element());
       return;
     }

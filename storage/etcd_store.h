@@ -3,7 +3,9 @@
 // quirks: base64 keys and values, int64s as strings, fields at their default
 // left out, prefix ranges as range_end, newline-delimited streams for watch
 // and keep-alive. Writes issued in one loop turn go out as one txn (up to 128
-// ops). Any endpoint may answer; a failed one is skipped for the next. When
+// ops). Any endpoint may answer; a failed one is skipped for the next. A
+// read is sent to each in turn; a write only if it surely did not reach the
+// one before (else kUnavailable: it may or may not have been applied). When
 // none answers, calls fail fast with kUnavailable and a probe reconnects with
 // backoff. A periodic status call keeps unavailable_reason() current.
 #pragma once
@@ -80,6 +82,8 @@ class EtcdStore final : public Store {
   };
   struct Watch;
 
+  // POSTs to the member in use; on a failure, to the next, up to
+  // attempts_left members (writes: see maybe_applied in call()).
   void call(const std::string& path, std::string body, JsonCallback cb, size_t attempts_left);
   void send_txn(std::string body, std::function<void(const StoreStatus&, TxnResult&&, simdjson::dom::element)> cb);
   void queue_write(TxnOp op, WriteCallback cb);

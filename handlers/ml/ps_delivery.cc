@@ -214,15 +214,21 @@ void PsDelivery::send_update(const std::string& job_id, Job& job) {
       calls_.add(labels({{"op", "update"}, {"result", "lost"}}));
       return gone(job_id, job, Phase::kLost, "PS answered 400 to /update: it does not hold the job");
     }
-    if (r.error == UV_ETIMEDOUT) {
-      // The PS may still hand it to the job: a second copy would answer a later epoch.
+    if (r.error == UV_ETIMEDOUT || (r.error != 0 && r.sent)) {
+      // The PS reads the whole request before it hands the update to the job
+      // and does so whatever becomes of our connection: a time-out or a
+      // connection lost after sending may still reach the job, and a second
+      // copy would answer a later epoch.
       calls_.add(labels({{"op", "update"}, {"result", "unconfirmed"}}));
       job.status.unconfirmed += 1;
-      job.status.last_error = "update timed out; not sent again";
-      log_warn("ps_update_unconfirmed").kv("job", job_id).kv("parallelism", sent.parallelism);
+      job.status.last_error =
+          (r.error == UV_ETIMEDOUT ? std::string("update timed out") : "update sent, then " + r.error_text) +
+          "; not sent again";
+      log_warn("ps_update_unconfirmed").kv("job", job_id).kv("parallelism", sent.parallelism).kv("error", r.error_text);
       return pump(job_id);
     }
-    // Refused, reset before an answer, or a 5xx: the job did not get it.
+    // Refused, a connection lost before the request was written, or a 5xx:
+    // the job did not get it.
     if (!job.status.update_pending) job.status.update_pending = sent;
     retry_later(job_id, "update", r.error != 0 ? r.error_text : "PS answered " + std::to_string(r.status));
   });

@@ -7,9 +7,10 @@
 //    if it does not. A job resumed after a restart is asked about first.
 //  - POST /update/{id}, exactly once per update() (one per /job). The PS hands
 //    it to the job over an unbuffered channel, so a second copy would be taken
-//    as the answer to a later epoch: an update whose call timed out is never
-//    sent again. One that surely did not reach the job (refused connection,
-//    5xx) is retried with backoff. A 400 means the PS does not hold the job:
+//    as the answer to a later epoch: an update whose call timed out, or whose
+//    connection was lost after it was written, is never sent again. One that
+//    surely did not reach the job (refused connection, 5xx) is retried with
+//    backoff. A 400 means the PS does not hold the job:
 //    it is lost, and nothing more is sent for it.
 // One call per job in flight.
 #pragma once

@@ -4,14 +4,17 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <functional>
 #include <optional>
 
 #include "reactor/log.h"
 #include "reactor/loop_clock.h"
+#include "storage/base64.h"
 #include "storage/etcd_store.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/etcd_process.h"
 #include "tests/support/loop_runner.h"
+#include "tests/support/lossy_proxy.h"
 #include "tests/support/raw_http.h"
 
 namespace uvsched::test {
@@ -68,6 +71,76 @@ TEST(EtcdOutage, CallsFailFastWhileDownAndRecoverAfter) {
     bool closed = false;
     store.close([&] { closed = true; });
     ASSERT_TRUE(run_until(&loop, [&] { return closed; }));
+  }
+  uv_run(&loop, UV_RUN_DEFAULT);
+  EXPECT_EQ(uv_loop_close(&loop), 0);
+}
+
+// The member a write went to applied it and its answer was lost (the member
+// died, say). Sent again to the next member, a create-if-absent fails against
+// its own result and the caller is told somebody else's key is there. It is
+// told the store was unavailable and the write may have been applied, as
+// etcd's own client does; a read is still sent to the next member.
+TEST(EtcdOutage, AWriteWhoseAnswerWasLostIsNotSentAgainToAnotherMember) {
+  log_configure(LogLevel::kOff, LogFormat::kText);
+  EtcdProcess etcd;
+  ASSERT_TRUE(etcd.start());
+  LossyProxy proxy(etcd.client_port());
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  {
+    LoopClock clock(&loop);
+    std::vector<Url> eps;
+    ASSERT_TRUE(parse_etcd_endpoints(proxy.url() + "," + etcd.url(), &eps));  // one etcd, two ways in
+    // Each store talks to the proxy first, and to etcd itself once that failed.
+    auto with_store = [&](const std::function<void(EtcdStore&)>& body) {
+      EtcdStore store(&loop, clock, eps);
+      body(store);
+      bool closed = false;
+      store.close([&] { closed = true; });
+      ASSERT_TRUE(run_until(&loop, [&] { return closed; }));
+    };
+    auto create = [&](EtcdStore& store, const std::string& key) {
+      TxnRequest t;
+      t.compares.push_back({key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}});
+      t.success.push_back({TxnOp::Type::kPut, key, "mine", 0, false});
+      std::optional<TxnResult> out;
+      store.txn(std::move(t), [&](TxnResult&& r) { out = std::move(r); });
+      EXPECT_TRUE(run_until(
+          &loop, [&] { return out.has_value(); }, 10'000))
+          << "a txn hung";
+      return out ? std::move(*out) : TxnResult{};
+    };
+    auto read = [&](EtcdStore& store, const std::string& key) {
+      std::optional<RangeResult> out;
+      store.get(key, {}, [&](RangeResult&& r) { out = std::move(r); });
+      EXPECT_TRUE(run_until(
+          &loop, [&] { return out.has_value(); }, 10'000))
+          << "a read hung";
+      return out ? std::move(*out) : RangeResult{};
+    };
+
+    with_store([&](EtcdStore& store) {
+      auto warm = create(store, "/lossy/warm");  // its connection to the proxy is pooled now
+      ASSERT_TRUE(warm.status.ok() && warm.succeeded) << warm.status.message;
+      proxy.lose_answer_to(base64_encode("/lossy/created"));
+      auto lost = create(store, "/lossy/created");
+      EXPECT_EQ(proxy.answers_lost(), 1);
+      EXPECT_EQ(lost.status.code, StoreCode::kUnavailable)
+          << "told " << (lost.succeeded ? "it created the key" : "the key was there") << ": " << lost.status.message;
+      EXPECT_NE(lost.status.message.find("may have been applied"), std::string::npos) << lost.status.message;
+      auto there = read(store, "/lossy/created");  // etcd did apply it
+      ASSERT_TRUE(there.status.ok()) << there.status.message;
+      ASSERT_EQ(there.kvs.size(), 1u);
+      EXPECT_EQ(there.kvs[0].value, "mine");
+    });
+    with_store([&](EtcdStore& store) {
+      proxy.lose_answer_to(base64_encode("/lossy/created"));
+      auto again = read(store, "/lossy/created");  // a read whose answer is lost is read again, elsewhere
+      EXPECT_EQ(proxy.answers_lost(), 2);
+      EXPECT_TRUE(again.status.ok()) << again.status.message;
+      EXPECT_EQ(again.kvs.size(), 1u);
+    });
   }
   uv_run(&loop, UV_RUN_DEFAULT);
   EXPECT_EQ(uv_loop_close(&loop), 0);

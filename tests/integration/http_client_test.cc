@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "handlers/json_response.h"
@@ -304,6 +306,131 @@ TEST_F(HttpClientTest, EndlessResponseHeadersAreCutAtTheCap) {
   peer.join();
   ::close(listener);
   EXPECT_LT(sent.load(), 64u << 20) << "the client read on past its cap";
+}
+
+// A peer on its own thread that answers requests and counts those it read.
+// The first connection it accepts ends after its first answer: with kDrop it
+// reads a second request whole and closes without answering (a server that
+// goes down while it handles it); with kCloseIdle it closes as soon as its
+// answer is sent (a server that ends an idle keep-alive connection). Every
+// connection after that is served until the client closes it.
+class OneShotPeer {
+ public:
+  enum class Mode { kDrop, kCloseIdle };
+  explicit OneShotPeer(Mode mode) : mode_(mode) {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    listen(listener_, 4);
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~OneShotPeer() {
+    stop_ = true;
+    thread_.join();
+    ::close(listener_);
+  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  int requests() const { return requests_; }
+  // The first connection is closed on the peer's side.
+  bool first_closed() const { return first_closed_; }
+
+ private:
+  // Reads one request (headers and a Content-Length body); false at the end.
+  bool read_request(int conn, std::string& buffered) {
+    for (;;) {
+      size_t end = buffered.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        size_t length = 0;
+        size_t at = buffered.find("Content-Length: ");
+        if (at != std::string::npos && at < end) length = std::stoul(buffered.substr(at + 16));
+        if (buffered.size() >= end + 4 + length) {
+          buffered.erase(0, end + 4 + length);
+          ++requests_;
+          return true;
+        }
+      }
+      pollfd p{conn, POLLIN, 0};
+      if (stop_) return false;  // the client keeps its connection open past the test
+      if (poll(&p, 1, 20) <= 0) continue;
+      char chunk[4096];
+      ssize_t n = recv(conn, chunk, sizeof chunk, 0);
+      if (n <= 0) return false;
+      buffered.append(chunk, static_cast<size_t>(n));
+    }
+  }
+  void serve() {
+    for (bool first = true; !stop_;) {
+      pollfd p{listener_, POLLIN, 0};
+      if (poll(&p, 1, 20) <= 0) continue;
+      int conn = accept(listener_, nullptr, nullptr);
+      if (conn < 0) continue;
+      std::string buffered;
+      for (int n = 0; read_request(conn, buffered); ++n) {
+        if (first && n == 1) break;  // kDrop: read, never answered
+        const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        send(conn, answer, sizeof answer - 1, MSG_NOSIGNAL);
+        if (first && mode_ == Mode::kCloseIdle) break;
+      }
+      ::close(conn);
+      if (first) first_closed_ = true;
+      first = false;
+    }
+  }
+
+  Mode mode_;
+  int listener_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> first_closed_{false};
+  std::atomic<int> requests_{0};
+  std::thread thread_;
+};
+
+// The server read the POST and went down before it answered: it may have
+// acted on it, so the client says so (sent) and does not send it twice, as
+// Go's net/http does not.
+TEST_F(HttpClientTest, APostAPooledConnectionLostUnansweredIsNotSentAgain) {
+  OneShotPeer peer(OneShotPeer::Mode::kDrop);
+  auto first = fetch({.method = "POST", .url = peer.url("/a"), .body = "1"});
+  ASSERT_EQ(first.error, 0) << first.error_text;
+  auto second = fetch({.method = "POST", .url = peer.url("/b"), .body = "2"});
+  EXPECT_NE(second.error, 0);
+  EXPECT_TRUE(second.sent) << "the caller must know it may have arrived";
+  EXPECT_EQ(peer.requests(), 2) << "sent again on another connection";
+  auto after = fetch({.method = "POST", .url = peer.url("/c"), .body = "3"});  // the client goes on
+  EXPECT_EQ(after.error, 0) << after.error_text;
+  EXPECT_EQ(peer.requests(), 3);
+}
+
+// A GET is safe to repeat: on a pooled connection lost before any answer
+// byte it is sent once more, on a new connection, and answered.
+TEST_F(HttpClientTest, AGetAPooledConnectionLostUnansweredIsSentOnceMore) {
+  OneShotPeer peer(OneShotPeer::Mode::kDrop);
+  ASSERT_EQ(fetch({.method = "GET", .url = peer.url("/a")}).error, 0);
+  auto second = fetch({.method = "GET", .url = peer.url("/b")});
+  EXPECT_EQ(second.error, 0) << second.error_text;
+  EXPECT_EQ(second.body, "ok");
+  EXPECT_EQ(peer.requests(), 3);
+}
+
+// A request that cannot be repeated is not put on a pooled connection the
+// server has already closed (its end of file waiting unread, the loop not
+// yet run): it goes on a new connection, and is answered.
+TEST_F(HttpClientTest, APostIsNotPutOnAPooledConnectionTheServerHasClosed) {
+  OneShotPeer peer(OneShotPeer::Mode::kCloseIdle);
+  ASSERT_EQ(fetch({.method = "POST", .url = peer.url("/a"), .body = "1"}).error, 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!peer.first_closed() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  ASSERT_TRUE(peer.first_closed());
+  ASSERT_EQ(client_->open_connections(), 1u) << "the client saw the close: the test proves nothing";
+  auto r = fetch({.method = "POST", .url = peer.url("/b"), .body = "2"});
+  EXPECT_EQ(r.error, 0) << r.error_text;
+  EXPECT_EQ(peer.requests(), 2);
 }
 
 // The request reaches the server and is cancelled while parked there; then

@@ -56,10 +56,11 @@ bool FakeHttp::answer(Call* call, int status, std::string body) {
   return finish(call, std::move(r));
 }
 
-bool FakeHttp::fail(Call* call, int error, std::string text) {
+bool FakeHttp::fail(Call* call, int error, std::string text, bool sent) {
   ClientResponse r;
   r.error = error;
   r.error_text = std::move(text);
+  r.sent = sent;
   return finish(call, std::move(r));
 }
 

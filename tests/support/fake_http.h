@@ -36,7 +36,9 @@ class FakeHttp final : public HttpRequester {
   size_t open_calls() const;
   // Answers the call (its callback runs now); false when it is not open.
   bool answer(Call* call, int status, std::string body = {});
-  bool fail(Call* call, int error, std::string text);
+  // Fails the call with a transport error; `sent` says the request had been
+  // written before it (as HttpClient's ClientResponse::sent).
+  bool fail(Call* call, int error, std::string text, bool sent = false);
 
  private:
   bool finish(Call* call, ClientResponse&& r);

@@ -303,6 +303,19 @@ TEST_F(MlSchedulerTest, AnUpdateThatTimedOutIsNeverSentAgain) {
   EXPECT_EQ(calls_to("POST /update/" + id), 1u) << "a second copy would answer a later epoch";
 }
 
+// KubeML's PS reads the whole request, then hands the update to the job
+// whatever becomes of the connection: one lost after it was written may have
+// arrived, and is not sent again.
+TEST_F(MlSchedulerTest, AnUpdateWhoseConnectionWasLostAfterItWasWrittenIsNeverSentAgain) {
+  std::string id = train();
+  report(id, 3, 10.0);
+  turn();
+  ASSERT_TRUE(ps_.fail(ps_.next("POST /update/" + id), UV_ECONNRESET, "connection closed before the response",
+                       /*sent=*/true));
+  clock_.advance(120'000);
+  EXPECT_EQ(calls_to("POST /update/" + id), 1u) << "a second copy would answer a later epoch";
+}
+
 TEST_F(MlSchedulerTest, AnUpdateThatSurelyDidNotArriveIsRetriedOnce) {
   std::string id = train();
   report(id, 3, 10.0);
