@@ -186,4 +186,13 @@ HttpResponse answer_self_review(const HttpRequest& request, const Caller& caller
   return subject_review("authentication.k8s.io/" + std::string(version), caller);
 }
 
+const std::vector<ReviewResource>& review_resources() {
+  static const std::vector<ReviewResource> kReviews = {
+      {"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview"},
+      {"authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview"},
+      {"authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview"},
+  };
+  return kReviews;
+}
+
 }  // namespace uvsched

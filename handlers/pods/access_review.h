@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,5 +30,16 @@ HttpResponse answer_self_review(const HttpRequest& request, const Caller& caller
 // for, as (method, path): kubectl's verbs on a resource of an API group, in
 // a namespace or not, by name or not. "*" for the verb is every one of them.
 std::vector<std::pair<std::string, std::string>> requests_for(const JsonValue& resource_attributes);
+
+// The reviews as API discovery lists them (`kubectl api-resources`): the
+// group and version kubectl posts them to first, the resource and its kind.
+// Each takes only create.
+struct ReviewResource {
+  std::string_view group;
+  std::string_view version;
+  std::string_view resource;
+  std::string_view kind;
+};
+const std::vector<ReviewResource>& review_resources();
 
 }  // namespace uvsched

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <variant>
 
+#include "handlers/pods/access_review.h"
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_request.h"
 #include "handlers/pods/pod_table.h"
@@ -144,9 +145,37 @@ std::string ObjectRegistry::group_list() const {
     w.key("preferredVersion").begin_object().key("groupVersion").value(s->kind.api_version());
     w.key("version").value(s->kind.version).end_object().end_object();
   }
+  // The reviews kubectl auth posts, answered by the auth gate.
+  for (const ReviewResource& r : review_resources()) {
+    if (std::find(seen.begin(), seen.end(), r.group) != seen.end()) continue;
+    seen.emplace_back(r.group);
+    std::string gv = std::string(r.group) + "/" + std::string(r.version);
+    w.begin_object().key("name").value(r.group).key("versions").begin_array();
+    w.begin_object().key("groupVersion").value(gv).key("version").value(r.version).end_object().end_array();
+    w.key("preferredVersion").begin_object().key("groupVersion").value(gv);
+    w.key("version").value(r.version).end_object().end_object();
+  }
   w.end_array().end_object();
   return w.take();
 }
+
+namespace {
+
+std::string review_resource_list(std::string_view group_version) {
+  JsonWriter w;
+  w.begin_object().key("kind").value("APIResourceList").key("apiVersion").value("v1");
+  w.key("groupVersion").value(group_version).key("resources").begin_array();
+  for (const ReviewResource& r : review_resources()) {
+    if (std::string(r.group) + "/" + std::string(r.version) != group_version) continue;
+    w.begin_object().key("name").value(r.resource).key("singularName").value("");
+    w.key("namespaced").value(false).key("kind").value(r.kind);
+    w.key("verbs").begin_array().value("create").end_array().end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+}  // namespace
 
 std::string ObjectRegistry::resource_list(const Served& mine) const {
   JsonWriter w;
@@ -172,6 +201,14 @@ std::string ObjectRegistry::resource_list(const Served& mine) const {
 
 void ObjectRegistry::add_routes(Router& router) {
   router.add("GET", "/apis", [this](RequestContext& ctx) { ctx.reply(k8s_object(200, group_list())); });
+  std::vector<std::string> review_versions;
+  for (const ReviewResource& r : review_resources()) {
+    std::string gv = std::string(r.group) + "/" + std::string(r.version);
+    if (std::find(review_versions.begin(), review_versions.end(), gv) != review_versions.end()) continue;
+    review_versions.push_back(gv);
+    router.add("GET", "/apis/" + gv,
+               [gv](RequestContext& ctx) { ctx.reply(k8s_object(200, review_resource_list(gv))); });
+  }
   std::vector<std::string> versions;
   for (const auto& sp : served_) {
     const Served& s = *sp;

@@ -514,6 +514,14 @@ TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
   out = kubectl("api-resources");
   EXPECT_NE(out.find("pods"), std::string::npos);
   EXPECT_NE(out.find("po "), std::string::npos) << out;
+  // The reviews kubectl auth can-i and whoami post are listed as the API
+  // server lists them.
+  EXPECT_NE(out.find("selfsubjectaccessreviews"), std::string::npos) << out;
+  EXPECT_NE(out.find("authorization.k8s.io/v1"), std::string::npos) << out;
+  EXPECT_NE(out.find("selfsubjectreviews"), std::string::npos) << out;
+  out = kubectl("api-resources --verbs=create --api-group=authorization.k8s.io -o name");
+  EXPECT_NE(out.find("selfsubjectaccessreviews.authorization.k8s.io"), std::string::npos) << out;
+  EXPECT_NE(out.find("selfsubjectrulesreviews.authorization.k8s.io"), std::string::npos) << out;
   EXPECT_NE(kubectl("delete pod web").find("pod \"web\" deleted"), std::string::npos);
   EXPECT_NE(kubectl("get pods").find("No resources found"), std::string::npos);
 }

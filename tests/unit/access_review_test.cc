@@ -13,6 +13,15 @@ namespace {
 
 using test::json;
 
+// Discovery lists only reviews the auth gate answers, at the path it answers.
+TEST(AccessReview, TheReviewsDiscoveryListsAreTheOnesAnswered) {
+  ASSERT_EQ(review_resources().size(), 3u);
+  for (const ReviewResource& r : review_resources()) {
+    std::string path = "/apis/" + std::string(r.group) + "/" + std::string(r.version) + "/" + std::string(r.resource);
+    EXPECT_TRUE(is_self_review("POST", path)) << path;
+  }
+}
+
 TEST(AccessReview, AResourceVerbIsTheRequestsItStandsFor) {
   struct Case {
     const char* attributes;
