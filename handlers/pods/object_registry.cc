@@ -35,7 +35,7 @@ std::string table_of(const ObjectKind& kind, const std::vector<JsonValue>& objs,
   for (const auto& c : kind.columns) columns.push_back({c.name.c_str(), c.type.c_str(), "", 0});
   columns.push_back({"Age", "string", "", 0});
   JsonWriter w;
-  begin_table(w, columns, rv);
+  begin_table(w, columns);
   for (const auto& obj : objs) {
     w.begin_object().key("cells").begin_array().value(name_of(obj));
     for (const auto& c : kind.columns) {
@@ -50,7 +50,7 @@ std::string table_of(const ObjectKind& kind, const std::vector<JsonValue>& objs,
     write_row_object(w, obj);
     w.end_object();
   }
-  w.end_array().end_object();
+  end_table(w, rv);
   return w.take();
 }
 

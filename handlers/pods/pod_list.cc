@@ -46,7 +46,7 @@ bool PodListBody::slice(std::string& out, size_t budget) {
   }
   std::string token = cut ? base64_encode(last_key_) : "";
   if (table_) {
-    out += table_->finish();
+    out += table_->finish(token);
   } else {
     items_.finish(range_.revision, token);
     out += items_.take();

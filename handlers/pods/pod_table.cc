@@ -23,15 +23,20 @@ std::string table_age(const JsonValue& obj, int64_t now_ms) {
   return human_age(std::max<int64_t>(0, (now_ms - created) / 1000));
 }
 
-void begin_table(JsonWriter& w, const std::vector<TableColumn>& columns, const std::string& rv) {
+void begin_table(JsonWriter& w, const std::vector<TableColumn>& columns) {
   w.begin_object().key("kind").value("Table").key("apiVersion").value("meta.k8s.io/v1");
-  w.key("metadata").begin_object().key("resourceVersion").value(rv).end_object();
   w.key("columnDefinitions").begin_array();
   for (const auto& c : columns) {
     w.begin_object().key("name").value(c.name).key("type").value(c.type).key("format").value(c.format);
     w.key("description").value("").key("priority").value(c.priority).end_object();
   }
   w.end_array().key("rows").begin_array();
+}
+
+void end_table(JsonWriter& w, const std::string& rv, const std::string& continue_token) {
+  w.end_array().key("metadata").begin_object().key("resourceVersion").value(rv);
+  if (!continue_token.empty()) w.key("continue").value(continue_token);
+  w.end_object().end_object();
 }
 
 // The row's object: the metadata kubectl needs (namespace column, names).
@@ -65,18 +70,16 @@ std::string human_age(int64_t s) {
   return std::to_string(s / 86400) + "d";
 }
 
-PodTableWriter::PodTableWriter(const std::string& rv, int64_t now_ms) : now_ms_(now_ms) {
-  begin_table(w_,
-              {{"Name", "string", "name", 0},
-               {"Ready", "string", "", 0},
-               {"Status", "string", "", 0},
-               {"Restarts", "string", "", 0},
-               {"Age", "string", "", 0},
-               {"IP", "string", "", 1},
-               {"Node", "string", "", 1},
-               {"Nominated Node", "string", "", 1},
-               {"Readiness Gates", "string", "", 1}},
-              rv);
+PodTableWriter::PodTableWriter(const std::string& rv, int64_t now_ms) : resource_version_(rv), now_ms_(now_ms) {
+  begin_table(w_, {{"Name", "string", "name", 0},
+                   {"Ready", "string", "", 0},
+                   {"Status", "string", "", 0},
+                   {"Restarts", "string", "", 0},
+                   {"Age", "string", "", 0},
+                   {"IP", "string", "", 1},
+                   {"Node", "string", "", 1},
+                   {"Nominated Node", "string", "", 1},
+                   {"Readiness Gates", "string", "", 1}});
 }
 
 void PodTableWriter::add(const JsonValue& pod) {
@@ -108,8 +111,8 @@ void PodTableWriter::add(const JsonValue& pod) {
   w.end_object();
 }
 
-std::string PodTableWriter::finish() {
-  w_.end_array().end_object();
+std::string PodTableWriter::finish(const std::string& continue_token) {
+  end_table(w_, resource_version_, continue_token);
   return w_.take();
 }
 
@@ -121,13 +124,11 @@ std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv,
 
 std::string node_table(const std::vector<JsonValue>& nodes, const std::string& rv, int64_t now_ms) {
   JsonWriter w;
-  begin_table(w,
-              {{"Name", "string", "name", 0},
-               {"Status", "string", "", 0},
-               {"Roles", "string", "", 0},
-               {"Age", "string", "", 0},
-               {"Version", "string", "", 0}},
-              rv);
+  begin_table(w, {{"Name", "string", "name", 0},
+                  {"Status", "string", "", 0},
+                  {"Roles", "string", "", 0},
+                  {"Age", "string", "", 0},
+                  {"Version", "string", "", 0}});
   for (const auto& node : nodes) {
     std::string ready = "Unknown";
     if (const JsonValue* conds = node.find({"status", "conditions"}); conds && conds->is_array()) {
@@ -145,13 +146,13 @@ std::string node_table(const std::vector<JsonValue>& nodes, const std::string& r
     write_row_object(w, node);
     w.end_object();
   }
-  w.end_array().end_object();
+  end_table(w, rv);
   return w.take();
 }
 
 std::string namespace_table(const std::vector<JsonValue>& namespaces, const std::string& rv, int64_t now_ms) {
   JsonWriter w;
-  begin_table(w, {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Age", "string", "", 0}}, rv);
+  begin_table(w, {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Age", "string", "", 0}});
   for (const auto& ns : namespaces) {
     w.begin_object().key("cells").begin_array();
     w.value(ns.find({"metadata", "name"}) ? ns.find({"metadata", "name"})->text() : "");
@@ -160,19 +161,17 @@ std::string namespace_table(const std::vector<JsonValue>& namespaces, const std:
     write_row_object(w, ns);
     w.end_object();
   }
-  w.end_array().end_object();
+  end_table(w, rv);
   return w.take();
 }
 
 std::string event_table(const std::vector<JsonValue>& events, const std::string& rv, int64_t now_ms) {
   JsonWriter w;
-  begin_table(w,
-              {{"Last Seen", "string", "", 0},
-               {"Type", "string", "", 0},
-               {"Reason", "string", "", 0},
-               {"Object", "string", "", 0},
-               {"Message", "string", "", 0}},
-              rv);
+  begin_table(w, {{"Last Seen", "string", "", 0},
+                  {"Type", "string", "", 0},
+                  {"Reason", "string", "", 0},
+                  {"Object", "string", "", 0},
+                  {"Message", "string", "", 0}});
   for (const auto& e : events) {
     int64_t last = parse_rfc3339_ms(e.str("lastTimestamp"));
     const JsonValue* obj = e.get("involvedObject");
@@ -186,7 +185,7 @@ std::string event_table(const std::vector<JsonValue>& events, const std::string&
     write_row_object(w, e);
     w.end_object();
   }
-  w.end_array().end_object();
+  end_table(w, rv);
   return w.take();
 }
 

@@ -20,8 +20,13 @@ struct TableColumn {
   const char* format;
   int priority;  // 1: only with -o wide
 };
-// The Table's kind, resourceVersion and columns; its rows array is left open.
-void begin_table(JsonWriter& w, const std::vector<TableColumn>& columns, const std::string& resource_version);
+// The Table's kind and columns; its rows array is left open.
+void begin_table(JsonWriter& w, const std::vector<TableColumn>& columns);
+// Closes the rows and the Table with its list metadata, written last because
+// the token is known only once the rows are: the snapshot's resourceVersion
+// and, for a list cut at its limit, the continue token for the rest (without
+// which kubectl, asking 500 at a time, shows the first 500 and stops).
+void end_table(JsonWriter& w, const std::string& resource_version, const std::string& continue_token = "");
 // A row's `object`: the metadata kubectl needs (namespace column, names).
 void write_row_object(JsonWriter& w, const JsonValue& obj);
 // The AGE cell: since metadata.creationTimestamp, or <unknown>.
@@ -35,10 +40,12 @@ class PodTableWriter {
   void add(const JsonValue& pod);
   // What is written so far, to send ahead of the rest (a sliced list).
   std::string take_written() { return w_.take(); }
-  std::string finish();
+  // The rest, with the continue token when the list was cut at its limit.
+  std::string finish(const std::string& continue_token = "");
 
  private:
   JsonWriter w_;
+  std::string resource_version_;
   int64_t now_ms_;
 };
 

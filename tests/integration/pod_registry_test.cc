@@ -5,6 +5,7 @@
 #include <simdjson.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <thread>
@@ -392,6 +393,11 @@ TEST_F(PodRegistryTest, ListsFilterByLabelsAndFieldsAndPage) {
   } while (!cont.empty() && pages < 10);
   EXPECT_EQ(seen, 6u);
   EXPECT_EQ(pages, 3u);
+  // As kubectl asks: Tables, at most --chunk-size rows each (500 unless told),
+  // following each page's continue token; a Table without one ended the list
+  // at its first page.
+  std::string chunked = kubectl("get pods -A --chunk-size=2 --no-headers");
+  EXPECT_EQ(std::count(chunked.begin(), chunked.end(), '\n'), 6) << chunked;
 
   // Deleting a namespace deletes its pods.
   EXPECT_EQ(answered(req("DELETE", "/api/v1/namespaces/team")).status, 200);
