@@ -18,16 +18,17 @@ void PodRegistry::list_namespaces(RequestContext& ctx) {
   RangeOptions all;
   all.prefix = true;
   Responder res = ctx.responder;
-  bool table = wants_table(ctx.request.header("Accept"));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
   int64_t now = clock_.unix_ms();
   store_.get(kNamespacePrefix, all, [res, table, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (table) {
+    if (table.wanted) {
       std::vector<JsonValue> objs;
       for (const auto& kv : r.kvs) {
         if (auto v = parse_stored(kv)) objs.push_back(std::move(*v));
       }
-      return res.send(k8s_object(200, namespace_table(objs, std::to_string(r.revision), now)));
+      return res.send(k8s_object(200, namespace_table(objs, std::to_string(r.revision), now, table.row)));
     }
     ListWriter items("NamespaceList");
     for (const auto& kv : r.kvs) items.add(kv.value, kv.mod_revision);
@@ -164,14 +165,17 @@ void PodRegistry::apply_namespace(RequestContext& ctx) {
 void PodRegistry::get_namespace(RequestContext& ctx) {
   std::string name = ctx.param("ns");
   Responder res = ctx.responder;
-  bool table = wants_table(ctx.request.header("Accept"));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
   int64_t now = clock_.unix_ms();
   store_.get(kNamespacePrefix + name, {}, [res, name, table, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (r.kvs.empty())
       return res.send(k8s_error(404, "NotFound", "namespaces \"" + name + "\" not found", "namespaces", name));
-    auto ns = table ? parse_stored(r.kvs[0]) : std::nullopt;
-    if (ns) return res.send(k8s_object(200, namespace_table({*ns}, std::to_string(r.kvs[0].mod_revision), now)));
+    auto ns = table.wanted ? parse_stored(r.kvs[0]) : std::nullopt;
+    if (ns) {
+      return res.send(k8s_object(200, namespace_table({*ns}, std::to_string(r.kvs[0].mod_revision), now, table.row)));
+    }
     res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
   });
 }
@@ -195,8 +199,9 @@ void PodRegistry::delete_namespace(RequestContext& ctx) {
 void PodRegistry::list_nodes(RequestContext& ctx) {
   std::vector<JsonValue> nodes = nodes_ ? nodes_() : std::vector<JsonValue>{};
   std::string rv = std::to_string(store_.revision());
-  if (wants_table(ctx.request.header("Accept")))
-    return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms())));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
+  if (table.wanted) return ctx.reply(k8s_object(200, node_table(nodes, rv, clock_.unix_ms(), table.row)));
   ListWriter items("NodeList");
   for (const auto& n : nodes) items.add(n.dump(), store_.revision());
   items.finish(store_.revision(), "");
@@ -218,8 +223,11 @@ void PodRegistry::get_node(RequestContext& ctx) {
   std::string name = ctx.param("name");
   auto node = node_named(name);
   if (!node) return ctx.reply(node_not_found(name));
-  if (wants_table(ctx.request.header("Accept"))) {
-    return ctx.reply(k8s_object(200, node_table({*node}, std::to_string(store_.revision()), clock_.unix_ms())));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
+  if (table.wanted) {
+    return ctx.reply(
+        k8s_object(200, node_table({*node}, std::to_string(store_.revision()), clock_.unix_ms(), table.row)));
   }
   ctx.reply(k8s_object(200, node->dump()));
 }

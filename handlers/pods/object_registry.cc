@@ -29,8 +29,8 @@ std::string name_of(const JsonValue& obj) {
 }
 
 // kubectl's Table for objects of `kind`: NAME, the kind's columns, AGE.
-std::string table_of(const ObjectKind& kind, const std::vector<JsonValue>& objs, const std::string& rv,
-                     int64_t now_ms) {
+std::string table_of(const ObjectKind& kind, const std::vector<JsonValue>& objs, const std::string& rv, int64_t now_ms,
+                     RowObject row) {
   std::vector<TableColumn> columns = {{"Name", "string", "name", 0}};
   for (const auto& c : kind.columns) columns.push_back({c.name.c_str(), c.type.c_str(), "", 0});
   columns.push_back({"Age", "string", "", 0});
@@ -47,7 +47,7 @@ std::string table_of(const ObjectKind& kind, const std::vector<JsonValue>& objs,
       }
     }
     w.value(table_age(obj, now_ms)).end_array();
-    write_row_object(w, obj);
+    write_row_object(w, obj, row);
     w.end_object();
   }
   end_table(w, rv);
@@ -250,15 +250,16 @@ void ObjectRegistry::list(const Served& s, RequestContext& ctx, const std::strin
   RangeOptions all;
   all.prefix = true;
   Responder res = ctx.responder;
-  bool table = wants_table(ctx.request.header("Accept"));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
   store_.get(prefix, all, [this, res, table, &s](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (table) {
+    if (table.wanted) {
       std::vector<JsonValue> objs;
       for (const auto& kv : r.kvs) {
         if (auto v = parse_stored(kv)) objs.push_back(std::move(*v));
       }
-      return res.send(k8s_object(200, table_of(s.kind, objs, std::to_string(r.revision), clock_.unix_ms())));
+      return res.send(k8s_object(200, table_of(s.kind, objs, std::to_string(r.revision), clock_.unix_ms(), table.row)));
     }
     std::string out = "{\"kind\":\"" + s.list_kind + "\",\"apiVersion\":\"" + s.kind.api_version() + "\",\"items\":[";
     for (size_t i = 0; i < r.kvs.size(); ++i) {
@@ -279,14 +280,16 @@ void ObjectRegistry::watch(const Served& s, RequestContext& ctx, const std::stri
     Store::WatchId id = 0;
     std::unique_ptr<Timer> timeout;
     bool ended = false;
-    bool table = false;
+    TableAsk table;
   };
   std::string_view query = ctx.request.query();
   int64_t from = 0;
   if (auto rv = query_param(query, "resourceVersion"); rv && !rv->empty())
     from = std::strtoll(rv->c_str(), nullptr, 10);
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
   auto w = std::make_shared<Watch>();
-  w->table = wants_table(ctx.request.header("Accept"));
+  w->table = std::move(table);
   w->stream = ctx.responder.start_stream(200, "application/json");
   auto end = [this](Watch& w) {
     if (w.ended) return;
@@ -301,9 +304,11 @@ void ObjectRegistry::watch(const Served& s, RequestContext& ctx, const std::stri
   }
   auto send = [this, w, &s](std::string_view type, const std::string& object) {
     std::string body = object;
-    if (w->table && type != "ERROR") {
+    if (w->table.wanted && type != "ERROR") {
       std::string error;
-      if (auto obj = JsonValue::parse(object, &error)) body = table_of(s.kind, {*obj}, "", clock_.unix_ms());
+      if (auto obj = JsonValue::parse(object, &error)) {
+        body = table_of(s.kind, {*obj}, "", clock_.unix_ms(), w->table.row);
+      }
     }
     return w->stream.write({"{\"type\":\"", type, "\",\"object\":", body, "}\n"});
   };

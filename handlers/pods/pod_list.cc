@@ -6,7 +6,7 @@ namespace uvsched {
 
 PodListBody::PodListBody(RangeResult range, std::shared_ptr<const PodQuery> query, int64_t now_unix_ms)
     : range_(std::move(range)), query_(std::move(query)) {
-  if (query_->table) table_.emplace(std::to_string(range_.revision), now_unix_ms);
+  if (query_->table) table_.emplace(std::to_string(range_.revision), now_unix_ms, query_->row);
   for (const auto& kv : range_.kvs) unread_bytes_ += kv.value.size();
   stored_bytes_ = unread_bytes_;
 }

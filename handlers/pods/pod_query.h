@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "handlers/json_value.h"
+#include "handlers/pods/pod_table.h"
 #include "policy/label_selector.h"
 
 namespace uvsched {
@@ -19,6 +20,7 @@ struct PodQuery {
   int64_t limit = 0;
   std::string continue_after;  // a key
   bool table = false;
+  RowObject row = RowObject::kMetadata;  // of the Table's rows
 
   // From a list's query string (labelSelector, fieldSelector, limit,
   // continue); nullopt, with the API server's words in *error, when one is bad.

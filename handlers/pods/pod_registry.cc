@@ -538,13 +538,16 @@ void PodRegistry::get_pod(RequestContext& ctx) {
   std::string name = ctx.param("name");
   Responder res = ctx.responder;
   // `kubectl get pod NAME` asks for a Table too: one row.
-  bool table = wants_table(ctx.request.header("Accept"));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
   int64_t now = clock_.unix_ms();
   store_.get(pod_key(ctx.param("ns"), name), {}, [res, name, table, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-    auto pod = table ? parse_stored(r.kvs[0]) : std::nullopt;
-    if (pod) return res.send(k8s_object(200, pod_table({*pod}, std::to_string(r.kvs[0].mod_revision), now)));
+    auto pod = table.wanted ? parse_stored(r.kvs[0]) : std::nullopt;
+    if (pod) {
+      return res.send(k8s_object(200, pod_table({*pod}, std::to_string(r.kvs[0].mod_revision), now, table.row)));
+    }
     res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
   });
 }
@@ -556,7 +559,10 @@ void PodRegistry::list_pods(RequestContext& ctx, const std::string& ns) {
   auto parsed = PodQuery::parse(query, &error);
   if (!parsed) return ctx.reply(k8s_error(400, "BadRequest", error));
   auto q = std::make_shared<Query>(std::move(*parsed));
-  q->table = wants_table(ctx.request.header("Accept"));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
+  q->table = table.wanted;
+  q->row = table.row;
   std::string prefix = std::string(kPodPrefix) + (ns.empty() ? "" : ns + "/");
   if (query_flag(query, "watch")) return watch_pods(ctx, prefix, q);
 
@@ -636,7 +642,8 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
   if (query_flag(query, "watch")) {
     return ctx.reply(k8s_error(405, "MethodNotAllowed", "events cannot be watched here: they are made from the pods"));
   }
-  bool table = wants_table(ctx.request.header("Accept"));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
   int64_t now = clock_.unix_ms();
   RangeOptions all;
   all.prefix = true;
@@ -655,7 +662,9 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
                    if (selected) events.push_back(std::move(e));
                  }
                }
-               if (table) return res.send(k8s_object(200, event_table(events, std::to_string(r.revision), now)));
+               if (table.wanted) {
+                 return res.send(k8s_object(200, event_table(events, std::to_string(r.revision), now, table.row)));
+               }
                ListWriter items("EventList");
                for (const auto& e : events) items.add(e.dump(), r.revision);
                items.finish(r.revision, "");

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "reactor/json_writer.h"
+#include "reactor/url.h"
 
 namespace uvsched {
 namespace {
@@ -39,8 +40,13 @@ void end_table(JsonWriter& w, const std::string& rv, const std::string& continue
   w.end_object().end_object();
 }
 
-// The row's object: the metadata kubectl needs (namespace column, names).
-void write_row_object(JsonWriter& w, const JsonValue& obj) {
+void write_row_object(JsonWriter& w, const JsonValue& obj, RowObject row) {
+  if (row == RowObject::kNone) return;
+  if (row == RowObject::kObject) {  // stored objects carry their kind and apiVersion
+    w.key("object");
+    obj.write(w);
+    return;
+  }
   w.key("object").begin_object().key("kind").value("PartialObjectMetadata").key("apiVersion").value("meta.k8s.io/v1");
   w.key("metadata");
   if (const JsonValue* m = obj.get("metadata")) {
@@ -57,7 +63,23 @@ std::string or_none(const std::string& s) { return s.empty() ? "<none>" : s; }
 
 }  // namespace
 
-bool wants_table(const std::string* accept) { return accept && accept->find("as=Table") != std::string::npos; }
+TableAsk table_ask(const HttpRequest& request) {
+  TableAsk ask;
+  const std::string* accept = request.header("Accept");
+  ask.wanted = accept && accept->find("as=Table") != std::string::npos;
+  if (!ask.wanted) return ask;  // the API server reads includeObject for Tables only
+  auto include = query_param(request.query(), "includeObject");
+  if (!include || include->empty() || *include == "Metadata") return ask;
+  if (*include == "Object") {
+    ask.row = RowObject::kObject;
+  } else if (*include == "None") {
+    ask.row = RowObject::kNone;
+  } else {
+    ask.error =
+        "includeObject: Unsupported value: \"" + *include + "\": supported values: \"Metadata\", \"None\", \"Object\"";
+  }
+  return ask;
+}
 
 std::string human_age(int64_t s) {
   if (s < 120) return std::to_string(s) + "s";
@@ -70,7 +92,8 @@ std::string human_age(int64_t s) {
   return std::to_string(s / 86400) + "d";
 }
 
-PodTableWriter::PodTableWriter(const std::string& rv, int64_t now_ms) : resource_version_(rv), now_ms_(now_ms) {
+PodTableWriter::PodTableWriter(const std::string& rv, int64_t now_ms, RowObject row)
+    : resource_version_(rv), now_ms_(now_ms), row_(row) {
   begin_table(w_, {{"Name", "string", "name", 0},
                    {"Ready", "string", "", 0},
                    {"Status", "string", "", 0},
@@ -107,7 +130,7 @@ void PodTableWriter::add(const JsonValue& pod) {
   w.value(or_none(spec ? spec->str("nodeName") : ""));
   w.value("<none>").value("<none>");
   w.end_array();
-  write_row_object(w, pod);
+  write_row_object(w, pod, row_);
   w.end_object();
 }
 
@@ -116,13 +139,13 @@ std::string PodTableWriter::finish(const std::string& continue_token) {
   return w_.take();
 }
 
-std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv, int64_t now_ms) {
-  PodTableWriter t(rv, now_ms);
+std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv, int64_t now_ms, RowObject row) {
+  PodTableWriter t(rv, now_ms, row);
   for (const auto& pod : pods) t.add(pod);
   return t.finish();
 }
 
-std::string node_table(const std::vector<JsonValue>& nodes, const std::string& rv, int64_t now_ms) {
+std::string node_table(const std::vector<JsonValue>& nodes, const std::string& rv, int64_t now_ms, RowObject row) {
   JsonWriter w;
   begin_table(w, {{"Name", "string", "name", 0},
                   {"Status", "string", "", 0},
@@ -143,14 +166,15 @@ std::string node_table(const std::vector<JsonValue>& nodes, const std::string& r
     w.value(node.find({"metadata", "name"}) ? node.find({"metadata", "name"})->text() : "");
     w.value(ready).value("<none>").value(table_age(node, now_ms)).value("uvsched");
     w.end_array();
-    write_row_object(w, node);
+    write_row_object(w, node, row);
     w.end_object();
   }
   end_table(w, rv);
   return w.take();
 }
 
-std::string namespace_table(const std::vector<JsonValue>& namespaces, const std::string& rv, int64_t now_ms) {
+std::string namespace_table(const std::vector<JsonValue>& namespaces, const std::string& rv, int64_t now_ms,
+                            RowObject row) {
   JsonWriter w;
   begin_table(w, {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Age", "string", "", 0}});
   for (const auto& ns : namespaces) {
@@ -158,14 +182,14 @@ std::string namespace_table(const std::vector<JsonValue>& namespaces, const std:
     w.value(ns.find({"metadata", "name"}) ? ns.find({"metadata", "name"})->text() : "");
     w.value("Active").value(table_age(ns, now_ms));
     w.end_array();
-    write_row_object(w, ns);
+    write_row_object(w, ns, row);
     w.end_object();
   }
   end_table(w, rv);
   return w.take();
 }
 
-std::string event_table(const std::vector<JsonValue>& events, const std::string& rv, int64_t now_ms) {
+std::string event_table(const std::vector<JsonValue>& events, const std::string& rv, int64_t now_ms, RowObject row) {
   JsonWriter w;
   begin_table(w, {{"Last Seen", "string", "", 0},
                   {"Type", "string", "", 0},
@@ -182,7 +206,7 @@ std::string event_table(const std::vector<JsonValue>& events, const std::string&
     w.value(e.str("type")).value(e.str("reason")).value(kind + "/" + (obj ? obj->str("name") : ""));
     w.value(e.str("message"));
     w.end_array();
-    write_row_object(w, e);
+    write_row_object(w, e, row);
     w.end_object();
   }
   end_table(w, rv);

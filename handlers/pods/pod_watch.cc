@@ -67,7 +67,7 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
     if (w->query->table && type != "ERROR") {
       std::string error;
       auto pod = JsonValue::parse(object, &error);
-      if (pod) body = pod_table({*pod}, "", clock_.unix_ms());
+      if (pod) body = pod_table({*pod}, "", clock_.unix_ms(), w->query->row);
     }
     std::string line = "{\"type\":\"" + std::string(type) + "\",\"object\":" + body + "}\n";
     return w->stream.write(line);
