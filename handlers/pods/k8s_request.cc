@@ -17,6 +17,63 @@ bool query_flag(std::string_view query, std::string_view name) {
   return v && *v != "0" && !iequals(*v, "false");
 }
 
+namespace {
+
+// apimachinery's ValidateListOptions, for a server without the WatchList
+// feature (client-go's watch-list clients fall back to list and watch when
+// refused; a watch that ignored sendInitialEvents would leave them waiting
+// for the bookmark that ends the initial events).
+std::optional<HttpResponse> refuse_bad_list_semantics(std::string_view query) {
+  auto given = [&](std::string_view name) { return query_param(query, name).value_or(""); };
+  const std::string match = given("resourceVersionMatch");
+  const bool has_continue = !given("continue").empty();
+  const bool initial_events = query_param(query, "sendInitialEvents").has_value();
+  std::vector<FieldIssue> issues;
+  auto forbidden = [&](const char* field, std::string what) {
+    issues.push_back({field, "FieldValueForbidden", "Forbidden: " + std::move(what)});
+  };
+  auto not_supported = [&](std::string supported) {
+    issues.push_back({"resourceVersionMatch", "FieldValueNotSupported",
+                      "Unsupported value: \"" + match + "\": supported values: " + std::move(supported)});
+  };
+  if (query_flag(query, "watch")) {
+    if (initial_events) {
+      if (match != "NotOlderThan")
+        forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+      forbidden("sendInitialEvents",
+                "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled");
+    }
+    if (!match.empty()) {
+      if (!initial_events)
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided");
+      if (match != "NotOlderThan") not_supported("\"NotOlderThan\"");
+      if (has_continue)
+        forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided");
+    }
+  } else {
+    if (!match.empty()) {
+      if (given("resourceVersion").empty())
+        forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided");
+      if (has_continue)
+        forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided");
+      if (match != "Exact" && match != "NotOlderThan") not_supported("\"Exact\", \"NotOlderThan\", \"\"");
+      if (match == "Exact" && given("resourceVersion") == "0")
+        forbidden("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+    }
+    if (initial_events) forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list");
+  }
+  if (issues.empty()) return std::nullopt;
+  // As field.ErrorList's aggregate prints them: one alone, or [a, b].
+  std::string all;
+  for (const auto& i : issues) all += (all.empty() ? "" : ", ") + i.field + ": " + i.message;
+  if (issues.size() > 1) all = "[" + all + "]";
+  return k8s_error_with_causes(422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: " + all, issues, "ListOptions",
+                               "");
+}
+
+}  // namespace
+
 std::optional<HttpResponse> refuse_bad_list_options(std::string_view query) {
   for (std::string_view name : {"limit", "timeoutSeconds"}) {
     auto v = query_param(query, name);
@@ -32,7 +89,20 @@ std::optional<HttpResponse> refuse_bad_list_options(std::string_view query) {
         400, "BadRequest",
         "strconv.ParseInt: parsing \"" + *v + "\": " + (out_of_range ? "value out of range" : "invalid syntax"));
   }
-  return std::nullopt;
+  // A resourceVersion is a revision (apiserver's ParseResourceVersion: Go's
+  // strconv.ParseUint; "" and "0" are "any").
+  if (auto rv = query_param(query, "resourceVersion"); rv && !rv->empty() && *rv != "0") {
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(rv->data(), rv->data() + rv->size(), n);
+    bool whole = end == rv->data() + rv->size();
+    if (ec != std::errc() || !whole) {
+      bool out_of_range = ec == std::errc::result_out_of_range && whole;
+      return k8s_error(400, "BadRequest",
+                       "resourceVersion: Invalid value: \"" + *rv + "\": strconv.ParseUint: parsing \"" + *rv +
+                           "\": " + (out_of_range ? "value out of range" : "invalid syntax"));
+    }
+  }
+  return refuse_bad_list_semantics(query);
 }
 
 bool sends_protobuf(const HttpRequest& request) {

@@ -26,8 +26,11 @@ HttpResponse store_down(const StoreStatus& st);
 // Convert_Slice_string_To_bool): absent, "0" or "false" in any case is false;
 // anything else is true, an empty value too (`?watch`, as curl users write it).
 bool query_flag(std::string_view query, std::string_view name);
-// The list options that are integers (limit, timeoutSeconds) as the API
-// server reads them (Go's strconv.ParseInt): anything else is a 400 in its words.
+// The list options as the API server reads them: the integers (limit,
+// timeoutSeconds; Go's strconv.ParseInt) and resourceVersion (ParseUint)
+// else a 400 in its words; resourceVersionMatch and sendInitialEvents as
+// apimachinery's ValidateListOptions takes them (without WatchList), else
+// a 422 naming each issue.
 std::optional<HttpResponse> refuse_bad_list_options(std::string_view query);
 // 415 for a body in a media type the registry does not decode (protobuf_too:
 // this route also takes protobuf); nullopt when it may be read as JSON.

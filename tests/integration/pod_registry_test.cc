@@ -170,6 +170,12 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
       {"GET", "/api/v1/pods?limit=abc", "", "", 400, "BadRequest"},
       {"GET", "/api/v1/namespaces?timeoutSeconds=5s", "", "", 400, "BadRequest"},
       {"GET", "/apis/scheduling.k8s.io/v1/priorityclasses?limit=1.5", "", "", 400, "BadRequest"},
+      {"GET", "/api/v1/pods?resourceVersion=abc", "", "", 400, "BadRequest"},
+      {"GET", "/api/v1/events?resourceVersionMatch=Exact", "", "", 422, "Invalid"},
+      {"GET", "/apis/scheduling.k8s.io/v1/priorityclasses?resourceVersion=3&resourceVersionMatch=Newest", "", "", 422,
+       "Invalid"},
+      // A watch-list client (client-go's WatchListClient) is told, and falls back to list and watch.
+      {"GET", "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", "", "", 422, "Invalid"},
       {"GET", "/api/v1/widgets", "", "", 404, "NotFound"},
   };
   for (const auto& c : cases) {
