@@ -66,6 +66,9 @@ class AuthGate final : public RequestHandler {
 
   // Credentials are judged on the head, before the body is read.
   HeadCheck check_head(const HttpRequest& head) override;
+  HttpResponse refusal(int status, std::string_view message, const HttpRequest& head) override {
+    return next_.refusal(status, message, head);
+  }
   void handle(HttpRequest& request, Responder responder) override;
 
  private:

@@ -57,6 +57,18 @@ void Router::set_not_found(std::string_view prefix, RouteHandler handler) {
   not_found_.emplace_back(std::string(prefix), std::move(handler));
 }
 
+void Router::set_refusal(std::string_view prefix, Refusal refusal) {
+  refusals_.emplace_back(std::string(prefix), std::move(refusal));
+}
+
+HttpResponse Router::refusal(int status, std::string_view message, const HttpRequest& head) {
+  std::string_view path = head.path();
+  for (auto& [prefix, refusal] : refusals_) {
+    if (path.substr(0, prefix.size()) == prefix) return refusal(status, message);
+  }
+  return RequestHandler::refusal(status, message, head);
+}
+
 bool Router::match(const Route& route, const Segments& segments,
                    std::vector<std::pair<std::string_view, std::string>>* params) const {
   if (route.segments.size() != segments.size()) return false;

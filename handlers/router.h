@@ -35,8 +35,13 @@ class Router final : public RequestHandler {
   void add(std::string_view method, std::string_view pattern, RouteHandler handler);
   // Answers paths under `prefix` that no route matches (e.g. Kubernetes Status 404s).
   void set_not_found(std::string_view prefix, RouteHandler handler);
+  // Words the server's refusals (too large, malformed, too slow) of requests
+  // under `prefix` (e.g. as Kubernetes Status objects).
+  using Refusal = std::function<HttpResponse(int status, std::string_view message)>;
+  void set_refusal(std::string_view prefix, Refusal refusal);
 
   void handle(HttpRequest& request, Responder responder) override;
+  HttpResponse refusal(int status, std::string_view message, const HttpRequest& head) override;
 
  private:
   struct Route {
@@ -61,6 +66,7 @@ class Router final : public RequestHandler {
   // segments: a path is matched against the routes of its own depth only.
   std::unordered_map<size_t, std::vector<Route*>> parametric_;
   std::vector<std::pair<std::string, RouteHandler>> not_found_;
+  std::vector<std::pair<std::string, Refusal>> refusals_;
 };
 
 }  // namespace uvsched

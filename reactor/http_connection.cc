@@ -21,16 +21,6 @@ struct WriteRequest {
   std::string data;
 };
 
-std::string json_error_body(std::string_view message) {
-  std::string body = "{\"error\":\"";
-  for (char c : message) {
-    if (c == '"' || c == '\\') body += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) body += c;
-  }
-  body += "\"}";
-  return body;
-}
-
 // RFC 9112 3.2: an HTTP/1.1 request names its Host once, an HTTP/1.0 one at
 // most once. A request with none or two is what a proxy in front may read
 // otherwise than we do (two Hosts, two targets), so it is refused as Go's
@@ -230,7 +220,8 @@ void HttpConnection::feed(const char* data, size_t len) {
   if (bad_head_ != nullptr) {
     fail(400, std::string("malformed HTTP request: ") + bad_head_);
   } else if (limit_status_ != 0) {
-    fail(limit_status_, limit_status_ == 413   ? "request body too large"
+    fail(limit_status_, limit_status_ == 413 ? "request body too large: limit is " +
+                                                   std::to_string(server_->limits_.max_body_bytes) + " bytes"
                         : limit_status_ == 414 ? "request URI too long"
                                                : "request header fields too large");
   } else {
@@ -383,11 +374,7 @@ void HttpConnection::refuse(HttpResponse&& response) {
 }
 
 void HttpConnection::fail(int status, std::string_view message) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = json_error_body(message);
-  refuse(std::move(r));
+  refuse(server_->handler_.refusal(status, message, request_));
 }
 
 // ---- writing -------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include "reactor/http_connection.h"
 #include "reactor/http_wire.h"
+#include "reactor/json_writer.h"
 #include "reactor/log.h"
 
 namespace uvsched {
@@ -214,6 +215,17 @@ void HttpServer::on_connection(uv_stream_t* listener, int status) {
     return;
   }
   conn->start();
+}
+
+HttpResponse RequestHandler::refusal(int status, std::string_view message, const HttpRequest& head) {
+  (void)head;
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/json";
+  JsonWriter w;
+  w.begin_object().key("error").value(message).end_object();
+  r.body = w.take();
+  return r;
 }
 
 HttpResponse HttpServer::too_many_connections() {

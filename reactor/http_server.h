@@ -72,9 +72,9 @@ struct Exchange {
   std::string_view method;
   std::string_view label;  // route label for metrics; must outlive the server
   uint64_t start_ns = 0;
-  std::string out;                   // serialized bytes not yet handed to the socket
-  std::function<void()> on_close;    // streams: the peer went away or the server stops
-  std::function<void()> on_drained;  // streams: once, when the reader has caught up (ResponseStream::when_drained)
+  std::string out;                    // serialized bytes not yet handed to the socket
+  std::function<void()> on_close;     // streams: the peer went away or the server stops
+  std::function<void()> on_drained;   // streams: once, when the reader has caught up (ResponseStream::when_drained)
   std::function<void(bool)> on_sent;  // once: the answer was handed to the socket (true) or never will be
   bool alone = false;  // no later request on the connection is read until this one is answered and written
   size_t held = 0;     // streams: bytes still to be made into output (ResponseStream::hold)
@@ -192,6 +192,11 @@ class RequestHandler {
     return {};
   }
   virtual void handle(HttpRequest& request, Responder responder) = 0;
+  // The answer to a request the server refuses before handle() (a body or
+  // head too large, a malformed request, one too slow to arrive), worded as
+  // the client reads errors; `head` holds what was read of it. By default
+  // {"error": message}.
+  virtual HttpResponse refusal(int status, std::string_view message, const HttpRequest& head);
 };
 
 // Reported once per response (for streams: when the stream starts).

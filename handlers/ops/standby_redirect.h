@@ -50,6 +50,9 @@ class StandbyRedirect final : public RequestHandler {
   // The daemon stops: every waiting request is handed on now, as at its deadline.
   void hand_on_all() { release(/*all=*/true); }
   void handle(HttpRequest& request, Responder responder) override;
+  HttpResponse refusal(int status, std::string_view message, const HttpRequest& head) override {
+    return next_.refusal(status, message, head);
+  }
   size_t waiting() const { return waiting_.size(); }
 
  private:

@@ -261,10 +261,15 @@ void add_discovery_routes(Router& router) {
     }
     ctx.reply(k8s_object(200, v2));
   });
-  // Unknown API paths answer a Status, never the plain JSON error.
+  // Unknown API paths answer a Status, never the plain JSON error; so do the
+  // server's refusals (kubectl says of a 413 without one only that the server
+  // "did not return more information").
   for (const char* prefix : {"/api/", "/apis/", "/openapi/"}) {
     router.set_not_found(prefix, [](RequestContext& ctx) {
       ctx.reply(k8s_error(404, "NotFound", "the server could not find the requested resource"));
+    });
+    router.set_refusal(prefix, [](int status, std::string_view message) {
+      return k8s_error(status, k8s_reason_for(status), message);
     });
   }
 }

@@ -31,6 +31,45 @@ HttpResponse k8s_error(int code, std::string_view reason, std::string_view messa
   return r;
 }
 
+std::string_view k8s_reason_for(int code) {
+  switch (code) {
+    case 400:
+      return "BadRequest";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "NotFound";
+    case 405:
+      return "MethodNotAllowed";
+    case 406:
+      return "NotAcceptable";
+    case 408:
+      return "Timeout";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 413:
+      return "RequestEntityTooLarge";
+    case 415:
+      return "UnsupportedMediaType";
+    case 422:
+      return "Invalid";
+    case 429:
+      return "TooManyRequests";
+    case 500:
+      return "InternalError";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return "";
+  }
+}
+
 HttpResponse k8s_bad_request(std::string_view message, const std::vector<FieldIssue>& causes, std::string_view kind,
                              std::string_view name) {
   return k8s_error_with_causes(400, "BadRequest", message, causes, kind, name);

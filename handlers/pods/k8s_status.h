@@ -15,6 +15,9 @@ HttpResponse k8s_object(int status, std::string json);
 // UnsupportedMediaType, ServiceUnavailable, Expired, InternalError.
 HttpResponse k8s_error(int code, std::string_view reason, std::string_view message, std::string_view kind = {},
                        std::string_view name = {});
+// The StatusReason the API server gives a code (metav1's): RequestEntityTooLarge
+// for 413, Timeout for 408, and so on; "" (Unknown) for a code it has none for.
+std::string_view k8s_reason_for(int code);
 // A 422 Invalid that is about the request rather than one field (a JSON patch
 // that cannot be applied): as the API server's generic 422, its message is
 // also its one cause, which is what kubectl before 1.2x prints.

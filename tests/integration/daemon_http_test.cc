@@ -204,6 +204,24 @@ TEST_F(DaemonHttpTest, OversizedBodyIs413) {
   auto r2 = chunked.read_response();
   ASSERT_TRUE(r2);
   EXPECT_EQ(r2->status, 413);
+  EXPECT_NE(r2->body.find(R"({"error":"request body too large: limit is 1024 bytes"})"), std::string::npos) << r2->body;
+
+  // Under the Kubernetes API the refusal is a Status, which kubectl prints
+  // ("Error from server (RequestEntityTooLarge)") where of a bare 413 it says
+  // only that the server "did not return more information".
+  RawConnection api;
+  ASSERT_TRUE(api.connect(port()));
+  ASSERT_TRUE(api.send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n"));
+  auto r3 = api.read_response();
+  ASSERT_TRUE(r3);
+  EXPECT_EQ(r3->status, 413);
+  EXPECT_NE(r3->body.find(R"("kind":"Status")"), std::string::npos) << r3->body;
+  EXPECT_NE(r3->body.find(R"("reason":"RequestEntityTooLarge")"), std::string::npos) << r3->body;
+  EXPECT_NE(r3->body.find("request body too large: limit is 1024 bytes"), std::string::npos) << r3->body;
+  auto malformed = http_request(port(), "GET", "/api/v1/pods", {}, "Bad Header\r\n");
+  ASSERT_TRUE(malformed);
+  EXPECT_EQ(malformed->status, 400);
+  EXPECT_NE(malformed->body.find(R"("reason":"BadRequest")"), std::string::npos) << malformed->body;
   expect_alive();
 }
 

@@ -106,5 +106,24 @@ TEST_F(RouterTest, NotFoundFallbackByPrefix) {
   EXPECT_NE(route(router, "GET", "/other").find(R"({"error":)"), std::string::npos);
 }
 
+// The server's refusals (a body too large, a malformed head) are worded by
+// the prefix's formatter, elsewhere as {"error": ...}.
+TEST_F(RouterTest, RefusalsAreWordedByPrefix) {
+  router.set_refusal("/api/", [](int status, std::string_view message) {
+    return json_response(status, R"({"kind":"Status","message":")" + std::string(message) + R"("})");
+  });
+  HttpRequest api;
+  api.target = "/api/v1/pods?limit=1";
+  HttpResponse a = router.refusal(413, "too large", api);
+  EXPECT_EQ(a.status, 413);
+  EXPECT_EQ(a.body, R"({"kind":"Status","message":"too large"})");
+  HttpRequest other;
+  other.target = "/health";
+  HttpResponse o = router.refusal(400, "bad \"head\"", other);
+  EXPECT_EQ(o.status, 400);
+  EXPECT_EQ(o.body, R"({"error":"bad \"head\""})");
+  EXPECT_EQ(router.refusal(408, "slow", HttpRequest{}).body, R"({"error":"slow"})");  // nothing read yet
+}
+
 }  // namespace
 }  // namespace uvsched
