@@ -297,8 +297,8 @@ void Daemon::wire_domains() {
   hub_->set_events(scheduler_.get());
   pods_->set_nodes([this] { return hub_->nodes(); });
   pods_->set_cordon_hook([this](const std::string& node, bool on) { scheduler_->cordon_changed(node, on); });
-  pods_->set_delete_hook([this](const std::string& ns, const std::string& name, Responder res) {
-    return scheduler_->handle_delete(ns, name, std::move(res));
+  pods_->set_delete_hook([this](const std::string& ns, const std::string& name, PodRegistry::DeleteDone done) {
+    return scheduler_->handle_delete(ns, name, std::move(done));
   });
   pods_->set_admission({.ready = [this] { return priorities_->loaded(); },
                         .when_ready = [this](std::function<void()> cb) { priorities_->when_loaded(std::move(cb)); },

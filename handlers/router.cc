@@ -135,7 +135,8 @@ void Router::handle(HttpRequest& request, Responder responder) {
       allow += r->method;
     }
     ctx.responder.set_label(candidates.front()->pattern);
-    HttpResponse r = json_error(405, "method " + std::string(request.method) + " not allowed on " + std::string(path));
+    HttpResponse r =
+        refusal(405, "method " + std::string(request.method) + " not allowed on " + std::string(path), request);
     r.headers.push_back({"Allow", allow});
     ctx.reply(std::move(r));
     return;

@@ -17,7 +17,7 @@ struct Resource {
 };
 
 const Resource kResources[] = {
-    {"pods", "Pod", true, {"create", "delete", "get", "list", "patch", "update", "watch"}, {"po"}},
+    {"pods", "Pod", true, {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, {"po"}},
     {"pods/status", "Pod", true, {"get", "patch", "update"}, {}},
     {"pods/binding", "Binding", true, {"create"}, {}},
     {"nodes", "Node", false, {"get", "list", "watch"}, {"no"}},

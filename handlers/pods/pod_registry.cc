@@ -121,6 +121,7 @@ void PodRegistry::add_routes(Router& router) {
   router.add("PUT", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { replace_pod(ctx, false); });
   router.add("PATCH", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { patch_pod(ctx, false); });
   router.add("DELETE", "/api/v1/namespaces/{ns}/pods/{name}", [this](RequestContext& ctx) { delete_pod(ctx); });
+  router.add("DELETE", "/api/v1/namespaces/{ns}/pods", [this](RequestContext& ctx) { delete_pods(ctx); });
   router.add("GET", "/api/v1/namespaces/{ns}/pods/{name}/status", [this](RequestContext& ctx) { get_pod(ctx); });
   router.add("PUT", "/api/v1/namespaces/{ns}/pods/{name}/status",
              [this](RequestContext& ctx) { replace_pod(ctx, true); });
@@ -495,15 +496,76 @@ void PodRegistry::delete_pod(RequestContext& ctx) {
     });
     return;
   }
-  if (delete_hook_ && delete_hook_(ns, name, ctx.responder)) return;
   Responder res = ctx.responder;
+  delete_one(ns, name, [res](HttpResponse&& r) mutable { res.send(std::move(r)); });
+}
+
+void PodRegistry::delete_one(const std::string& ns, const std::string& name, DeleteDone done) {
+  if (delete_hook_ && delete_hook_(ns, name, done)) return;
   delete_pod_object(store_, pod_key(ns, name), rfc3339(clock_.unix_ms()), /*hold=*/false,
-                    [res, name](PodDeletion&& d) mutable {
-                      if (!d.status.ok()) return res.send(store_down(d.status));
+                    [done = std::move(done), name](PodDeletion&& d) {
+                      if (!d.status.ok()) return done(store_down(d.status));
                       if (!d.found)
-                        return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-                      res.send(k8s_object(200, with_rv(d.object, d.revision)));
+                        return done(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+                      done(k8s_object(200, with_rv(d.object, d.revision)));
                     });
+}
+
+void PodRegistry::delete_pods(RequestContext& ctx) {
+  if (refuse_unless_leader(ctx)) return;
+  std::string_view query = ctx.request.query();
+  if (auto refused = refuse_bad_list_options(query)) return ctx.reply(std::move(*refused));
+  auto dry = dry_run_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
+  std::string error;
+  auto selected = PodQuery::parse(query, &error);
+  if (!selected) return ctx.reply(k8s_error(400, "BadRequest", error));
+  RangeOptions all;
+  all.prefix = true;
+  std::string ns = ctx.param("ns");
+  store_.get(pod_key(ns, ""), all,
+             [this, res = ctx.responder, ns, q = std::move(*selected),
+              dry_run = std::get<bool>(dry)](RangeResult&& r) mutable {
+               if (!r.status.ok()) return res.send(store_down(r.status));
+               // Every answer in, the deleted pods are the answer; the first
+               // failure (other than a pod already gone) is, if any.
+               struct Collection {
+                 Responder res;
+                 std::string items;
+                 std::optional<HttpResponse> failure;
+                 size_t left = 0;
+                 Store* store;
+                 void finish() {
+                   if (failure) return res.send(std::move(*failure));
+                   res.send(k8s_object(200, R"({"kind":"PodList","apiVersion":"v1","items":[)" + items +
+                                                R"(],"metadata":{"resourceVersion":")" +
+                                                std::to_string(store->revision()) + R"("}})"));
+                 }
+               };
+               auto c = std::make_shared<Collection>(Collection{res, {}, std::nullopt, 0, &store_});
+               std::vector<std::string> names;
+               for (const auto& kv : r.kvs) {
+                 auto pod = parse_stored(kv);
+                 if (!pod || !q.selects(*pod)) continue;
+                 if (dry_run) {
+                   c->items += (c->items.empty() ? "" : ",") + with_rv(kv.value, kv.mod_revision);
+                 } else {
+                   names.push_back(kv.key.substr(kv.key.rfind('/') + 1));
+                 }
+               }
+               c->left = names.size();
+               if (names.empty()) return c->finish();
+               for (const auto& name : names) {
+                 delete_one(ns, name, [c](HttpResponse&& out) {
+                   if (out.status == 200) {
+                     c->items += (c->items.empty() ? "" : ",") + out.body;
+                   } else if (out.status != 404 && !c->failure) {
+                     c->failure = std::move(out);
+                   }
+                   if (--c->left == 0) c->finish();
+                 });
+               }
+             });
 }
 
 void PodRegistry::bind_pod(RequestContext& ctx) {

@@ -38,8 +38,10 @@ class PodRegistry {
   using CordonHook = std::function<void(const std::string& node, bool cordoned)>;
   void set_cordon_hook(CordonHook hook) { cordon_hook_ = std::move(hook); }
   // Asked before a pod is deleted; true when it took the request over (a
-  // launched pod: KILL first, the object goes once its task is gone).
-  using DeleteHook = std::function<bool(const std::string& ns, const std::string& name, Responder res)>;
+  // launched pod: KILL first, the object goes once its task is gone) and
+  // will call `done` with the answer.
+  using DeleteDone = std::function<void(HttpResponse&&)>;
+  using DeleteHook = std::function<bool(const std::string& ns, const std::string& name, DeleteDone done)>;
   void set_delete_hook(DeleteHook hook) { delete_hook_ = std::move(hook); }
   // Asked before a new pod is stored; may change the pod (bind it) and hand
   // back what to call with the create's outcome (nullptr: nothing).
@@ -77,6 +79,11 @@ class PodRegistry {
   void replace_pod(RequestContext& ctx, bool status_only);
   void patch_pod(RequestContext& ctx, bool status_only);
   void delete_pod(RequestContext& ctx);
+  // DELETE on a namespace's pods (the Python client's
+  // delete_collection_namespaced_pod): each pod the selectors pick is deleted
+  // as by its own DELETE; the answer lists them, as the API server's does.
+  void delete_pods(RequestContext& ctx);
+  void delete_one(const std::string& ns, const std::string& name, DeleteDone done);
   void bind_pod(RequestContext& ctx);
   void end_watch(Watch& w);
   void watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q);

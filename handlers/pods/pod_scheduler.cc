@@ -1102,7 +1102,8 @@ void PodScheduler::kill(const std::string& key, const PodTask& task) {
   hub_.send(tasks_.agent_of(task), kill_event(PodTaskRegistry::id_of(key, task)));
 }
 
-bool PodScheduler::handle_delete(const std::string& ns, const std::string& name, Responder res) {
+bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
+                                 std::function<void(HttpResponse&&)> done) {
   std::string key = ns + "/" + name;
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->state == TaskState::kGone || task->state == TaskState::kFinished) return false;
@@ -1113,16 +1114,15 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
   // client heard 404 for a delete that worked. A store that failed is said,
   // so the client asks again (and the task, still reporting, is killed then).
   delete_pod_object(store_, PodRegistry::kPodPrefix + key, rfc3339(clock_.unix_ms()), /*hold=*/true,
-                    [this, res, name, key](PodDeletion&& d) mutable {
+                    [this, done = std::move(done), name, key](PodDeletion&& d) mutable {
                       if (d.status.code == StoreCode::kInvalid)
-                        return res.send(k8s_error(500, "InternalError", d.status.message));
-                      if (!d.status.ok())
-                        return res.send(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
+                        return done(k8s_error(500, "InternalError", d.status.message));
+                      if (!d.status.ok()) return done(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
                       if (PodTask* t = tasks_.by_pod(key); t && t->deleted && t->state != TaskState::kGone)
                         kill(key, *t);
                       if (!d.found)
-                        return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
-                      res.send(k8s_object(200, std::move(d.object)));
+                        return done(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+                      done(k8s_object(200, std::move(d.object)));
                     });
   return true;
 }

@@ -71,8 +71,8 @@ class PodScheduler final : public AgentEvents {
   std::optional<std::string> refuse_status(const std::string& agent, const TaskStatus& status) const override;
 
   // The registry asks before deleting a pod: true when the pod has a live
-  // task, in which case a KILL went out and the answer was sent here.
-  bool handle_delete(const std::string& ns, const std::string& name, Responder res);
+  // task, in which case a KILL goes out and `done` is given the answer.
+  bool handle_delete(const std::string& ns, const std::string& name, std::function<void(HttpResponse&&)> done);
 
   // The registry asks before storing a new pod. A non-null answer means the
   // pod was changed in place — bound, or marked unschedulable with why — and

@@ -117,6 +117,13 @@ TEST_F(DaemonHttpTest, UnknownPathIs404AndWrongMethodIs405WithAllow) {
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 405);
   EXPECT_EQ(wrong->header("Allow"), "GET");
+  EXPECT_NE(wrong->body.find(R"({"error":"method DELETE not allowed on /metrics"})"), std::string::npos) << wrong->body;
+  // Under the Kubernetes API, a Status with the API server's reason.
+  auto api = http_request(port(), "DELETE", "/api/v1/events");
+  ASSERT_TRUE(api);
+  EXPECT_EQ(api->status, 405);
+  EXPECT_EQ(api->header("Allow"), "GET");
+  EXPECT_NE(api->body.find(R"("reason":"MethodNotAllowed")"), std::string::npos) << api->body;
 }
 
 TEST_F(DaemonHttpTest, KeepAliveServesManyRequestsOnOneConnection) {

@@ -927,6 +927,13 @@ except client.exceptions.ApiException as e:
 review = client.AuthorizationV1Api(client.ApiClient(cfg)).create_self_subject_access_review(
     {"spec": {"resourceAttributes": {"verb": "delete", "resource": "pods", "namespace": "default"}}})
 assert review.status.allowed is True, review
+# Deleting a namespace's pods by selector: only those, and a dry run none.
+for name, tier in [("c1", "a"), ("c2", "a"), ("c3", "b")]:
+    api.create_namespaced_pod("default", dict(pod, metadata={"name": name, "labels": {"tier": tier}}))
+api.delete_collection_namespaced_pod("default", label_selector="tier=a", dry_run="All")
+assert len(api.list_namespaced_pod("default", label_selector="tier=a").items) == 2
+api.delete_collection_namespaced_pod("default", label_selector="tier=a")
+assert [p.metadata.name for p in api.list_namespaced_pod("default").items] == ["c3"]
 print("python client ok")
 )PY";
   std::string out;

@@ -110,6 +110,35 @@ TEST_F(PodSchedulingTest, APodThatFitsIsLaunchedBoundRunAndKilledOnDelete) {
   EXPECT_TRUE(pod_shows("web", "404")) << get_pod("web");
 }
 
+// DELETE on a namespace's pods deletes the selected ones as their own
+// DELETEs would: a running pod's task is killed first, and the pod stays,
+// marked, until it is gone; the others are left alone.
+TEST_F(PodSchedulingTest, DeletingANamespacesPodsBySelectorKillsTheirTasks) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  agent.offer(4, 4096);
+  create(pod_json("web", "500m"));
+  std::string task = task_id_of(agent.next("LAUNCH"));
+  ASSERT_FALSE(task.empty()) << daemon_->log();
+  agent.status(task, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
+  create(R"({"metadata":{"name":"other","labels":{"keep":"yes"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+
+  auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods?labelSelector=keep!%3Dyes");
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 200) << del->body;
+  EXPECT_NE(del->body.find(R"("kind":"PodList")"), std::string::npos) << del->body;
+  EXPECT_NE(del->body.find(R"("name":"web")"), std::string::npos) << del->body;
+  EXPECT_EQ(del->body.find(R"("name":"other")"), std::string::npos) << del->body;
+  std::string kill = agent.next("KILL");
+  EXPECT_NE(kill.find(task), std::string::npos) << kill;
+  EXPECT_TRUE(pod_shows("web", "deletionTimestamp"));
+  agent.status(task, "TASK_KILLED");
+  EXPECT_TRUE(pod_shows("web", "404")) << get_pod("web");
+  EXPECT_TRUE(lacks("other", "deletionTimestamp")) << "a pod the selector left was deleted";
+}
+
 // A server-side dry run (?dryRun=All, what kubectl create --dry-run=server
 // sends) names the agent a pod would go to now, or why it would wait; it
 // stores nothing and claims no offer: the real create after it is placed.
