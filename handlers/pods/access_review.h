@@ -39,6 +39,7 @@ struct ReviewResource {
   std::string_view version;
   std::string_view resource;
   std::string_view kind;
+  std::string group_version() const { return std::string(group) + "/" + std::string(version); }
 };
 const std::vector<ReviewResource>& review_resources();
 

@@ -1,6 +1,7 @@
 #include "handlers/pods/k8s_request.h"
 
 #include <charconv>
+#include <type_traits>
 
 #include "handlers/pods/k8s_protobuf.h"
 #include "handlers/pods/k8s_status.h"
@@ -72,34 +73,33 @@ std::optional<HttpResponse> refuse_bad_list_semantics(std::string_view query) {
                                "");
 }
 
+// Go's strconv error for `text` that is not a whole Int (ParseInt, which
+// takes a leading '+') or uint64_t (ParseUint); nullopt when it is one.
+template <typename Int>
+std::optional<std::string> strconv_error(const std::string& text) {
+  std::string_view s = text;
+  if (std::is_signed_v<Int> && s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);  // from_chars: '-' only
+  Int n = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  bool whole = end == s.data() + s.size();
+  if (ec == std::errc() && whole) return std::nullopt;
+  bool out_of_range = ec == std::errc::result_out_of_range && whole;
+  return std::string(std::is_signed_v<Int> ? "strconv.ParseInt" : "strconv.ParseUint") + ": parsing \"" + text +
+         "\": " + (out_of_range ? "value out of range" : "invalid syntax");
+}
+
 }  // namespace
 
 std::optional<HttpResponse> refuse_bad_list_options(std::string_view query) {
   for (std::string_view name : {"limit", "timeoutSeconds"}) {
     auto v = query_param(query, name);
-    if (!v) continue;
-    std::string_view s = *v;
-    if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);  // from_chars takes '-' only
-    int64_t n = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-    bool whole = end == s.data() + s.size();
-    if (ec == std::errc() && whole) continue;
-    bool out_of_range = ec == std::errc::result_out_of_range && whole;
-    return k8s_error(
-        400, "BadRequest",
-        "strconv.ParseInt: parsing \"" + *v + "\": " + (out_of_range ? "value out of range" : "invalid syntax"));
+    if (auto error = v ? strconv_error<int64_t>(*v) : std::nullopt) return k8s_error(400, "BadRequest", *error);
   }
   // A resourceVersion is a revision (apiserver's ParseResourceVersion: Go's
   // strconv.ParseUint; "" and "0" are "any").
   if (auto rv = query_param(query, "resourceVersion"); rv && !rv->empty() && *rv != "0") {
-    uint64_t n = 0;
-    auto [end, ec] = std::from_chars(rv->data(), rv->data() + rv->size(), n);
-    bool whole = end == rv->data() + rv->size();
-    if (ec != std::errc() || !whole) {
-      bool out_of_range = ec == std::errc::result_out_of_range && whole;
-      return k8s_error(400, "BadRequest",
-                       "resourceVersion: Invalid value: \"" + *rv + "\": strconv.ParseUint: parsing \"" + *rv +
-                           "\": " + (out_of_range ? "value out of range" : "invalid syntax"));
+    if (auto error = strconv_error<uint64_t>(*rv)) {
+      return k8s_error(400, "BadRequest", "resourceVersion: Invalid value: \"" + *rv + "\": " + *error);
     }
   }
   return refuse_bad_list_semantics(query);

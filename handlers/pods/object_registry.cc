@@ -149,7 +149,7 @@ std::string ObjectRegistry::group_list() const {
   for (const ReviewResource& r : review_resources()) {
     if (std::find(seen.begin(), seen.end(), r.group) != seen.end()) continue;
     seen.emplace_back(r.group);
-    std::string gv = std::string(r.group) + "/" + std::string(r.version);
+    std::string gv = r.group_version();
     w.begin_object().key("name").value(r.group).key("versions").begin_array();
     w.begin_object().key("groupVersion").value(gv).key("version").value(r.version).end_object().end_array();
     w.key("preferredVersion").begin_object().key("groupVersion").value(gv);
@@ -166,7 +166,7 @@ std::string review_resource_list(std::string_view group_version) {
   w.begin_object().key("kind").value("APIResourceList").key("apiVersion").value("v1");
   w.key("groupVersion").value(group_version).key("resources").begin_array();
   for (const ReviewResource& r : review_resources()) {
-    if (std::string(r.group) + "/" + std::string(r.version) != group_version) continue;
+    if (r.group_version() != group_version) continue;
     w.begin_object().key("name").value(r.resource).key("singularName").value("");
     w.key("namespaced").value(false).key("kind").value(r.kind);
     w.key("verbs").begin_array().value("create").end_array().end_object();
@@ -203,7 +203,7 @@ void ObjectRegistry::add_routes(Router& router) {
   router.add("GET", "/apis", [this](RequestContext& ctx) { ctx.reply(k8s_object(200, group_list())); });
   std::vector<std::string> review_versions;
   for (const ReviewResource& r : review_resources()) {
-    std::string gv = std::string(r.group) + "/" + std::string(r.version);
+    std::string gv = r.group_version();
     if (std::find(review_versions.begin(), review_versions.end(), gv) != review_versions.end()) continue;
     review_versions.push_back(gv);
     router.add("GET", "/apis/" + gv,

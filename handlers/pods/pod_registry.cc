@@ -511,6 +511,26 @@ void PodRegistry::delete_one(const std::string& ns, const std::string& name, Del
                     });
 }
 
+namespace {
+
+// A deletecollection's answers, gathered: once every one is in, the PodList
+// of the pods deleted (as the API server answers), or the first failure other
+// than a pod already gone.
+struct DeletedPods {
+  Responder res;
+  std::string items;  // the pods deleted, comma-separated
+  std::optional<HttpResponse> failure;
+  size_t left = 0;  // answers still to come
+  void add(const std::string& pod) { items += (items.empty() ? "" : ",") + pod; }
+  void finish(int64_t revision) {
+    if (failure) return res.send(std::move(*failure));
+    res.send(k8s_object(200, R"({"kind":"PodList","apiVersion":"v1","items":[)" + items +
+                                 R"(],"metadata":{"resourceVersion":")" + std::to_string(revision) + R"("}})"));
+  }
+};
+
+}  // namespace
+
 void PodRegistry::delete_pods(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   std::string_view query = ctx.request.query();
@@ -527,42 +547,27 @@ void PodRegistry::delete_pods(RequestContext& ctx) {
              [this, res = ctx.responder, ns, q = std::move(*selected),
               dry_run = std::get<bool>(dry)](RangeResult&& r) mutable {
                if (!r.status.ok()) return res.send(store_down(r.status));
-               // Every answer in, the deleted pods are the answer; the first
-               // failure (other than a pod already gone) is, if any.
-               struct Collection {
-                 Responder res;
-                 std::string items;
-                 std::optional<HttpResponse> failure;
-                 size_t left = 0;
-                 Store* store;
-                 void finish() {
-                   if (failure) return res.send(std::move(*failure));
-                   res.send(k8s_object(200, R"({"kind":"PodList","apiVersion":"v1","items":[)" + items +
-                                                R"(],"metadata":{"resourceVersion":")" +
-                                                std::to_string(store->revision()) + R"("}})"));
-                 }
-               };
-               auto c = std::make_shared<Collection>(Collection{res, {}, std::nullopt, 0, &store_});
+               auto c = std::make_shared<DeletedPods>(DeletedPods{res, {}, std::nullopt, 0});
                std::vector<std::string> names;
                for (const auto& kv : r.kvs) {
                  auto pod = parse_stored(kv);
                  if (!pod || !q.selects(*pod)) continue;
                  if (dry_run) {
-                   c->items += (c->items.empty() ? "" : ",") + with_rv(kv.value, kv.mod_revision);
+                   c->add(with_rv(kv.value, kv.mod_revision));
                  } else {
                    names.push_back(kv.key.substr(kv.key.rfind('/') + 1));
                  }
                }
                c->left = names.size();
-               if (names.empty()) return c->finish();
+               if (names.empty()) return c->finish(store_.revision());
                for (const auto& name : names) {
-                 delete_one(ns, name, [c](HttpResponse&& out) {
+                 delete_one(ns, name, [this, c](HttpResponse&& out) {
                    if (out.status == 200) {
-                     c->items += (c->items.empty() ? "" : ",") + out.body;
+                     c->add(out.body);
                    } else if (out.status != 404 && !c->failure) {
                      c->failure = std::move(out);
                    }
-                   if (--c->left == 0) c->finish();
+                   if (--c->left == 0) c->finish(store_.revision());
                  });
                }
              });
