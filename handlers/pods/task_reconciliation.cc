@@ -34,6 +34,10 @@ void TaskReconciliation::ask_registered() {
   std::map<std::string, std::vector<std::string>> ids;  // agent -> its tasks
   for (const auto& agent : to_ask_) ids[agent];
   for (const auto& [key, t] : tasks_) {
+    // A task whose LAUNCH has not gone (its binding still being written)
+    // goes on the stream the agent has now, after this ask: the agent,
+    // answering in order, would call it lost.
+    if (!t.launched) continue;
     auto it = ids.find(tasks_.agent_of(t));
     if (it != ids.end()) it->second.push_back(PodTaskRegistry::id_of(key, t));
   }

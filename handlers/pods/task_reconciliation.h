@@ -4,7 +4,8 @@
 // not answer is asked again, with backoff), and implicit every
 // --reconcile-interval (an empty RECONCILE: "report all your tasks"). Agents
 // that (re)register in one loop turn are handled in one pass over the tasks:
-// after a restart thousands re-subscribe at once. The schedule is
+// after a restart thousands re-subscribe at once. Only tasks whose LAUNCH
+// has gone are asked about. The schedule is
 // policy/reconciler's; this unit asks the agents and hears the answers.
 #pragma once
 

@@ -347,6 +347,50 @@ TEST_F(PodSchedulerTest, AStagingTaskWaitsForItsPodAndIsAdopted) {
   EXPECT_EQ(scheduler_->pending(), 0u);
 }
 
+// An agent re-subscribes while a pod's binding is being written (agents
+// follow a new leader while it already places pods). The reconciliation its
+// registration starts goes out before the LAUNCH, on the same stream; the
+// agent answers in order, so a task it was asked about before its LAUNCH
+// came would be TASK_LOST, and the pod launched a second time, its first
+// task killed. A task whose LAUNCH has not gone is not asked about.
+TEST_F(PodSchedulerTest, ATaskWhoseLaunchHasNotGoneIsNotReconciled) {
+  start();
+  subscribe("edge-1");
+  put_pod("web", stored_pod("web"));
+  settle();
+  post(router_, "/v1/agents/edge-1/offers", offer_body(1, 1024));
+  clock_.advance(0);  // the pod takes the offer; its binding is on its way to the store
+  auto again = std::make_shared<RecordingChannel>();
+  hub_->subscribe_on("edge-1", {}, Resources{4, 8192, {}}, "", again);
+  clock_.advance(0);  // the registration's reconciliation pass
+  wait(1'000);        // and its asks again, as for any task not answered
+  settle();
+  std::vector<std::string> launches = again->events("LAUNCH");
+  ASSERT_EQ(launches.size(), 1u);
+  const std::string task = task_of(launches[0]);
+  // The agent, in the order of its stream: a task asked about before its
+  // LAUNCH came is one it does not know.
+  bool launched = false;
+  size_t reconcile = 0;
+  for (const std::string& type : again->types()) {
+    if (type == "LAUNCH") launched = true;
+    if (type != "RECONCILE") continue;
+    std::string asked = again->events("RECONCILE")[reconcile++];
+    if (!launched && asked.find(task) != std::string::npos) {
+      ADD_FAILURE() << "asked about before its LAUNCH: " << asked;
+      scheduler_->status_update("edge-1", {task, "TASK_LOST", ""});
+      settle();
+    }
+  }
+  scheduler_->status_update("edge-1", {task, "TASK_STARTING", ""});
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+  settle();
+  EXPECT_EQ(again->events("LAUNCH").size(), 1u) << "launched again";
+  EXPECT_TRUE(again->events("KILL").empty()) << again->events("KILL")[0];
+  EXPECT_NE(pod("web").find(R"("phase":"Running")"), std::string::npos) << pod("web");
+  EXPECT_NE(pod("web").find(task), std::string::npos) << pod("web");
+}
+
 // While the store is down the pods cannot be loaded: the scheduler is not
 // ready (statuses are refused) and tries again each second until it is back.
 TEST_F(PodSchedulerTest, ItLoadsThePodsOnceTheStoreIsBack) {

@@ -43,10 +43,11 @@ class TaskReconciliationTest : public ::testing::Test {
     rec_->stop();
     hub_->stop();
   }
-  void add_task(const std::string& pod, const std::string& agent) {
+  void add_task(const std::string& pod, const std::string& agent, bool launched = true) {
     PodTask t;
     t.serial = ++serial_;
     t.agent = tasks_.intern_agent(agent);
+    t.launched = launched;
     tasks_.add(pod, t);
     ids_[pod] = PodTaskRegistry::id_of(pod, *tasks_.by_pod(pod));
   }
@@ -74,6 +75,21 @@ TEST_F(TaskReconciliationTest, AgentsRegisteredInOneTurnAreAskedAboutTheirOwnTas
   EXPECT_FALSE(names(asks("edge-1")[0], "default/b")) << "another agent's task";
   EXPECT_TRUE(names(asks("edge-2")[0], "default/b"));
   EXPECT_FALSE(names(asks("edge-2")[0], "default/a"));
+}
+
+// A task whose LAUNCH has not gone yet (its binding is being written) is
+// not asked about: its LAUNCH follows the ask on the agent's stream, and the
+// agent would answer TASK_LOST for a task it does not know yet.
+TEST_F(TaskReconciliationTest, ATaskNotLaunchedYetIsNotAskedAbout) {
+  add_task("default/binding", "edge-1", /*launched=*/false);
+  rec_->agent_registered("edge-1");
+  clock_.advance(0);
+  ASSERT_EQ(asks("edge-1").size(), 1u);
+  EXPECT_TRUE(names(asks("edge-1")[0], "default/a")) << asks("edge-1")[0];
+  EXPECT_FALSE(names(asks("edge-1")[0], "default/binding")) << asks("edge-1")[0];
+  clock_.advance(1'000);  // asked again, as unanswered: still without it
+  ASSERT_EQ(asks("edge-1").size(), 2u);
+  EXPECT_FALSE(names(asks("edge-1")[1], "default/binding")) << asks("edge-1")[1];
 }
 
 TEST_F(TaskReconciliationTest, AnUnansweredTaskIsAskedAgainWithBackoffAndAnAnsweredOneIsNot) {
