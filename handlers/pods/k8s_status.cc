@@ -14,7 +14,13 @@ std::string k8s_status_json(int code, std::string_view reason, std::string_view 
   w.key("metadata").begin_object().end_object();
   w.key("status").value(code < 400 ? "Success" : "Failure");
   w.key("message").value(message).key("reason").value(reason);
-  if (!kind.empty() || !name.empty()) {
+  // apimachinery's NotFound, AlreadyExists, Conflict, Forbidden and
+  // MethodNotAllowed always carry details, `{}` when they name nothing (a
+  // path the server does not serve): `kubectl debug` reads .details.name of a
+  // 404 without checking they are there, and dies of a nil pointer.
+  bool always = reason == "NotFound" || reason == "AlreadyExists" || reason == "Conflict" || reason == "Forbidden" ||
+                reason == "MethodNotAllowed";
+  if (always || !kind.empty() || !name.empty()) {
     w.key("details").begin_object();
     if (!name.empty()) w.key("name").value(name);
     if (!kind.empty()) w.key("kind").value(kind);

@@ -147,6 +147,12 @@ void PodRegistry::add_routes(Router& router) {
                           "processes are reached on the agent that runs it (kubectl get pod -o wide names it)"));
     }
   }
+  // `kubectl debug` adds an ephemeral container, which only a kubelet could start.
+  for (const char* method : {"GET", "PUT", "PATCH"}) {
+    router.add(method, "/api/v1/namespaces/{ns}/pods/{name}/ephemeralcontainers",
+               unserved("pods/ephemeralcontainers" + no_kubelet +
+                        "containers are started by the agent that runs it; a debugging container cannot be added"));
+  }
   router.add(
       "POST", "/api/v1/namespaces/{ns}/pods/{name}/eviction",
       unserved("pods/eviction is not served: there are no disruption budgets to honour; delete the pod instead"));

@@ -539,6 +539,11 @@ TEST_F(PodRegistryTest, KubectlWorksAsUsersExpect) {
   out = kubectl("exec web -- ls", &code);
   EXPECT_NE(code, 0);
   EXPECT_NE(out.find("pods/exec is not served: uvsched runs no kubelet"), std::string::npos) << out;
+  // (kubectl debug died of a nil pointer on a 404 without details.)
+  out = kubectl("debug web --image=busybox", &code);
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("pods/ephemeralcontainers is not served: uvsched runs no kubelet"), std::string::npos) << out;
+  EXPECT_EQ(out.find("panic"), std::string::npos) << out;
   out = kubectl("create -f " + manifest, &code);
   EXPECT_NE(code, 0);
   EXPECT_NE(out.find("AlreadyExists"), std::string::npos) << out;
