@@ -47,6 +47,13 @@ struct Transition {
 // Applies a Mesos TaskState name ("TASK_RUNNING", ...) to `task`.
 Transition apply_status(PodTask& task, std::string_view mesos_state);
 
+// One of Mesos' TaskState names (mesos.proto), the 1.x ones included.
+bool is_mesos_task_state(std::string_view s);
+// Mesos' terminal states: the task runs no more.
 bool is_terminal_mesos_state(std::string_view s);
+// The task runs no more, or its agent does not know it (TASK_UNKNOWN, which
+// Mesos does not call terminal: a master that forgot a task may learn of it
+// again; an agent that does not know a task runs none).
+bool ends_task(std::string_view s);
 
 }  // namespace uvsched

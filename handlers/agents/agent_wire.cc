@@ -1,5 +1,6 @@
 #include "handlers/agents/agent_wire.h"
 
+#include "policy/pod_task.h"
 #include "storage/base64.h"
 
 namespace uvsched {
@@ -211,7 +212,12 @@ std::optional<JsonError> read_statuses(object body, std::vector<TaskStatus>* out
     }
     object st = item;  // an object: it has a task_id
     TaskStatus s{std::string(id), std::string(text_at(st, "state")), {}};
-    if (s.state.rfind("TASK_", 0) != 0) return problem(f + ".state must be a TASK_* state", f + ".state");
+    if (!is_mesos_task_state(s.state)) {
+      return problem(f + ".state must be one of Mesos' task states (TASK_STAGING, TASK_STARTING, TASK_RUNNING, " +
+                         "TASK_KILLING, TASK_FINISHED, TASK_FAILED, TASK_KILLED, TASK_ERROR, TASK_LOST, " +
+                         "TASK_DROPPED, TASK_UNREACHABLE, TASK_GONE, TASK_GONE_BY_OPERATOR, TASK_UNKNOWN)",
+                     f + ".state");
+    }
     element data;
     if (st.at_key("data").get(data) == simdjson::SUCCESS && !data.is_null()) {
       std::string_view text;

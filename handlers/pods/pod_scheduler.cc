@@ -1160,7 +1160,7 @@ void PodScheduler::status_update(const std::string& agent, const TaskStatus& sta
   if (!task) return adopt_or_kill(agent, status);
   // A deleted pod's task still running missed its KILL (its agent was away,
   // or following a new leader): it gets it again with each report.
-  if (task->deleted && !is_terminal_mesos_state(state)) kill(*PodTaskRegistry::pod_of(id), *task);
+  if (task->deleted && !ends_task(state) && state != "TASK_KILLING") kill(*PodTaskRegistry::pod_of(id), *task);
   Transition t = apply_status(*task, state);
   apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
 }
@@ -1172,7 +1172,7 @@ std::optional<std::string> PodScheduler::refuse_status(const std::string& agent,
 }
 
 void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& status) {
-  if (is_terminal_mesos_state(status.state)) return;  // it is over: nothing to keep or kill
+  if (ends_task(status.state)) return;  // it is over: nothing to keep or kill
   std::optional<std::string> pod = PodTaskRegistry::pod_of(status.task_id);
   auto kill_unknown = [this, agent](const std::string& id, const char* why) {
     log_warn("unknown_task_killed").kv("task", id).kv("agent", agent).kv("why", why);

@@ -92,6 +92,7 @@ TEST(AgentWire, StatusesAreReadAndCheckedInOrder) {
       {R"({"statuses":[{"task_id":{"value":"t"},"state":"TASK_RUNNING"},{"task_id":{"value":"t"},"state":"RUNNING"}]})",
        "statuses[1].state"},
       {R"({"statuses":[{"task_id":{"value":"t"}}]})", "statuses[0].state"},
+      {R"({"statuses":[{"task_id":{"value":"t"},"state":"TASK_BOGUS"}]})", "statuses[0].state"},
       {R"({"statuses":[7]})", "statuses[0].task_id.value"},
   };
   for (const auto& c : cases) {

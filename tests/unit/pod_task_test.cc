@@ -41,6 +41,30 @@ TEST(PodTask, MesosStatesMoveTheTask) {
        {"TASK_KILLED", TaskAction::kRemoveDeleted, TaskState::kGone}},
       "killed after delete");
   run({}, {{"TASK_BOGUS", TaskAction::kError, TaskState::kPending}}, "nonsense");
+  // Mesos 1.x's states: killing and unreachable change nothing; gone by the
+  // operator, or unknown to the agent asked, ends the task.
+  run({},
+      {{"TASK_RUNNING", TaskAction::kMarkRunning, TaskState::kRunning},
+       {"TASK_UNREACHABLE", TaskAction::kNone, TaskState::kRunning},
+       {"TASK_RUNNING", TaskAction::kNone, TaskState::kRunning},
+       {"TASK_GONE_BY_OPERATOR", TaskAction::kRemoveFailed, TaskState::kGone}},
+      "unreachable, then gone by operator");
+  run(deleted,
+      {{"TASK_RUNNING", TaskAction::kMarkRunning, TaskState::kRunning},
+       {"TASK_KILLING", TaskAction::kNone, TaskState::kRunning},
+       {"TASK_KILLED", TaskAction::kRemoveDeleted, TaskState::kGone}},
+      "killing, then killed");
+  run({}, {{"TASK_UNKNOWN", TaskAction::kRemoveFailed, TaskState::kGone}}, "unknown to its agent");
+  for (const char* s : {"TASK_STAGING", "TASK_STARTING", "TASK_RUNNING", "TASK_KILLING", "TASK_FINISHED", "TASK_FAILED",
+                        "TASK_KILLED", "TASK_ERROR", "TASK_LOST", "TASK_DROPPED", "TASK_UNREACHABLE", "TASK_GONE",
+                        "TASK_GONE_BY_OPERATOR", "TASK_UNKNOWN"}) {
+    EXPECT_TRUE(is_mesos_task_state(s)) << s;
+    PodTask t;
+    t.state = TaskState::kRunning;
+    EXPECT_NE(apply_status(t, s).action, TaskAction::kError) << s << " is one of Mesos' states";
+  }
+  EXPECT_FALSE(is_mesos_task_state("TASK_BOGUS"));
+  EXPECT_FALSE(is_mesos_task_state("RUNNING"));
 }
 
 }  // namespace
