@@ -300,6 +300,8 @@ void Daemon::wire_domains() {
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, PodRegistry::DeleteDone done) {
     return scheduler_->handle_delete(ns, name, std::move(done));
   });
+  pods_->set_images_hook(
+      [this](const std::string& ns, const std::string& name) { scheduler_->images_changed(ns, name); });
   pods_->set_admission({.ready = [this] { return priorities_->loaded(); },
                         .when_ready = [this](std::function<void()> cb) { priorities_->when_loaded(std::move(cb)); },
                         .admit = [this](JsonValue& pod) { return priorities_->admit(pod); }});

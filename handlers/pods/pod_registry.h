@@ -43,6 +43,10 @@ class PodRegistry {
   using DeleteDone = std::function<void(HttpResponse&&)>;
   using DeleteHook = std::function<bool(const std::string& ns, const std::string& name, DeleteDone done)>;
   void set_delete_hook(DeleteHook hook) { delete_hook_ = std::move(hook); }
+  // Told once an update that changed a pod's container images is stored (a
+  // kubelet restarts those containers; its task must be launched again).
+  using ImagesHook = std::function<void(const std::string& ns, const std::string& name)>;
+  void set_images_hook(ImagesHook hook) { images_hook_ = std::move(hook); }
   // Asked before a new pod is stored; may change the pod (bind it) and hand
   // back what to call with the create's outcome (nullptr: nothing).
   using CreateOutcome = std::function<void(bool written, int64_t revision, const std::string& json)>;
@@ -154,6 +158,7 @@ class PodRegistry {
   NodeLister nodes_;
   CordonHook cordon_hook_;
   DeleteHook delete_hook_;
+  ImagesHook images_hook_;
   CreateHook create_hook_;
   PreviewHook preview_hook_;
   Admission admission_;

@@ -1063,6 +1063,7 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
     return;
   }
   task.launched = true;
+  if (task.restart) kill(key, task);    // its images changed while the binding was written
   if (log_enabled(LogLevel::kDebug)) {  // the id is built only for a line that is written
     log_debug("task_launched").kv("task", PodTaskRegistry::id_of(key, task)).kv("agent", tasks_.agent_of(task));
   }
@@ -1125,6 +1126,18 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
                       done(k8s_object(200, std::move(d.object)));
                     });
   return true;
+}
+
+void PodScheduler::images_changed(const std::string& ns, const std::string& name) {
+  std::string key = ns + "/" + name;
+  PodTask* task = tasks_.by_pod(key);
+  if (!task || task->deleted || task->restart || task->state == TaskState::kGone || task->state == TaskState::kFinished)
+    return;
+  task->restart = true;
+  log_info("task_restarting").kv("pod", key).kv("why", "its pod's container images changed");
+  // Not launched yet: its binding is being written, and the LAUNCH may carry
+  // the pod as it was; it is killed once launched (bound()).
+  if (task->launched) kill(key, *task);
 }
 
 // ---- agent events -----------------------------------------------------------------
@@ -1273,6 +1286,11 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       return;
     }
     case TaskAction::kMarkSucceeded:
+      if (task.restart) {  // it ended as it was killed: the pod runs again all the same
+        tasks_.erase_pod(pod);
+        requeue_or_fail(pod, "its container images changed", /*restart=*/true);
+        return;
+      }
       update_pod(key, [](JsonValue& p) {
         p.ensure({"status"}).set("phase", JsonValue::string("Succeeded"));
         return true;
@@ -1284,10 +1302,12 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), /*hold=*/false,
                         unwaited<PodDeletion>("pod_delete", key));  // kept if finalizers hold it
       return;
-    case TaskAction::kRemoveFailed:
+    case TaskAction::kRemoveFailed: {
+      bool restart = task.restart;
       tasks_.erase_pod(pod);
-      requeue_or_fail(pod, t.note);
+      requeue_or_fail(pod, restart ? "its container images changed" : t.note, restart);
       return;
+    }
   }
 }
 
@@ -1299,11 +1319,11 @@ void PodScheduler::unbind(JsonValue& pod) {
   }
 }
 
-void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& why) {
+void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& why, bool restart) {
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaskEnded, pod, why);
-  update_pod(PodRegistry::kPodPrefix + pod, [why](JsonValue& p) {
+  update_pod(PodRegistry::kPodPrefix + pod, [why, restart](JsonValue& p) {
     const JsonValue* rp = p.find({"spec", "restartPolicy"});
-    if (rp && rp->text() == "Never") {
+    if (!restart && rp && rp->text() == "Never") {
       JsonValue& st = p.ensure({"status"});
       st.set("phase", JsonValue::string("Failed"));
       st.set("reason", JsonValue::string(why));

@@ -73,6 +73,10 @@ class PodScheduler final : public AgentEvents {
   // The registry asks before deleting a pod: true when the pod has a live
   // task, in which case a KILL goes out and `done` is given the answer.
   bool handle_delete(const std::string& ns, const std::string& name, std::function<void(HttpResponse&&)> done);
+  // An update changed the pod's container images (stored): as a kubelet
+  // restarts such containers whatever the restart policy, its task is killed
+  // and the pod placed again, to run what it now names.
+  void images_changed(const std::string& ns, const std::string& name);
 
   // The registry asks before storing a new pod. A non-null answer means the
   // pod was changed in place — bound, or marked unschedulable with why — and
@@ -202,7 +206,8 @@ class PodScheduler final : public AgentEvents {
   void kill(const std::string& pod, const PodTask& task);
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status);
-  void requeue_or_fail(const std::string& pod, const std::string& why);
+  // `restart`: the pod runs again whatever its restart policy (its images changed).
+  void requeue_or_fail(const std::string& pod, const std::string& why, bool restart = false);
   // A guarded update of a pod through the writer, from its kept copy; `mutate`
   // false: nothing to write. `done`, when given, hears what became of it.
   void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, PodWriter::Done done = nullptr);

@@ -269,6 +269,16 @@ void keep_old(JsonValue& spec, const JsonValue& old, std::string_view key) {
 
 }  // namespace
 
+std::vector<std::string> container_images(const JsonValue& pod) {
+  std::vector<std::string> images;
+  for (std::string_view kind : {"initContainers", "containers"}) {
+    const JsonValue* list = pod.find({"spec", kind});
+    if (!list || !list->is_array()) continue;
+    for (const JsonValue& c : list->items()) images.emplace_back(c.is_object() ? c.str("image") : "");
+  }
+  return images;
+}
+
 std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const JsonValue& next) {
   // As the API server does: copy into the new spec what may change, then the
   // rest must equal the old spec.

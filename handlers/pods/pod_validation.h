@@ -37,6 +37,9 @@ std::vector<FieldIssue> validate_object_meta(const JsonValue& obj);
 // its task launched, by everything else. Nor may a pod being deleted gain a
 // finalizer. Empty when `next` keeps to that.
 std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const JsonValue& next);
+// The images of a pod's init containers, then of its containers, in order:
+// what a kubelet restarts a container for when an update changes it.
+std::vector<std::string> container_images(const JsonValue& pod);
 
 // Fills what a client may leave out. `now_rfc3339` becomes creationTimestamp.
 void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, const std::string& now_rfc3339);

@@ -689,6 +689,40 @@ TEST_F(PodSchedulingTest, AFailedOrKilledTaskGoesThroughTheRestartPolicy) {
   EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "");
 }
 
+// kubectl set image on a running pod: a kubelet restarts the container,
+// whatever the restart policy. Here the task is killed and the pod, placed
+// again, is launched with the new image; a label change restarts nothing.
+TEST_F(PodSchedulingTest, ANewImageRestartsThePodsTask) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  create(pod_json("web", "500m", "", "Never"));
+  std::string launch = agent.next("LAUNCH");
+  ASSERT_NE(launch.find(R"("image":"i")"), std::string::npos) << launch << daemon_->log();
+  std::string first = task_id_of(launch);
+  agent.status(first, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  ASSERT_EQ(run_shell(kubectl + "label pod web tier=edge", &out), 0) << out;
+  EXPECT_EQ(of_type(agent.events_before_marker(), "KILL"), "") << "the label change killed it";
+  ASSERT_EQ(run_shell(kubectl + "set image pod/web c=nginx:1.26", &out), 0) << out;
+  EXPECT_NE(out.find("pod/web image updated"), std::string::npos) << out;
+  std::string kill = agent.next("KILL");
+  EXPECT_NE(kill.find(first), std::string::npos) << kill << daemon_->log();
+  agent.status(first, "TASK_KILLED");
+  EXPECT_TRUE(pod_shows("web", "\"phase\":\"Pending\"")) << get_pod("web");
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  launch = agent.next("LAUNCH");
+  EXPECT_NE(launch.find(R"("image":"nginx:1.26")"), std::string::npos) << launch << daemon_->log();
+  std::string second = task_id_of(launch);
+  EXPECT_NE(second, first);
+  agent.status(second, "TASK_RUNNING");
+  EXPECT_TRUE(pod_shows("web", "\"uvsched.io/taskId\":\"" + second + "\"")) << get_pod("web");
+  EXPECT_TRUE(pod_shows("web", "\"phase\":\"Running\"")) << get_pod("web");
+}
+
 // An agent whose stream drops and that subscribes again within
 // --agent-timeout keeps its tasks: its pods stay Running, nothing is lost
 // or killed, and its tasks are reconciled.

@@ -391,6 +391,36 @@ TEST_F(PodSchedulerTest, ATaskWhoseLaunchHasNotGoneIsNotReconciled) {
   EXPECT_NE(pod("web").find(task), std::string::npos) << pod("web");
 }
 
+// A pod's images changed (the registry stored the update) while its binding
+// was being written: the LAUNCH may carry the pod as it was, so the task is
+// killed as soon as it is launched. A task that ends FINISHED as it is killed
+// runs again all the same, whatever its restart policy.
+TEST_F(PodSchedulerTest, ATaskWhosePodsImagesChangedIsKilledAndThePodPlacedAgain) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("web", stored_pod("web", "Never"));
+  settle();
+  post(router_, "/v1/agents/edge-1/offers", offer_body(1, 1024));
+  clock_.advance(0);  // the binding is on its way
+  scheduler_->images_changed("default", "web");
+  settle();
+  ASSERT_EQ(edge->types(), (std::vector<std::string>{"SUBSCRIBED", "LAUNCH", "KILL"}));
+  const std::string task = task_of(edge->events("LAUNCH")[0]);
+  EXPECT_NE(edge->events("KILL")[0].find(task), std::string::npos);
+  scheduler_->images_changed("default", "web");  // once is enough
+  settle();
+  EXPECT_EQ(edge->events("KILL").size(), 1u);
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+  scheduler_->status_update("edge-1", {task, "TASK_FINISHED", ""});
+  settle();
+  EXPECT_NE(pod("web").find(R"("phase":"Pending")"), std::string::npos) << pod("web");
+  EXPECT_EQ(pod("web").find("nodeName"), std::string::npos) << pod("web");
+  offer("edge-1", 1, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 2u);
+  EXPECT_NE(task_of(edge->events("LAUNCH")[1]), task);
+  EXPECT_EQ(edge->events("KILL").size(), 1u) << "the new task is not killed";
+}
+
 // While the store is down the pods cannot be loaded: the scheduler is not
 // ready (statuses are refused) and tries again each second until it is back.
 TEST_F(PodSchedulerTest, ItLoadsThePodsOnceTheStoreIsBack) {
