@@ -35,6 +35,13 @@ std::string annotation(const JsonValue& pod, const char* key) {
   return a ? a->str(key) : "";
 }
 
+// The pod's container images as kImagesAnnotation holds them: a JSON array.
+std::string launched_images(const JsonValue& pod) {
+  JsonValue list = JsonValue::array();
+  for (std::string& image : container_images(pod)) list.push(JsonValue::string(std::move(image)));
+  return list.dump();
+}
+
 // Made once: a pod storm counts a placement attempt per pod.
 const std::string& placed_label() {
   static const std::string l = labels({{"result", "placed"}});
@@ -294,6 +301,14 @@ std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
   t.launched = t.bound = true;
   t.state = phase_of(*pod) == "Running" ? TaskState::kRunning : TaskState::kPending;
   t.deleted = pod->find({"metadata", "deletionTimestamp"}) != nullptr;
+  // Its images changed after it was launched, and the leader that stored
+  // the change went before the task was replaced. (Pods bound before the
+  // annotation existed say nothing, and are left as they run.)
+  if (std::string launched = annotation(*pod, kImagesAnnotation);
+      !launched.empty() && launched != launched_images(*pod)) {
+    t.restart = true;
+    log_info("task_restarting").kv("pod", key).kv("task", task_id).kv("why", "its pod's container images changed");
+  }
   t.priority = priority_of(*pod);
   PodNeeds needs = pod_needs(*pod);
   t.cpus = static_cast<float>(needs.cpus);
@@ -1017,6 +1032,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
     ann.set(kTaskAnnotation, JsonValue::string(id));
     ann.set(kAgentAnnotation, JsonValue::string(agent_id));
     ann.set(kOfferAnnotation, JsonValue::string(offer_id));
+    ann.set(kImagesAnnotation, JsonValue::string(launched_images(p)));
     set_condition(p, "PodScheduled", "True", "", "", stamp);
     return true;
   };
@@ -1173,7 +1189,9 @@ void PodScheduler::status_update(const std::string& agent, const TaskStatus& sta
   if (!task) return adopt_or_kill(agent, status);
   // A deleted pod's task still running missed its KILL (its agent was away,
   // or following a new leader): it gets it again with each report.
-  if (task->deleted && !ends_task(state) && state != "TASK_KILLING") kill(*PodTaskRegistry::pod_of(id), *task);
+  // So does a task its pod's new images are to replace.
+  if ((task->deleted || task->restart) && !ends_task(state) && state != "TASK_KILLING")
+    kill(*PodTaskRegistry::pod_of(id), *task);
   Transition t = apply_status(*task, state);
   apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
 }
@@ -1224,6 +1242,7 @@ void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& sta
     log_info("task_adopted").kv("task", status.task_id).kv("agent", agent);
     tasks_.add(key, *t);
     PodTask* adopted = tasks_.by_pod(key);
+    if (adopted->restart) kill(key, *adopted);  // launched with images its pod no longer names
     Transition tr = apply_status(*adopted, status.state);
     apply(key, *adopted, tr, &status);
   });
@@ -1315,7 +1334,9 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
 void PodScheduler::unbind(JsonValue& pod) {
   if (JsonValue* spec = pod.get("spec")) spec->erase("nodeName");
   if (JsonValue* ann = pod.find({"metadata"}) ? pod.get("metadata")->get("annotations") : nullptr) {
-    for (const char* k : {kHostAnnotation, kTaskAnnotation, kAgentAnnotation, kOfferAnnotation}) ann->erase(k);
+    for (const char* k : {kHostAnnotation, kTaskAnnotation, kAgentAnnotation, kOfferAnnotation, kImagesAnnotation}) {
+      ann->erase(k);
+    }
   }
 }
 

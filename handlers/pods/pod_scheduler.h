@@ -44,6 +44,9 @@ class PodScheduler final : public AgentEvents {
   static constexpr const char* kTaskAnnotation = "uvsched.io/taskId";
   static constexpr const char* kAgentAnnotation = "uvsched.io/agentId";
   static constexpr const char* kOfferAnnotation = "uvsched.io/offerId";
+  // The images its task was launched with (a JSON array, init containers
+  // first): a successor that finds others in the spec restarts the task.
+  static constexpr const char* kImagesAnnotation = "uvsched.io/launchedImages";
   // Offers weighed in one pass over the due pods before the rest wait for the
   // loop's next turn: a pod that fits nowhere is weighed against every offer,
   // and thousands of them due together (their backoffs end together) held the

@@ -410,15 +410,54 @@ TEST_F(PodSchedulerTest, ATaskWhosePodsImagesChangedIsKilledAndThePodPlacedAgain
   scheduler_->images_changed("default", "web");  // once is enough
   settle();
   EXPECT_EQ(edge->events("KILL").size(), 1u);
-  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});  // (the KILL not read yet)
+  settle();
+  EXPECT_EQ(edge->events("KILL").size(), 2u) << "a report of a task to replace is answered with its KILL";
   scheduler_->status_update("edge-1", {task, "TASK_FINISHED", ""});
   settle();
   EXPECT_NE(pod("web").find(R"("phase":"Pending")"), std::string::npos) << pod("web");
   EXPECT_EQ(pod("web").find("nodeName"), std::string::npos) << pod("web");
+  EXPECT_EQ(pod("web").find(PodScheduler::kImagesAnnotation), std::string::npos) << pod("web");
   offer("edge-1", 1, 1024);
   ASSERT_EQ(edge->events("LAUNCH").size(), 2u);
-  EXPECT_NE(task_of(edge->events("LAUNCH")[1]), task);
-  EXPECT_EQ(edge->events("KILL").size(), 1u) << "the new task is not killed";
+  const std::string second = task_of(edge->events("LAUNCH")[1]);
+  EXPECT_NE(second, task);
+  scheduler_->status_update("edge-1", {second, "TASK_RUNNING", ""});
+  settle();
+  EXPECT_EQ(edge->events("KILL").size(), 2u) << "the new task is not killed";
+  EXPECT_NE(pod("web").find(R"("uvsched.io/launchedImages":"[\"i\"]")"), std::string::npos) << pod("web");
+}
+
+// A successor finds a pod whose images changed after its task was launched
+// (the leader that stored the change went before the task was replaced): the
+// task is killed when its agent reports it, and the pod placed again, its
+// restart policy Never notwithstanding. A pod whose images are those it was
+// launched with, or bound before the annotation existed, is left running.
+TEST_F(PodSchedulerTest, ASuccessorReplacesATaskLaunchedWithImagesItsPodNoLongerNames) {
+  auto bound_with = [](const std::string& name, const std::string& task, const std::string& launched) {
+    std::string extra = R"(,"annotations":{"uvsched.io/bindingHost":"edge-1","uvsched.io/taskId":")" + task +
+                        R"(","uvsched.io/agentId":"edge-1-1","uvsched.io/offerId":"edge-1-o1")";
+    if (!launched.empty()) extra += R"(,"uvsched.io/launchedImages":")" + launched + "\"";
+    return stored_pod(name, "Never", extra + "}", R"(,"nodeName":"edge-1")", "Running");
+  };
+  const std::string changed = "pod.default.changed.00000000000a", same = "pod.default.same.00000000000b",
+                    older = "pod.default.older.00000000000c";
+  put_pod("changed", bound_with("changed", changed, R"([\"old\"])"));
+  put_pod("same", bound_with("same", same, R"([\"i\"])"));
+  put_pod("older", bound_with("older", older, ""));
+  store_.run();
+  start();
+  auto edge = subscribe("edge-1");
+  for (const auto& t : {changed, same, older}) scheduler_->status_update("edge-1", {t, "TASK_RUNNING", ""});
+  settle();
+  std::vector<std::string> kills = edge->events("KILL");
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_NE(kills[0].find(changed), std::string::npos) << kills[0];
+  scheduler_->status_update("edge-1", {changed, "TASK_KILLED", ""});
+  settle();
+  EXPECT_NE(pod("changed").find(R"("phase":"Pending")"), std::string::npos) << pod("changed");
+  EXPECT_NE(pod("same").find(R"("phase":"Running")"), std::string::npos) << pod("same");
+  EXPECT_NE(pod("older").find(R"("phase":"Running")"), std::string::npos) << pod("older");
 }
 
 // While the store is down the pods cannot be loaded: the scheduler is not
