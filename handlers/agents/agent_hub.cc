@@ -162,7 +162,9 @@ void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resour
   Agent& a = *slot;
   if (a.connected) a.channel->end();  // a second subscribe replaces the first stream
   a.lost_timer.reset();
-  a.labels = std::move(agent_labels);
+  a.own_labels = std::move(agent_labels);
+  auto edits = label_edits_.find(host);
+  a.labels = edits == label_edits_.end() ? a.own_labels : with_edits(a.own_labels, edits->second);
   a.total = total;
   a.subscribed_unix_ms = clock_.unix_ms();
   a.channel = std::move(channel);
@@ -503,8 +505,10 @@ std::vector<JsonValue> AgentHub::nodes() const {
     w.begin_object().key("kind").value("Node").key("apiVersion").value("v1");
     w.key("metadata").begin_object().key("name").value(host).key("uid").value(a->agent_id);
     w.key("creationTimestamp").value(rfc3339(a->subscribed_unix_ms)).key("labels").begin_object();
-    for (const auto& [k, v] : a->labels) w.key(k).value(v);
-    w.key("kubernetes.io/hostname").value(host).end_object().end_object();
+    for (const auto& [k, v] : a->labels) {
+      if (k != kHostnameLabel) w.key(k).value(v);  // (written once, below: it is the hostname)
+    }
+    w.key(kHostnameLabel).value(host).end_object().end_object();
     if (cordoned(host)) {
       // As the node lifecycle controller marks a cordoned node, for tools that read taints.
       w.key("spec").begin_object().key("unschedulable").value(true).key("taints").begin_array();
@@ -526,6 +530,24 @@ std::vector<JsonValue> AgentHub::nodes() const {
     if (auto v = JsonValue::parse(w.str(), &error)) out.push_back(std::move(*v));
   }
   return out;
+}
+
+void AgentHub::set_label_edits(const std::string& hostname, LabelEdits edits) {
+  if (auto it = agents_.find(hostname); it != agents_.end())
+    it->second->labels = with_edits(it->second->own_labels, edits);
+  if (edits.empty()) {
+    label_edits_.erase(hostname);
+  } else {
+    label_edits_[hostname] = std::move(edits);
+  }
+}
+
+void AgentHub::replace_label_edits(std::map<std::string, LabelEdits> all) {
+  label_edits_ = std::move(all);
+  for (auto& [host, a] : agents_) {
+    auto edits = label_edits_.find(host);
+    a->labels = edits == label_edits_.end() ? a->own_labels : with_edits(a->own_labels, edits->second);
+  }
 }
 
 void AgentHub::set_cordoned(const std::string& hostname, bool on) {

@@ -24,6 +24,7 @@
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/router.h"
+#include "policy/label_edits.h"
 #include "policy/label_selector.h"
 #include "policy/offer_registry.h"
 #include "policy/placement.h"  // kUnschedulableTaint
@@ -56,6 +57,8 @@ class AgentEvents {
 
 class AgentHub {
  public:
+  // Every node carries it, its value the agent's hostname.
+  static constexpr const char* kHostnameLabel = "kubernetes.io/hostname";
   struct Settings {
     uint64_t offer_ttl_ms = 5'000;
     uint64_t offer_linger_ms = 120'000;
@@ -65,7 +68,8 @@ class AgentHub {
   struct Agent {
     std::string hostname;
     std::string agent_id;
-    Labels labels;
+    Labels own_labels;  // what it subscribed with
+    Labels labels;      // as placement and the node show them: own_labels with the operator's edits
     Resources total;
     std::shared_ptr<AgentChannel> channel;  // its event stream; null until it subscribes
     bool connected = false;
@@ -132,6 +136,12 @@ class AgentHub {
   bool cordoned(const std::string& hostname) const { return cordoned_.count(hostname) > 0; }
   void set_cordoned(const std::string& hostname, bool on);
   void replace_cordoned(std::set<std::string> hosts) { cordoned_ = std::move(hosts); }
+  // Labels set or taken off a node through the API (kubectl label node), by
+  // hostname: laid over what the agent subscribed with, now and whenever it
+  // subscribes again. Kept whether or not the agent is subscribed; the pod
+  // registry stores them and the scheduler loads them.
+  void set_label_edits(const std::string& hostname, LabelEdits edits);
+  void replace_label_edits(std::map<std::string, LabelEdits> all);
   // Timers stop; the streams that close from now on (the stopping daemon
   // closes them) mark their agents disconnected, no more: no warning, and
   // no time-out that would lose them.
@@ -166,6 +176,7 @@ class AgentHub {
   AgentMap agents_;
   std::deque<LostAgent> recently_lost_;
   std::set<std::string> cordoned_;
+  std::map<std::string, LabelEdits> label_edits_;
   std::unique_ptr<Timer> offer_timer_;
   std::unique_ptr<Timer> heartbeat_timer_;
   simdjson::dom::parser parser_;  // the agents' posts, one at a time

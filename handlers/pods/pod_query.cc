@@ -7,7 +7,6 @@
 #include "storage/base64.h"
 
 namespace uvsched {
-namespace {
 
 Labels labels_of(const JsonValue& obj) {
   Labels out;
@@ -16,6 +15,8 @@ Labels labels_of(const JsonValue& obj) {
   }
   return out;
 }
+
+namespace {
 
 std::string text_at(const JsonValue& pod, const char* a, const char* b) {
   const JsonValue* v = pod.find({a, b});

@@ -14,6 +14,9 @@
 
 namespace uvsched {
 
+// An object's metadata.labels (values as their text; none when absent).
+Labels labels_of(const JsonValue& obj);
+
 struct PodQuery {
   LabelSelector labels;
   std::vector<FieldRequirement> fields;  // over metadata.name, metadata.namespace, spec.nodeName, status.phase

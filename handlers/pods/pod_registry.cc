@@ -9,6 +9,7 @@
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_request.h"
 #include "handlers/pods/k8s_status.h"
+#include "handlers/pods/node_label_edits.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_events.h"
 #include "handlers/pods/pod_list.h"
@@ -773,31 +774,100 @@ void PodRegistry::patch_node(RequestContext& ctx) {
   if (auto refused = apply_patch(patched, *patch, *type, /*status_only=*/false)) return ctx.reply(std::move(*refused));
   const JsonValue* u = patched.find({"spec", "unschedulable"});
   bool cordon = u != nullptr && u->dump() == "true";
-  auto without_cordon = [](JsonValue n) {
+  // What may change: spec.unschedulable (kubectl cordon, uncordon) and the
+  // labels (kubectl label node); the rest is the agent's.
+  auto agents_part = [](JsonValue n) {
     if (JsonValue* spec = n.get("spec")) {
       spec->erase("unschedulable");
       if (spec->is_object() && spec->members().empty()) n.erase("spec");
     }
+    if (JsonValue* meta = n.get("metadata"); meta && meta->is_object()) meta->erase("labels");
     return n;
   };
-  if (!without_cordon(patched).same_as(without_cordon(*node))) {
+  if (!agents_part(patched).same_as(agents_part(*node))) {
     return ctx.reply(k8s_object(
         422, invalid_status_json("Node", name,
                                  {{"spec", "FieldValueForbidden",
                                    "Forbidden: a node is a uvsched agent: only spec.unschedulable (kubectl cordon, "
-                                   "uncordon) may change; its labels and resources are what the agent subscribed "
-                                   "with"}})));
+                                   "uncordon) and metadata.labels (kubectl label) may change; its resources, taints "
+                                   "and status are what the agent subscribed with"}})));
   }
-  auto done = [this, res = ctx.responder, name, cordon](WriteResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
-    log_info(cordon ? "node_cordoned" : "node_uncordoned").kv("node", name);
-    if (cordon_hook_) cordon_hook_(name, cordon);
-    auto now = node_named(name);  // as it is now, cordoned or not
-    res.send(now ? k8s_object(200, now->dump()) : node_not_found(name));
+  const JsonValue* labels = patched.find({"metadata", "labels"});
+  if (labels && !labels->is_object() && !labels->is_null()) {
+    return ctx.reply(k8s_object(422, invalid_status_json("Node", name,
+                                                         {{"metadata.labels", "FieldValueTypeInvalid",
+                                                           "Invalid value: must be an object of strings"}})));
+  }
+  std::vector<FieldIssue> issues;
+  validate_labels(labels, "metadata.labels", &issues);
+  if (labels && labels->is_object()) {
+    for (const auto& [k, v] : labels->members()) {
+      if (!v.is_string())
+        issues.push_back({"metadata.labels." + k, "FieldValueTypeInvalid", "Invalid value: must be a string"});
+    }
+  }
+  Labels before = labels_of(*node), after = labels_of(patched);
+  if (before["kubernetes.io/hostname"] != after["kubernetes.io/hostname"]) {
+    issues.push_back({"metadata.labels.kubernetes.io/hostname", "FieldValueForbidden",
+                      "Forbidden: it is the agent's hostname, " + name});
+  }
+  if (!issues.empty()) return ctx.reply(k8s_object(422, invalid_status_json("Node", name, issues)));
+  auto cordon_then_answer = [this, res = ctx.responder, name, cordon]() mutable {
+    auto done = [this, res, name, cordon](WriteResult&& r) mutable {
+      if (!r.status.ok()) return res.send(store_down(r.status));
+      log_info(cordon ? "node_cordoned" : "node_uncordoned").kv("node", name);
+      if (cordon_hook_) cordon_hook_(name, cordon);
+      auto now = node_named(name);  // as it is now, cordoned or not, relabelled or not
+      res.send(now ? k8s_object(200, now->dump()) : node_not_found(name));
+    };
+    std::string key = kCordonPrefix + name;
+    if (cordon) return store_.put(key, "{}", 0, std::move(done));
+    store_.del(key, false, std::move(done));
   };
-  std::string key = kCordonPrefix + name;
-  if (cordon) return store_.put(key, "{}", 0, std::move(done));
-  store_.del(key, false, std::move(done));
+  if (before == after) return cordon_then_answer();
+  store_label_edits(
+      name, std::move(before), std::move(after),
+      [res = ctx.responder, then = std::move(cordon_then_answer)](std::optional<HttpResponse> failure) mutable {
+        if (failure) return res.send(std::move(*failure));
+        then();
+      });
+}
+
+void PodRegistry::store_label_edits(const std::string& node, Labels before, Labels after, LabelsStored done,
+                                    int tries) {
+  std::string key = kNodeLabelsPrefix + node;
+  store_.get(key, {},
+             [this, node, key, before = std::move(before), after = std::move(after), done = std::move(done),
+              tries](RangeResult&& r) mutable {
+               if (!r.status.ok()) return done(store_down(r.status));
+               LabelEdits current;
+               if (!r.kvs.empty()) current = parse_label_edits(r.kvs[0].value).value_or(LabelEdits{});
+               LabelEdits edits = edits_between(before, after, std::move(current));
+               TxnRequest t;
+               // Unchanged since it was read (absent: never made), or read again.
+               t.compares.push_back({.key = key,
+                                     .target = Compare::Target::kModRevision,
+                                     .op = Compare::Op::kEqual,
+                                     .number = r.kvs.empty() ? 0 : r.kvs[0].mod_revision});
+               t.success.push_back({.type = TxnOp::Type::kPut, .key = key, .value = label_edits_json(edits)});
+               store_.txn(
+                   std::move(t), [this, node, before = std::move(before), after = std::move(after),
+                                  edits = std::move(edits), done = std::move(done), tries](TxnResult&& tr) mutable {
+                     if (!tr.status.ok()) return done(store_down(tr.status));
+                     if (!tr.succeeded) {
+                       if (tries + 1 >= PodWriter::kAttempts) {
+                         return done(k8s_error(409, "Conflict",
+                                               "Operation cannot be fulfilled on nodes \"" + node +
+                                                   "\": its labels kept changing while this change was made; try again",
+                                               "nodes", node));
+                       }
+                       return store_label_edits(node, std::move(before), std::move(after), std::move(done), tries + 1);
+                     }
+                     log_info("node_labels_changed").kv("node", node).kv("edits", label_edits_json(edits));
+                     if (node_labels_hook_) node_labels_hook_(node, std::move(edits));
+                     done(std::nullopt);
+                   });
+             });
 }
 
 }  // namespace uvsched

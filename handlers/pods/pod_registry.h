@@ -17,6 +17,7 @@
 #include "handlers/pods/pod_query.h"
 #include "handlers/pods/pod_writer.h"
 #include "handlers/router.h"
+#include "policy/label_edits.h"
 #include "policy/label_selector.h"
 #include "reactor/clock.h"
 #include "storage/store.h"
@@ -29,6 +30,9 @@ class PodRegistry {
   static constexpr const char* kNamespacePrefix = "/registry/namespaces/";
   // Cordoned agents (kubectl cordon), by hostname: a key each.
   static constexpr const char* kCordonPrefix = "/registry/cordoned/";
+  // The operator's label edits of each node (kubectl label node), by
+  // hostname: node_label_edits.h.
+  static constexpr const char* kNodeLabelsPrefix = "/registry/nodelabels/";
   // Nodes are views of the pod scheduler's agents; none until it exists.
   using NodeLister = std::function<std::vector<JsonValue>()>;
 
@@ -37,6 +41,9 @@ class PodRegistry {
   // Told once a node's cordon (spec.unschedulable) is stored changed.
   using CordonHook = std::function<void(const std::string& node, bool cordoned)>;
   void set_cordon_hook(CordonHook hook) { cordon_hook_ = std::move(hook); }
+  // Told once a node's label edits (kubectl label node) are stored: all of them.
+  using NodeLabelsHook = std::function<void(const std::string& node, LabelEdits edits)>;
+  void set_node_labels_hook(NodeLabelsHook hook) { node_labels_hook_ = std::move(hook); }
   // Asked before a pod is deleted; true when it took the request over (a
   // launched pod: KILL first, the object goes once its task is gone) and
   // will call `done` with the answer.
@@ -105,6 +112,11 @@ class PodRegistry {
   void list_nodes(RequestContext& ctx);
   void get_node(RequestContext& ctx);
   void patch_node(RequestContext& ctx);
+  // The node's label edits with the change from `before` to `after` added,
+  // stored (a compare-and-swap, tried again if another write came between),
+  // then `done` with nothing, or the failure to answer.
+  using LabelsStored = std::function<void(std::optional<HttpResponse> failure)>;
+  void store_label_edits(const std::string& node, Labels before, Labels after, LabelsStored done, int tries = 0);
   // The node of that name (an agent), as /api/v1/nodes lists it.
   std::optional<JsonValue> node_named(const std::string& name) const;
   static HttpResponse node_not_found(const std::string& name);
@@ -157,6 +169,7 @@ class PodRegistry {
   size_t snapshots_in_flight_ = 0;
   NodeLister nodes_;
   CordonHook cordon_hook_;
+  NodeLabelsHook node_labels_hook_;
   DeleteHook delete_hook_;
   ImagesHook images_hook_;
   CreateHook create_hook_;

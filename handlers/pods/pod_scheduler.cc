@@ -8,6 +8,7 @@
 #include "handlers/json_response.h"
 #include "handlers/pods/cluster_view.h"
 #include "handlers/pods/k8s_status.h"
+#include "handlers/pods/node_label_edits.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_needs.h"
 #include "handlers/pods/pod_registry.h"
@@ -217,6 +218,26 @@ void PodScheduler::load() {
     std::set<std::string> cordoned;
     for (const auto& kv : c.kvs) cordoned.insert(kv.key.substr(std::string_view(PodRegistry::kCordonPrefix).size()));
     hub_.replace_cordoned(std::move(cordoned));
+    load_label_edits();
+  });
+}
+
+// The operator's node labels next: a pod that needs one is placed only where it is.
+void PodScheduler::load_label_edits() {
+  RangeOptions all;
+  all.prefix = true;
+  store_.get(PodRegistry::kNodeLabelsPrefix, all, [this](RangeResult&& r) {
+    if (!r.status.ok()) return load_again_after(r.status);
+    std::map<std::string, LabelEdits> edits;
+    for (const auto& kv : r.kvs) {
+      std::string node = kv.key.substr(std::string_view(PodRegistry::kNodeLabelsPrefix).size());
+      if (std::optional<LabelEdits> e = parse_label_edits(kv.value)) {
+        edits[node] = std::move(*e);
+      } else {
+        log_warn("node_labels_unreadable").kv("node", node);
+      }
+    }
+    hub_.replace_label_edits(std::move(edits));
     load_pods();
   });
 }
@@ -1162,6 +1183,15 @@ void PodScheduler::cordon_changed(const std::string& agent, bool cordoned) {
   hub_.set_cordoned(agent, cordoned);
   if (cordoned) return;           // what runs there stays; what waits is weighed without it from now on
   std::vector<std::string> room;  // its live offers: pods waiting for room are woken as for new ones
+  hub_.offers().for_each_live([&](const Offer& o) {
+    if (o.agent == agent) room.push_back(o.id);
+  });
+  offers_arrived(room);
+}
+
+void PodScheduler::node_labels_changed(const std::string& agent, LabelEdits edits) {
+  hub_.set_label_edits(agent, std::move(edits));
+  std::vector<std::string> room;  // its live offers: pods waiting for a label it now has are woken
   hub_.offers().for_each_live([&](const Offer& o) {
     if (o.agent == agent) room.push_back(o.id);
   });

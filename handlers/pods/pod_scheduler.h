@@ -96,6 +96,9 @@ class PodScheduler final : public AgentEvents {
   // kubectl cordon or uncordon stored: an uncordoned agent's offers wake the
   // pods waiting for room, as new offers would.
   void cordon_changed(const std::string& agent, bool cordoned);
+  // kubectl label node stored (all the node's edits): placement sees the
+  // labels from now on, and its live offers wake the pods waiting for room.
+  void node_labels_changed(const std::string& agent, LabelEdits edits);
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
   void status_update(const std::string& agent, const TaskStatus& status) override;
   void agent_registered(const std::string& agent, bool reregistered) override;
@@ -138,6 +141,7 @@ class PodScheduler final : public AgentEvents {
   std::string why_pending(const Search& s, const PodNeeds& needs) const;
 
   void load();
+  void load_label_edits();
   void load_pods();
   void load_again_after(const StoreStatus& failure);
   void forget_everything();

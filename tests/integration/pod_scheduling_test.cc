@@ -879,6 +879,59 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
 }
 
+// kubectl label node: the label is laid over what the agent subscribed with,
+// a waiting pod that selects it is placed there at once, a label taken off
+// (one the agent subscribed with too) is gone from the node and from
+// placement, and the edits outlive a restart and the agent's re-subscribing.
+TEST_F(PodSchedulingTest, KubectlLabelNodeSteersPodsThatSelectIt) {
+  start();
+  ScriptedAgent agent(port(), "edge-l");
+  ASSERT_TRUE(agent.subscribe(R"({"disk":"ssd"})"));
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("zoned", "500m", R"(,"nodeSelector":{"zone":"a"})"));
+  ASSERT_TRUE(pod_shows("zoned", "didn't match Pod's node affinity/selector")) << get_pod("zoned");
+  ASSERT_EQ(run_shell(kubectl + "label node edge-l zone=a", &out), 0) << out;
+  EXPECT_NE(out.find("node/edge-l labeled"), std::string::npos) << out;
+  std::string launch = agent.next("LAUNCH");  // woken by the live offer, not its backoff
+  EXPECT_NE(launch.find("default/zoned"), std::string::npos) << launch << daemon_->log();
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "get nodes --show-labels", &out), 0) << out;
+  EXPECT_NE(out.find("disk=ssd"), std::string::npos) << out;
+  EXPECT_NE(out.find("zone=a"), std::string::npos) << out;
+  // The agent's own label taken off: a pod that selects it waits.
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "label node edge-l disk-", &out), 0) << out;
+  EXPECT_NE(out.find("node/edge-l "), std::string::npos) << out;  // unlabeled (1.32), labeled (1.20)
+  EXPECT_NE(out.find("labeled"), std::string::npos) << out;
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  create(pod_json("ssd", "500m", R"(,"nodeSelector":{"disk":"ssd"})"));
+  EXPECT_TRUE(pod_shows("ssd", "didn't match Pod's node affinity/selector")) << get_pod("ssd");
+  EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "");
+  // A label the API server would refuse is refused the same way.
+  auto bad = http_request(port(), "PATCH", "/api/v1/nodes/edge-l", R"({"metadata":{"labels":{"zone":"a b"}}})",
+                          "Content-Type: application/merge-patch+json\r\n");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 422) << bad->body;
+  EXPECT_NE(bad->body.find("metadata.labels"), std::string::npos) << bad->body;
+
+  // The daemon restarts on the same store and the agent subscribes again
+  // with its own labels: the edits hold.
+  std::string data = daemon_->data_dir();
+  ASSERT_EQ(daemon_->stop(SIGTERM), 0);
+  DaemonProcess again({"--store", "embedded:" + data + "/data"});
+  ASSERT_TRUE(again.start()) << again.log();
+  ASSERT_TRUE(again.wait_ready()) << again.log();
+  ScriptedAgent back(again.port(), "edge-l");
+  ASSERT_TRUE(back.subscribe(R"({"disk":"ssd"})"));
+  auto node = http_request(again.port(), "GET", "/api/v1/nodes/edge-l");
+  ASSERT_TRUE(node && node->status == 200);
+  EXPECT_NE(node->body.find(R"("zone":"a")"), std::string::npos) << node->body;
+  EXPECT_EQ(node->body.find(R"("disk")"), std::string::npos) << node->body;
+  EXPECT_EQ(again.stop(SIGTERM), 0);
+}
+
 // kubectl cordon / uncordon on an agent: new pods pass it by while it is
 // cordoned, saying so in kube-scheduler's words; uncordoned, the waiting pod
 // is launched there; the cordon outlives a restart; nothing else of a node
@@ -898,7 +951,7 @@ TEST_F(PodSchedulingTest, KubectlCordonKeepsNewPodsOffAnAgentUntilUncordoned) {
   create(pod_json("waits", "500m"));
   EXPECT_TRUE(pod_shows("waits", "1 node(s) were unschedulable")) << get_pod("waits");
   out.clear();
-  EXPECT_NE(run_shell(kubectl + "label node edge-c team=a", &out), 0) << out;
+  EXPECT_NE(run_shell(kubectl + "taint node edge-c team=a:NoSchedule", &out), 0) << out;
   EXPECT_NE(out.find("only spec.unschedulable"), std::string::npos) << out;
   out.clear();
   ASSERT_EQ(run_shell(kubectl + "uncordon edge-c", &out), 0) << out;
