@@ -12,6 +12,9 @@ std::optional<Misfit> misfit_of(const PodNeeds& pod, const Offer& offer, const L
   if (!LabelSelector::equals_all(pod.node_selector).matches(agent_labels)) {
     return Misfit{MisfitKind::kSelector, "nodeSelector does not match"};
   }
+  if (!node_affinity_matches(pod.node_affinity, agent_labels, offer.agent)) {
+    return Misfit{MisfitKind::kSelector, "required node affinity does not match"};
+  }
   constexpr double kEpsilon = 1e-9;  // 0.1 + 0.2 must cover 0.3
   if (offer.resources.cpus + kEpsilon < pod.cpus) return Misfit{MisfitKind::kCpu, "insufficient cpus"};
   if (offer.resources.mem_mib + kEpsilon < pod.mem_mib) return Misfit{MisfitKind::kMemory, "insufficient memory"};

@@ -1,8 +1,9 @@
 // First-come-first-serve placement: the first live, unclaimed offer that
 // fits a pod. Fits means: the cpus and memory summed over the offer cover the
 // pod's, every hostPort lies in an offered range (and none twice), nodeName
-// (if set) is the agent's hostname, and nodeSelector matches the agent's
-// labels. Pure: the caller supplies offers and agent labels.
+// (if set) is the agent's hostname, nodeSelector matches the agent's labels
+// and the required node affinity the agent (node_affinity.h). Pure: the
+// caller supplies offers and agent labels.
 #pragma once
 
 #include <optional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "policy/label_selector.h"
+#include "policy/node_affinity.h"
 #include "policy/offer_registry.h"
 
 namespace uvsched {
@@ -20,7 +22,8 @@ struct PodNeeds {
   std::vector<uint32_t> host_ports;
   std::string node_name;
   Labels node_selector;
-  bool tolerates_unschedulable = false;  // a toleration of node.kubernetes.io/unschedulable:NoSchedule
+  std::vector<NodeSelectorTerm> node_affinity;  // required; none: any agent
+  bool tolerates_unschedulable = false;         // a toleration of node.kubernetes.io/unschedulable:NoSchedule
 };
 
 // The taint a cordoned node carries (kubectl cordon).

@@ -15,6 +15,33 @@ std::optional<int64_t> asked(const JsonValue& container, const char* resource) {
   return std::nullopt;
 }
 
+// A node selector term's requirements. Validation refuses an operator other
+// than these; one stored before it did is In of no values, which no agent matches.
+void read_requirements(const JsonValue* list, std::vector<NodeSelectorRequirement>* out) {
+  if (!list || !list->is_array()) return;
+  using Op = NodeSelectorRequirement::Op;
+  static const std::pair<const char*, Op> kOps[] = {{"In", Op::kIn},         {"NotIn", Op::kNotIn},
+                                                    {"Exists", Op::kExists}, {"DoesNotExist", Op::kDoesNotExist},
+                                                    {"Gt", Op::kGt},         {"Lt", Op::kLt}};
+  for (const auto& r : list->items()) {
+    NodeSelectorRequirement req;
+    req.key = r.str("key");
+    std::string op = r.str("operator");
+    bool known = false;
+    for (const auto& [name, value] : kOps) {
+      if (op == name) {
+        req.op = value;
+        known = true;
+      }
+    }
+    const JsonValue* values = r.get("values");
+    if (known && values && values->is_array()) {
+      for (const auto& v : values->items()) req.values.push_back(v.text());
+    }
+    out->push_back(std::move(req));
+  }
+}
+
 }  // namespace
 
 PodNeeds pod_needs(const JsonValue& pod) {
@@ -38,6 +65,16 @@ PodNeeds pod_needs(const JsonValue& pod) {
   if (const JsonValue* n = pod.find({"spec", "nodeName"}); n && n->is_string()) needs.node_name = n->text();
   if (const JsonValue* sel = pod.find({"spec", "nodeSelector"}); sel && sel->is_object()) {
     for (const auto& [k, v] : sel->members()) needs.node_selector[k] = v.text();
+  }
+  if (const JsonValue* terms = pod.find(
+          {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
+      terms && terms->is_array()) {
+    for (const auto& t : terms->items()) {
+      NodeSelectorTerm term;
+      read_requirements(t.get("matchExpressions"), &term.match_expressions);
+      read_requirements(t.get("matchFields"), &term.match_fields);
+      needs.node_affinity.push_back(std::move(term));
+    }
   }
   // Toleration.ToleratesTaint for the cordon's taint (no value, NoSchedule).
   if (const JsonValue* ts = pod.find({"spec", "tolerations"}); ts && ts->is_array()) {

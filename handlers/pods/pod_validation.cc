@@ -187,6 +187,80 @@ std::vector<FieldIssue> validate_object_meta(const JsonValue& obj) {
   return out;
 }
 
+namespace {
+
+size_t count_of(const JsonValue* values) { return values && values->is_array() ? values->items().size() : 0; }
+
+// apimachinery's ValidateNodeSelectorRequirement, in its words.
+void validate_label_requirement(const JsonValue& r, const std::string& at, std::vector<FieldIssue>* out) {
+  std::string op = r.str("operator");
+  size_t n = count_of(r.get("values"));
+  if (op == "In" || op == "NotIn") {
+    if (n == 0)
+      out->push_back({at + ".values", "FieldValueRequired",
+                      "Required value: must be specified when `operator` is 'In' or 'NotIn'"});
+  } else if (op == "Exists" || op == "DoesNotExist") {
+    if (n > 0)
+      out->push_back({at + ".values", "FieldValueForbidden",
+                      "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"});
+  } else if (op == "Gt" || op == "Lt") {
+    if (n != 1)
+      out->push_back({at + ".values", "FieldValueRequired",
+                      "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"});
+  } else {
+    out->push_back(
+        {at + ".operator", "FieldValueInvalid", "Invalid value: \"" + op + "\": not a valid selector operator"});
+  }
+  for (const std::string& e : qualified_name_errors(r.str("key"))) {
+    out->push_back({at + ".key", "FieldValueInvalid", "Invalid value: \"" + r.str("key") + "\": " + e});
+  }
+}
+
+// validateNodeFieldSelectorRequirement: metadata.name, In or NotIn, one value.
+void validate_field_requirement(const JsonValue& r, const std::string& at, std::vector<FieldIssue>* out) {
+  std::string op = r.str("operator");
+  if (op != "In" && op != "NotIn") {
+    out->push_back(
+        {at + ".operator", "FieldValueInvalid", "Invalid value: \"" + op + "\": not a valid selector operator"});
+  } else if (count_of(r.get("values")) != 1) {
+    out->push_back(
+        {at + ".values", "FieldValueRequired",
+         "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector"});
+  }
+  if (r.str("key") != "metadata.name") {
+    out->push_back(
+        {at + ".key", "FieldValueInvalid", "Invalid value: \"" + r.str("key") + "\": not a valid field selector key"});
+  }
+}
+
+}  // namespace
+
+void validate_node_affinity(const JsonValue* required, const std::string& at, std::vector<FieldIssue>* out) {
+  if (!required || !required->is_object()) return;
+  const JsonValue* terms = required->get("nodeSelectorTerms");
+  if (count_of(terms) == 0) {
+    out->push_back(
+        {at + ".nodeSelectorTerms", "FieldValueRequired", "Required value: must have at least one node selector term"});
+    return;
+  }
+  for (size_t i = 0; i < terms->items().size(); ++i) {
+    const JsonValue& term = terms->items()[i];
+    std::string t = at + ".nodeSelectorTerms[" + std::to_string(i) + "]";
+    for (const char* kind : {"matchExpressions", "matchFields"}) {
+      const JsonValue* list = term.get(kind);
+      if (!list || !list->is_array()) continue;
+      for (size_t j = 0; j < list->items().size(); ++j) {
+        std::string r = t + "." + kind + "[" + std::to_string(j) + "]";
+        if (std::string_view(kind) == "matchFields") {
+          validate_field_requirement(list->items()[j], r, out);
+        } else {
+          validate_label_requirement(list->items()[j], r, out);
+        }
+      }
+    }
+  }
+}
+
 std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
   std::vector<FieldIssue> out = validate_object_meta(pod);
   const JsonValue* spec = pod.get("spec");
@@ -241,6 +315,8 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
     }
   }
   validate_labels(spec->get("nodeSelector"), "spec.nodeSelector", &out);
+  validate_node_affinity(spec->find({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"}),
+                         "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", &out);
   return out;
 }
 

@@ -26,6 +26,8 @@ std::vector<std::string> label_value_errors(std::string_view v);
 void validate_labels(const JsonValue* labels, const std::string& field, std::vector<FieldIssue>* out);
 
 std::vector<FieldIssue> validate_pod(const JsonValue& pod);
+// A NodeSelector (a required node affinity) at `at`, as the API server checks one.
+void validate_node_affinity(const JsonValue* required, const std::string& at, std::vector<FieldIssue>* out);
 std::vector<FieldIssue> validate_object_name(const JsonValue& obj);
 // What the API server checks of every object's metadata: its name (and
 // generateName), its labels, its annotations' keys and their 256 KiB in all,

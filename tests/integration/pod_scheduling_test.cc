@@ -890,12 +890,27 @@ TEST_F(PodSchedulingTest, KubectlLabelNodeSteersPodsThatSelectIt) {
   std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
   std::string out;
   ASSERT_FALSE(agent.offer(2, 1024).empty());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
   create(pod_json("zoned", "500m", R"(,"nodeSelector":{"zone":"a"})"));
+  // The same asked as a required node affinity (zone a or b, 4 cores or more).
+  create(pod_json("affine", "500m",
+                  R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{)"
+                  R"("nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["b","a"]},)"
+                  R"({"key":"cores","operator":"Gt","values":["3"]}]}]}}})"));
   ASSERT_TRUE(pod_shows("zoned", "didn't match Pod's node affinity/selector")) << get_pod("zoned");
-  ASSERT_EQ(run_shell(kubectl + "label node edge-l zone=a", &out), 0) << out;
+  ASSERT_TRUE(pod_shows("affine", "didn't match Pod's node affinity/selector")) << get_pod("affine");
+  ASSERT_EQ(run_shell(kubectl + "label node edge-l zone=a cores=8", &out), 0) << out;
   EXPECT_NE(out.find("node/edge-l labeled"), std::string::npos) << out;
-  std::string launch = agent.next("LAUNCH");  // woken by the live offer, not its backoff
-  EXPECT_NE(launch.find("default/zoned"), std::string::npos) << launch << daemon_->log();
+  std::set<std::string> launched;  // woken by the live offers, not their backoff
+  for (int i = 0; i < 2; ++i) launched.insert(task_name_of(agent.next("LAUNCH")));
+  EXPECT_EQ(launched, (std::set<std::string>{"default/zoned", "default/affine"})) << daemon_->log();
+  // An affinity no agent meets is taken, and waits.
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  create(
+      pod_json("far", "500m",
+               R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{)"
+               R"("nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["x"]}]}]}}})"));
+  EXPECT_TRUE(pod_shows("far", "didn't match Pod's node affinity/selector")) << get_pod("far");
   out.clear();
   ASSERT_EQ(run_shell(kubectl + "get nodes --show-labels", &out), 0) << out;
   EXPECT_NE(out.find("disk=ssd"), std::string::npos) << out;

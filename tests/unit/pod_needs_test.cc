@@ -33,5 +33,31 @@ TEST(PodNeeds, AToleranceOfTheCordonsTaintAsKubernetesMatchesIt) {
   }
 }
 
+// The required node affinity's terms, each requirement as written; the
+// preferred ones are not placement's (first come, first served).
+TEST(PodNeeds, TheRequiredNodeAffinityIsRead) {
+  JsonValue pod = json(R"({"spec":{"containers":[{"name":"c","image":"i"}],"affinity":{"nodeAffinity":{)"
+                       R"("requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[)"
+                       R"({"matchExpressions":[{"key":"zone","operator":"In","values":["a","b"]},)"
+                       R"({"key":"cores","operator":"Gt","values":["8"]}]},)"
+                       R"({"matchFields":[{"key":"metadata.name","operator":"NotIn","values":["n1"]}]}]},)"
+                       R"("preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"preference":{)"
+                       R"("matchExpressions":[{"key":"disk","operator":"Exists"}]}}]}}}})");
+  PodNeeds needs = pod_needs(pod);
+  ASSERT_EQ(needs.node_affinity.size(), 2u);
+  using Op = NodeSelectorRequirement::Op;
+  const auto& first = needs.node_affinity[0].match_expressions;
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].key, "zone");
+  EXPECT_EQ(first[0].op, Op::kIn);
+  EXPECT_EQ(first[0].values, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(first[1].op, Op::kGt);
+  const auto& fields = needs.node_affinity[1].match_fields;
+  ASSERT_EQ(fields.size(), 1u);
+  EXPECT_EQ(fields[0].key, "metadata.name");
+  EXPECT_EQ(fields[0].op, Op::kNotIn);
+  EXPECT_TRUE(pod_needs(json(R"({"spec":{"containers":[{"name":"c","image":"i"}]}})")).node_affinity.empty());
+}
+
 }  // namespace
 }  // namespace uvsched

@@ -143,6 +143,56 @@ TEST(ObjectMeta, APodsNodeSelectorIsALabelMap) {
   EXPECT_EQ(issues[0].message.substr(0, 22), "Invalid value: \"a b\": ");
 }
 
+// A required node affinity is checked as the API server checks a NodeSelector.
+TEST(ObjectMeta, ARequiredNodeAffinityIsCheckedAsTheApiServerChecksIt) {
+  const std::string at = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+  struct Case {
+    const char* required;
+    std::string field;  // of the one issue, or "" for none
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a"]}]}]})", "", ""},
+      {R"({"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"NotIn","values":["n"]}]}]})", "",
+       ""},
+      {R"({"nodeSelectorTerms":[]})", at + ".nodeSelectorTerms",
+       "Required value: must have at least one node selector term"},
+      {R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In"}]}]})",
+       at + ".nodeSelectorTerms[0].matchExpressions[0].values",
+       "Required value: must be specified when `operator` is 'In' or 'NotIn'"},
+      {R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"Exists","values":["a"]}]}]})",
+       at + ".nodeSelectorTerms[0].matchExpressions[0].values",
+       "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"},
+      {R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"cores","operator":"Gt","values":["1","2"]}]}]})",
+       at + ".nodeSelectorTerms[0].matchExpressions[0].values",
+       "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"},
+      {R"({"nodeSelectorTerms":[{},{"matchExpressions":[{"key":"zone","operator":"Near","values":["a"]}]}]})",
+       at + ".nodeSelectorTerms[1].matchExpressions[0].operator",
+       "Invalid value: \"Near\": not a valid selector operator"},
+      {R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"a b","operator":"Exists"}]}]})",
+       at + ".nodeSelectorTerms[0].matchExpressions[0].key", "Invalid value: \"a b\": "},
+      {R"({"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["a","b"]}]}]})",
+       at + ".nodeSelectorTerms[0].matchFields[0].values",
+       "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector"},
+      {R"({"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.uid","operator":"In","values":["a"]}]}]})",
+       at + ".nodeSelectorTerms[0].matchFields[0].key",
+       "Invalid value: \"metadata.uid\": not a valid field selector key"},
+  };
+  for (const Case& c : cases) {
+    JsonValue pod = json(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+    pod.ensure({"spec", "affinity", "nodeAffinity"})
+        .set("requiredDuringSchedulingIgnoredDuringExecution", json(c.required));
+    auto issues = validate_pod(pod);
+    if (c.field.empty()) {
+      EXPECT_TRUE(issues.empty()) << c.required << ": " << (issues.empty() ? "" : issues[0].message);
+      continue;
+    }
+    ASSERT_EQ(issues.size(), 1u) << c.required;
+    EXPECT_EQ(issues[0].field, c.field) << c.required;
+    EXPECT_EQ(issues[0].message.substr(0, std::string_view(c.message).size()), c.message) << c.required;
+  }
+}
+
 TEST(ObjectMeta, TheInvalidStatusNamesTheKind) {
   JsonValue status = json(invalid_status_json("Namespace", "x", {{"metadata.labels", "FieldValueInvalid", "m"}}));
   EXPECT_EQ(status.find({"details", "kind"})->text(), "Namespace");
