@@ -161,6 +161,15 @@ HttpResponse with_warnings(HttpResponse r, const std::vector<std::string>& warni
   return r;
 }
 
+std::string k8s_warning(std::string_view text) {
+  std::string out = "299 - \"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + '"';
+}
+
 std::optional<PatchType> patch_type(const std::string* content_type) {
   std::string type = content_type ? content_type->substr(0, content_type->find(';')) : "";
   if (type == "application/json-patch+json") return PatchType::kJson;

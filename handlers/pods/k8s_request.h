@@ -47,6 +47,9 @@ HttpResponse typed_refusal(const TypedDecode& decoded, FieldValidation mode, std
 std::optional<HttpResponse> decode_body(const HttpRequest& request, JsonValue& body, std::string_view type,
                                         std::string_view kind, std::vector<std::string>* warnings);
 HttpResponse with_warnings(HttpResponse r, const std::vector<std::string>& warnings);
+// A Warning header's value as the API server writes one (RFC 7234's warn-code
+// 299, no agent, the text quoted), which is what client-go shows its user.
+std::string k8s_warning(std::string_view text);
 
 enum class PatchType { kJson, kMerge, kStrategic, kApply };
 std::optional<PatchType> patch_type(const std::string* content_type);

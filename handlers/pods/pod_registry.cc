@@ -215,6 +215,10 @@ void PodRegistry::create_checked(Responder res, const std::string& ns, JsonValue
   if (auto issues = validate_pod(pod); !issues.empty()) {
     return res.send(k8s_object(422, invalid_status_json("Pod", name, issues)));
   }
+  for (const std::string& text : unweighed_constraints(pod)) {
+    std::string w = k8s_warning(text);
+    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
+  }
   if (admission_.admit) {
     if (!admission_.ready()) {
       admission_.when_ready([this, res, ns, pod = std::move(pod), warnings = std::move(warnings), dry_run]() mutable {

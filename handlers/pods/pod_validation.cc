@@ -235,6 +235,27 @@ void validate_field_requirement(const JsonValue& r, const std::string& at, std::
 
 }  // namespace
 
+std::vector<std::string> unweighed_constraints(const JsonValue& pod) {
+  std::vector<std::string> out;
+  const JsonValue* affinity = pod.find({"spec", "affinity"});
+  for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
+    const JsonValue* a = affinity ? affinity->get(kind) : nullptr;
+    if (!a || !a->is_object()) continue;
+    for (const char* when :
+         {"requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"}) {
+      const JsonValue* terms = a->get(when);
+      if (terms && terms->is_array() && !terms->items().empty()) {
+        out.push_back("spec.affinity." + std::string(kind) + "." + when +
+                      " is not weighed: uvsched places pods first come, first served, without inter-pod affinity");
+      }
+    }
+  }
+  if (const JsonValue* t = pod.find({"spec", "topologySpreadConstraints"}); t && t->is_array() && !t->items().empty()) {
+    out.push_back("spec.topologySpreadConstraints is not weighed: uvsched places pods first come, first served");
+  }
+  return out;
+}
+
 void validate_node_affinity(const JsonValue* required, const std::string& at, std::vector<FieldIssue>* out) {
   if (!required || !required->is_object()) return;
   const JsonValue* terms = required->get("nodeSelectorTerms");

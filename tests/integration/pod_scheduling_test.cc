@@ -10,6 +10,7 @@
 #include <map>
 
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "tests/support/daemon_process.h"
 #include "tests/support/raw_http.h"
 #include "tests/support/scripted_agent.h"
+#include "tests/support/store_fixture.h"
 
 namespace uvsched::test {
 namespace {
@@ -904,6 +906,21 @@ TEST_F(PodSchedulingTest, KubectlLabelNodeSteersPodsThatSelectIt) {
   std::set<std::string> launched;  // woken by the live offers, not their backoff
   for (int i = 0; i < 2; ++i) launched.insert(task_name_of(agent.next("LAUNCH")));
   EXPECT_EQ(launched, (std::set<std::string>{"default/zoned", "default/affine"})) << daemon_->log();
+  // What uvsched does not weigh is taken, and kubectl says so.
+  TempDir dir;
+  std::ofstream(dir.path() + "/spread.yaml")
+      << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: spread\nspec:\n  containers:\n  - name: c\n    image: i\n"
+         "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+         "      - labelSelector:\n          matchLabels: {app: web}\n        topologyKey: kubernetes.io/hostname\n";
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "create -f " + dir.path() + "/spread.yaml", &out), 0) << out;
+  EXPECT_NE(out.find("Warning: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution is not "
+                     "weighed"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("pod/spread created"), std::string::npos) << out;
+  ASSERT_FALSE(agent.offer(1, 512).empty());
+  EXPECT_NE(agent.next("LAUNCH").find("default/spread"), std::string::npos) << daemon_->log();
   // An affinity no agent meets is taken, and waits.
   ASSERT_FALSE(agent.offer(1, 512).empty());
   create(

@@ -113,5 +113,10 @@ TEST(K8sRequest, ListOptionsAreValidatedAsTheApiServerDoes) {
   }
 }
 
+TEST(K8sRequest, AWarningIsWrittenAsTheApiServerWritesOne) {
+  EXPECT_EQ(k8s_warning("plain"), R"(299 - "plain")");
+  EXPECT_EQ(k8s_warning(R"(a "b" \c)"), R"(299 - "a \"b\" \\c")");
+}
+
 }  // namespace
 }  // namespace uvsched

@@ -193,6 +193,25 @@ TEST(ObjectMeta, ARequiredNodeAffinityIsCheckedAsTheApiServerChecksIt) {
   }
 }
 
+// What uvsched does not weigh is said, field by field, not silently dropped.
+TEST(ObjectMeta, ConstraintsNotWeighedAreWarnedOf) {
+  JsonValue pod = json(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],)"
+                       R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+                       R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]},)"
+                       R"("podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[]}},)"
+                       R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone",)"
+                       R"("whenUnsatisfiable":"DoNotSchedule"}]}})");
+  auto warnings = unweighed_constraints(pod);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0].rfind("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution is not "
+                              "weighed",
+                              0),
+            0u)
+      << warnings[0];
+  EXPECT_EQ(warnings[1].rfind("spec.topologySpreadConstraints is not weighed", 0), 0u) << warnings[1];
+  EXPECT_TRUE(unweighed_constraints(json(R"({"spec":{"affinity":{"nodeAffinity":{}}}})")).empty());
+}
+
 TEST(ObjectMeta, TheInvalidStatusNamesTheKind) {
   JsonValue status = json(invalid_status_json("Namespace", "x", {{"metadata.labels", "FieldValueInvalid", "m"}}));
   EXPECT_EQ(status.find({"details", "kind"})->text(), "Namespace");
