@@ -77,8 +77,10 @@ std::string phase_of(const JsonValue& pod) {
 
 // What is_unscheduled asks of a pod (`phase` is phase_of(pod), kept alive by the caller).
 PodFacts facts_of(const JsonValue& pod, const std::string& phase) {
+  const JsonValue* gates = pod.find({"spec", "schedulingGates"});
   return {phase, !annotation(pod, PodScheduler::kTaskAnnotation).empty(),
-          pod.find({"metadata", "deletionTimestamp"}) != nullptr};
+          pod.find({"metadata", "deletionTimestamp"}) != nullptr,
+          gates && gates->is_array() && !gates->items().empty()};
 }
 
 // What a waiting pod's PodScheduled message adds to the reason: its place in

@@ -118,6 +118,12 @@ void PodTableWriter::add(const JsonValue& pod) {
   }
   const JsonValue* status = pod.get("status");
   std::string phase = status ? status->str("phase") : "";
+  // As kubectl's printer: a gated pod says so; a pod on its way out, that.
+  if (const JsonValue* conds = status ? status->get("conditions") : nullptr; conds && conds->is_array()) {
+    for (const auto& c : conds->items()) {
+      if (c.str("type") == "PodScheduled" && c.str("reason") == "SchedulingGated") phase = "SchedulingGated";
+    }
+  }
   if (pod.find({"metadata", "deletionTimestamp"})) phase = "Terminating";
   const JsonValue* spec = pod.get("spec");
   w.begin_object().key("cells").begin_array();

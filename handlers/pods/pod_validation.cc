@@ -2,6 +2,7 @@
 
 #include <absl/strings/ascii.h>
 
+#include <algorithm>
 #include <ctime>
 #include <random>
 
@@ -233,6 +234,28 @@ void validate_field_requirement(const JsonValue& r, const std::string& at, std::
   }
 }
 
+// Each gate a qualified name, none twice; a pod bound to a node has none.
+void validate_scheduling_gates(const JsonValue& spec, std::vector<FieldIssue>* out) {
+  const JsonValue* gates = spec.get("schedulingGates");
+  if (!gates || !gates->is_array() || gates->items().empty()) return;
+  std::vector<std::string> seen;
+  for (size_t i = 0; i < gates->items().size(); ++i) {
+    std::string at = "spec.schedulingGates[" + std::to_string(i) + "].name";
+    std::string name = gates->items()[i].is_object() ? gates->items()[i].str("name") : "";
+    for (const std::string& e : qualified_name_errors(name)) {
+      out->push_back({at, "FieldValueInvalid", "Invalid value: \"" + name + "\": " + e});
+    }
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      out->push_back({at, "FieldValueDuplicate", "Duplicate value: \"" + name + "\""});
+    }
+    seen.push_back(name);
+  }
+  if (!spec.str("nodeName").empty()) {
+    out->push_back({"spec.nodeName", "FieldValueForbidden",
+                    "Forbidden: cannot be set until all schedulingGates have been cleared"});
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> unweighed_constraints(const JsonValue& pod) {
@@ -336,6 +359,7 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
     }
   }
   validate_labels(spec->get("nodeSelector"), "spec.nodeSelector", &out);
+  validate_scheduling_gates(*spec, &out);
   validate_node_affinity(spec->find({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"}),
                          "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", &out);
   return out;
@@ -434,6 +458,18 @@ void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, 
   if (spec.str("schedulerName").empty()) spec.set("schedulerName", JsonValue::string("uvsched"));
   JsonValue& status = out.ensure({"status"});
   if (status.str("phase").empty()) status.set("phase", JsonValue::string("Pending"));
+  // As the API server's pod strategy marks a pod created with scheduling gates.
+  if (const JsonValue* gates = spec.get("schedulingGates"); gates && gates->is_array() && !gates->items().empty()) {
+    JsonValue gated = JsonValue::object();
+    gated.set("type", JsonValue::string("PodScheduled"));
+    gated.set("status", JsonValue::string("False"));
+    gated.set("reason", JsonValue::string("SchedulingGated"));
+    gated.set("message", JsonValue::string("Scheduling is blocked due to non-empty scheduling gates"));
+    gated.set("lastTransitionTime", JsonValue::string(now));
+    JsonValue conditions = JsonValue::array();
+    conditions.push(std::move(gated));
+    status.set("conditions", std::move(conditions));
+  }
   pod = std::move(out);
 }
 

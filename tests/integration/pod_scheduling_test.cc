@@ -881,6 +881,36 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_NE(out.find("Ready"), std::string::npos) << out;
 }
 
+// A pod created with scheduling gates waits, said to be gated, though an
+// offer fits it; once its gates are all removed it is placed.
+TEST_F(PodSchedulingTest, AGatedPodWaitsUntilItsGatesAreRemoved) {
+  start();
+  ScriptedAgent agent(port(), "edge-g");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("held", "500m", R"(,"schedulingGates":[{"name":"example.com/a"},{"name":"example.com/b"}])"));
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  ASSERT_EQ(run_shell(kubectl + "get pod held", &out), 0) << out;
+  EXPECT_NE(out.find("SchedulingGated"), std::string::npos) << out;
+  EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "");
+  out.clear();  // one gate of two removed: still held
+  ASSERT_EQ(run_shell(kubectl + R"(patch pod held --type=json -p '[{"op":"remove","path":"/spec/schedulingGates/0"}]')",
+                      &out),
+            0)
+      << out;
+  EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "");
+  out.clear();
+  ASSERT_EQ(
+      run_shell(kubectl + R"(patch pod held --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]')", &out),
+      0)
+      << out;
+  std::string launch = agent.next("LAUNCH");
+  EXPECT_NE(launch.find("default/held"), std::string::npos) << launch << daemon_->log();
+  EXPECT_TRUE(pod_shows("held", "\"nodeName\":\"edge-g\"")) << get_pod("held");
+  EXPECT_TRUE(lacks("held", "SchedulingGated"));
+}
+
 // kubectl label node: the label is laid over what the agent subscribed with,
 // a waiting pod that selects it is placed there at once, a label taken off
 // (one the agent subscribed with too) is gone from the node and from

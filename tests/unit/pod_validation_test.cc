@@ -212,6 +212,46 @@ TEST(ObjectMeta, ConstraintsNotWeighedAreWarnedOf) {
   EXPECT_TRUE(unweighed_constraints(json(R"({"spec":{"affinity":{"nodeAffinity":{}}}})")).empty());
 }
 
+// Scheduling gates: qualified names, none twice, none on a pod given a node;
+// a gated pod is created marked as the API server marks it.
+TEST(ObjectMeta, SchedulingGatesAreCheckedAndMarkThePod) {
+  struct Case {
+    const char* spec_extra;
+    const char* field;  // of the one issue, or "" for none
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"("schedulingGates":[{"name":"example.com/quota"}])", "", ""},
+      {R"("schedulingGates":[])", "", ""},
+      {R"("schedulingGates":[{"name":"a b"}])", "spec.schedulingGates[0].name", "Invalid value: \"a b\": "},
+      {R"("schedulingGates":[{"name":"q"},{"name":"q"}])", "spec.schedulingGates[1].name", "Duplicate value: \"q\""},
+      {R"("schedulingGates":[{"name":"q"}],"nodeName":"edge-1")", "spec.nodeName",
+       "Forbidden: cannot be set until all schedulingGates have been cleared"},
+  };
+  for (const Case& c : cases) {
+    JsonValue pod = json(std::string(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],)") +
+                         c.spec_extra + "}}");
+    auto issues = validate_pod(pod);
+    if (std::string_view(c.field).empty()) {
+      EXPECT_TRUE(issues.empty()) << c.spec_extra << ": " << (issues.empty() ? "" : issues[0].message);
+      continue;
+    }
+    ASSERT_EQ(issues.size(), 1u) << c.spec_extra;
+    EXPECT_EQ(issues[0].field, c.field) << c.spec_extra;
+    EXPECT_EQ(issues[0].message.substr(0, std::string_view(c.message).size()), c.message) << c.spec_extra;
+  }
+  JsonValue gated = json(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],)"
+                         R"("schedulingGates":[{"name":"q"}]}})");
+  default_pod(gated, "default", "u", "2026-12-06T00:00:00Z");
+  EXPECT_EQ(gated.find({"status", "conditions"})->dump(),
+            R"([{"type":"PodScheduled","status":"False","reason":"SchedulingGated",)"
+            R"("message":"Scheduling is blocked due to non-empty scheduling gates",)"
+            R"("lastTransitionTime":"2026-12-06T00:00:00Z"}])");
+  JsonValue plain = json(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  default_pod(plain, "default", "u", "2026-12-06T00:00:00Z");
+  EXPECT_EQ(plain.find({"status", "conditions"}), nullptr);
+}
+
 TEST(ObjectMeta, TheInvalidStatusNamesTheKind) {
   JsonValue status = json(invalid_status_json("Namespace", "x", {{"metadata.labels", "FieldValueInvalid", "m"}}));
   EXPECT_EQ(status.find({"details", "kind"})->text(), "Namespace");

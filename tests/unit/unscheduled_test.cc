@@ -20,6 +20,7 @@ TEST(UnscheduledTest, OnlyAPendingPodWithNoTaskThatIsNotBeingDeleted) {
       {"succeeded", {"Succeeded", false, false}, false},
       {"failed", {"Failed", false, false}, false},
       {"no phase yet (not defaulted)", {"", false, false}, false},
+      {"held by a scheduling gate", {"Pending", false, false, true}, false},
   };
   for (const auto& c : cases) EXPECT_EQ(is_unscheduled(c.pod), c.want) << c.name;
 }
