@@ -5,11 +5,10 @@
 namespace uvsched {
 namespace {
 
-using Op = NodeSelectorRequirement::Op;
-
 NodeSelectorTerm labels_term(std::vector<NodeSelectorRequirement> r) { return {std::move(r), {}}; }
 
 TEST(NodeAffinity, TermsAreOredAndExpressionsAnded) {
+  using Op = NodeSelectorRequirement::Op;  // (in here: a unity build joins this file with others that have an Op)
   const Labels node{{"zone", "a"}, {"disk", "ssd"}, {"cores", "16"}, {"gen", "x"}};
   struct Case {
     const char* name;
