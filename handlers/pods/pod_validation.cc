@@ -459,7 +459,9 @@ void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, 
   JsonValue& status = out.ensure({"status"});
   if (status.str("phase").empty()) status.set("phase", JsonValue::string("Pending"));
   // As the API server's pod strategy marks a pod created with scheduling gates.
-  if (const JsonValue* gates = spec.get("schedulingGates"); gates && gates->is_array() && !gates->items().empty()) {
+  // (`spec` is not used past here: ensuring "status" may move out's members.)
+  if (const JsonValue* gates = out.find({"spec", "schedulingGates"});
+      gates && gates->is_array() && !gates->items().empty()) {
     JsonValue gated = JsonValue::object();
     gated.set("type", JsonValue::string("PodScheduled"));
     gated.set("status", JsonValue::string("False"));
