@@ -28,6 +28,8 @@ struct PodNeeds {
 
 // The taint a cordoned node carries (kubectl cordon).
 inline constexpr const char* kUnschedulableTaint = "node.kubernetes.io/unschedulable";
+// The label every node carries, its value the agent's hostname.
+inline constexpr const char* kHostnameLabel = "kubernetes.io/hostname";
 
 // Per container: the request, else the limit, else these defaults.
 inline constexpr double kDefaultCpus = 0.25;

@@ -163,8 +163,7 @@ void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resour
   if (a.connected) a.channel->end();  // a second subscribe replaces the first stream
   a.lost_timer.reset();
   a.own_labels = std::move(agent_labels);
-  auto edits = label_edits_.find(host);
-  a.labels = edits == label_edits_.end() ? a.own_labels : with_edits(a.own_labels, edits->second);
+  relabel(a);
   a.total = total;
   a.subscribed_unix_ms = clock_.unix_ms();
   a.channel = std::move(channel);
@@ -532,22 +531,23 @@ std::vector<JsonValue> AgentHub::nodes() const {
   return out;
 }
 
+void AgentHub::relabel(Agent& a) const {
+  auto edits = label_edits_.find(a.hostname);
+  a.labels = edits == label_edits_.end() ? a.own_labels : with_edits(a.own_labels, edits->second);
+}
+
 void AgentHub::set_label_edits(const std::string& hostname, LabelEdits edits) {
-  if (auto it = agents_.find(hostname); it != agents_.end())
-    it->second->labels = with_edits(it->second->own_labels, edits);
   if (edits.empty()) {
     label_edits_.erase(hostname);
   } else {
     label_edits_[hostname] = std::move(edits);
   }
+  if (auto it = agents_.find(hostname); it != agents_.end()) relabel(*it->second);
 }
 
 void AgentHub::replace_label_edits(std::map<std::string, LabelEdits> all) {
   label_edits_ = std::move(all);
-  for (auto& [host, a] : agents_) {
-    auto edits = label_edits_.find(host);
-    a->labels = edits == label_edits_.end() ? a->own_labels : with_edits(a->own_labels, edits->second);
-  }
+  for (auto& [host, a] : agents_) relabel(*a);
 }
 
 void AgentHub::set_cordoned(const std::string& hostname, bool on) {

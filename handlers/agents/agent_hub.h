@@ -57,8 +57,6 @@ class AgentEvents {
 
 class AgentHub {
  public:
-  // Every node carries it, its value the agent's hostname.
-  static constexpr const char* kHostnameLabel = "kubernetes.io/hostname";
   struct Settings {
     uint64_t offer_ttl_ms = 5'000;
     uint64_t offer_linger_ms = 120'000;
@@ -164,6 +162,8 @@ class AgentHub {
   void list_offers(RequestContext& ctx);
   void disconnected(const std::string& hostname);
   void lose(const std::string& hostname);
+  // Its labels as placement and the node show them: what it subscribed with, and the operator's edits.
+  void relabel(Agent& a) const;
   void tick_offers();
   void arm_offer_timer(uint64_t now);
   void heartbeat();

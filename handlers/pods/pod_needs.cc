@@ -32,6 +32,7 @@ void read_requirements(const JsonValue* list, std::vector<NodeSelectorRequiremen
       if (op == name) {
         req.op = value;
         known = true;
+        break;
       }
     }
     const JsonValue* values = r.get("values");

@@ -19,6 +19,7 @@
 #include "handlers/pods/stored_object.h"
 #include "handlers/pods/strategic_merge.h"
 #include "handlers/pods/typed_decode.h"
+#include "policy/placement.h"
 #include "reactor/log.h"
 #include "reactor/sliced_response.h"
 #include "reactor/url.h"
@@ -811,8 +812,8 @@ void PodRegistry::patch_node(RequestContext& ctx) {
     }
   }
   Labels before = labels_of(*node), after = labels_of(patched);
-  if (before["kubernetes.io/hostname"] != after["kubernetes.io/hostname"]) {
-    issues.push_back({"metadata.labels.kubernetes.io/hostname", "FieldValueForbidden",
+  if (before[kHostnameLabel] != after[kHostnameLabel]) {
+    issues.push_back({std::string("metadata.labels.") + kHostnameLabel, "FieldValueForbidden",
                       "Forbidden: it is the agent's hostname, " + name});
   }
   if (!issues.empty()) return ctx.reply(k8s_object(422, invalid_status_json("Node", name, issues)));

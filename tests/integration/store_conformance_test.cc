@@ -269,6 +269,17 @@ TEST_P(StoreConformance, CreateIfAbsentAndCompareAndSwap) {
   by_value.success.push_back({TxnOp::Type::kDelete, "/lock", {}, 0, false});
   EXPECT_TRUE(txn(by_value).succeeded);
   EXPECT_TRUE(get("/lock").kvs.empty());
+
+  // An absent key's mod revision compares as 0 (a read-then-swap of a record
+  // that may not exist yet, as the node label edits' is).
+  TxnRequest absent;
+  absent.compares.push_back({"/lock", Compare::Target::kModRevision, Compare::Op::kEqual, 0, {}});
+  absent.success.push_back({TxnOp::Type::kPut, "/lock", "again", 0, false});
+  EXPECT_TRUE(txn(absent).succeeded);
+  TxnRequest present;
+  present.compares.push_back({"/lock2", Compare::Target::kModRevision, Compare::Op::kEqual, 0, {}});
+  present.success.push_back({TxnOp::Type::kPut, "/lock2", "lost", 0, false});
+  EXPECT_FALSE(txn(present).succeeded);
 }
 
 TEST_P(StoreConformance, WatchSeesPutsAndDeletesUnderItsPrefix) {
