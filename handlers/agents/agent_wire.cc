@@ -57,7 +57,14 @@ std::optional<JsonError> read_resources(element list, std::string_view path, Res
       if (r.at_pointer("/scalar/value").get(n) != simdjson::SUCCESS || !(n >= 0)) {
         return problem("resource " + std::string(name) + " needs scalar.value >= 0", std::string(path));
       }
-      (name == "cpus" ? out->cpus : out->mem_mib) += n;
+      // A name given twice adds up, as Mesos' Resources do; the sum is bounded
+      // as Mesos' fixed-point scalars are, so that a node's capacity stays a
+      // number (1e308 twice is infinity, and no integer holds it as MiB).
+      double& sum = name == "cpus" ? out->cpus : out->mem_mib;
+      if (!(sum + n <= kMaxResourceScalar)) {
+        return problem("resource " + std::string(name) + " adds up to more than 1e15", std::string(path));
+      }
+      sum += n;
     } else if (name == "ports") {
       if (auto e = read_ports(r, path, out)) return e;
     }

@@ -31,6 +31,9 @@ struct StatusDataLimits {
   size_t max_values = 2'048;     // members and items, all levels together
 };
 
+// The most of cpus or of mem (MiB) an agent may have or offer.
+inline constexpr double kMaxResourceScalar = 1e15;
+
 // Mesos resources: scalar cpus and mem (summed), port ranges; others are accepted and ignored.
 std::optional<JsonError> read_resources(simdjson::dom::element list, std::string_view path, Resources* out);
 

@@ -52,6 +52,10 @@ TEST(AgentWire, BadOffersNameTheirField) {
        "resource cpus needs scalar.value >= 0"},
       {R"({"offers":[{"resources":[{"name":"mem","scalar":{"value":"64"}}]}]})", "offers[0].resources",
        "resource mem needs scalar.value >= 0"},
+      {R"({"offers":[{"resources":[{"name":"mem","scalar":{"value":1e308}}]}]})", "offers[0].resources",
+       "resource mem adds up to more than 1e15"},
+      {R"({"offers":[{"resources":[{"name":"cpus","scalar":{"value":6e14}},{"name":"cpus","scalar":{"value":6e14}}]}]})",
+       "offers[0].resources", "resource cpus adds up to more than 1e15"},
       {R"({"offers":[{"resources":[{"name":"ports"}]}]})", "offers[0].resources", "needs ranges.range"},
       {R"({"offers":[{"resources":[{"name":"ports","ranges":{"range":[{"begin":9,"end":2}]}}]}]})",
        "offers[0].resources", "0 <= begin <= end <= 65535"},
@@ -202,6 +206,11 @@ TEST(AgentWire, ASubscriptionHasOptionalLabelsAndResources) {
   EXPECT_EQ(read_subscription(object_of(parser, R"({"labels":{"n":1}})"), &labels, &total)->message,
             "label n must be a string");
   EXPECT_EQ(read_subscription(object_of(parser, R"({"resources":7})"), &labels, &total)->field, "resources");
+  Resources huge;
+  EXPECT_EQ(
+      read_subscription(object_of(parser, R"({"resources":[{"name":"mem","scalar":{"value":1e308}}]})"), &labels, &huge)
+          ->message,
+      "resource mem adds up to more than 1e15");
 }
 
 }  // namespace
