@@ -105,32 +105,66 @@ PodTableWriter::PodTableWriter(const std::string& rv, int64_t now_ms, RowObject 
                    {"Readiness Gates", "string", "", 1}});
 }
 
-void PodTableWriter::add(const JsonValue& pod) {
-  JsonWriter& w = w_;
+PodSummary pod_summary(const JsonValue& pod) {
+  PodSummary out;
   const JsonValue* containers = pod.find({"spec", "containers"});
-  size_t total = containers && containers->is_array() ? containers->items().size() : 0;
-  size_t ready = 0, restarts = 0;
-  if (const JsonValue* statuses = pod.find({"status", "containerStatuses"}); statuses && statuses->is_array()) {
-    for (const auto& cs : statuses->items()) {
-      if (const JsonValue* r = cs.get("ready"); r && r->as_bool()) ++ready;
-      if (const JsonValue* n = cs.get("restartCount")) restarts += static_cast<size_t>(n->as_integer().value_or(0));
-    }
-  }
+  out.total = containers && containers->is_array() ? containers->items().size() : 0;
   const JsonValue* status = pod.get("status");
-  std::string phase = status ? status->str("phase") : "";
-  // As kubectl's printer: a gated pod says so; a pod on its way out, that.
+  std::string reason = status ? status->str("phase") : "";
+  if (status && !status->str("reason").empty()) reason = status->str("reason");
+  bool ready_condition = false;
   if (const JsonValue* conds = status ? status->get("conditions") : nullptr; conds && conds->is_array()) {
     for (const auto& c : conds->items()) {
-      if (c.str("type") == "PodScheduled" && c.str("reason") == "SchedulingGated") phase = "SchedulingGated";
+      if (c.str("type") == "PodScheduled" && c.str("reason") == "SchedulingGated") reason = "SchedulingGated";
+      if (c.str("type") == "Ready" && c.str("status") == "True") ready_condition = true;
     }
   }
-  if (pod.find({"metadata", "deletionTimestamp"})) phase = "Terminating";
+  // kubectl walks the containers from the last to the first, so the first
+  // one that says why it is not running names the pod's state.
+  bool running = false;
+  if (const JsonValue* statuses = status ? status->get("containerStatuses") : nullptr;
+      statuses && statuses->is_array()) {
+    const auto& items = statuses->items();
+    for (auto cs = items.rbegin(); cs != items.rend(); ++cs) {
+      if (const JsonValue* n = cs->get("restartCount")) {
+        out.restarts += static_cast<size_t>(std::max<int64_t>(0, n->as_integer().value_or(0)));
+      }
+      const JsonValue* waiting = cs->find({"state", "waiting"});
+      const JsonValue* terminated = cs->find({"state", "terminated"});
+      const JsonValue* ready = cs->get("ready");
+      if (waiting && !waiting->str("reason").empty()) {
+        reason = waiting->str("reason");
+      } else if (terminated && !terminated->str("reason").empty()) {
+        reason = terminated->str("reason");
+      } else if (terminated && terminated->is_object()) {
+        const JsonValue* signal = terminated->get("signal");
+        const JsonValue* code = terminated->get("exitCode");
+        int64_t sig = signal ? signal->as_integer().value_or(0) : 0;
+        reason = sig != 0 ? "Signal:" + std::to_string(sig)
+                          : "ExitCode:" + std::to_string(code ? code->as_integer().value_or(0) : 0);
+      } else if (ready && ready->as_bool() && cs->find({"state", "running"})) {
+        running = true;
+        ++out.ready;
+      }
+    }
+  }
+  if (reason == "Completed" && running) reason = ready_condition ? "Running" : "NotReady";
+  if (pod.find({"metadata", "deletionTimestamp"}))
+    reason = status && status->str("reason") == "NodeLost" ? "Unknown" : "Terminating";
+  out.status = reason.empty() ? "Unknown" : reason;
+  return out;
+}
+
+void PodTableWriter::add(const JsonValue& pod) {
+  JsonWriter& w = w_;
+  PodSummary summary = pod_summary(pod);
+  const JsonValue* status = pod.get("status");
   const JsonValue* spec = pod.get("spec");
   w.begin_object().key("cells").begin_array();
   w.value(pod.find({"metadata", "name"}) ? pod.find({"metadata", "name"})->text() : "");
-  w.value(std::to_string(ready) + "/" + std::to_string(total));
-  w.value(phase.empty() ? "Unknown" : phase);
-  w.value(std::to_string(restarts));
+  w.value(std::to_string(summary.ready) + "/" + std::to_string(summary.total));
+  w.value(summary.status);
+  w.value(std::to_string(summary.restarts));
   w.value(table_age(pod, now_ms_));
   w.value(or_none(status ? status->str("podIP") : ""));
   w.value(or_none(spec ? spec->str("nodeName") : ""));

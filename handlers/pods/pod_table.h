@@ -47,6 +47,19 @@ void write_row_object(JsonWriter& w, const JsonValue& obj, RowObject row);
 // The AGE cell: since metadata.creationTimestamp, or <unknown>.
 std::string table_age(const JsonValue& obj, int64_t now_unix_ms);
 
+// The READY, STATUS and RESTARTS cells of a pod's row, as kubectl's own
+// printer makes them (printPod in kubernetes/pkg/printers/internalversion),
+// so a server-side Table and kubectl --server-print=false agree: the phase,
+// unless the pod's status.reason, a scheduling gate, a container's waiting or
+// terminated reason, or a deletion says more.
+struct PodSummary {
+  size_t ready = 0;  // containers ready and running
+  size_t total = 0;  // containers in the spec
+  size_t restarts = 0;
+  std::string status;
+};
+PodSummary pod_summary(const JsonValue& pod);
+
 // A pod Table written a row at a time, so a list of 100k pods never holds
 // more than one of them parsed (all at once they took ~6 KB each).
 class PodTableWriter {
