@@ -43,6 +43,11 @@ class PodBackoff {
   uint64_t next_gc_ = 0;
 };
 
+// A kubelet's back-off before it restarts a crashed container: 10 s,
+// doubling to 5 min, starting over once it has not crashed for twice that.
+inline constexpr PodBackoff::Settings kCrashLoopBackoff{
+    .initial_ms = 10'000, .max_ms = 300'000, .forget_after_ms = 600'000};
+
 class DelayQueue {
  public:
   enum class Mode { kKeepExisting, kReplaceExisting };

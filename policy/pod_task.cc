@@ -14,6 +14,8 @@ bool is_terminal_mesos_state(std::string_view s) {
 
 bool ends_task(std::string_view s) { return s == "TASK_UNKNOWN" || is_terminal_mesos_state(s); }
 
+bool is_crash(std::string_view s) { return s == "TASK_FAILED" || s == "TASK_ERROR"; }
+
 Transition apply_status(PodTask& task, std::string_view s) {
   if (task.state == TaskState::kGone) return {TaskAction::kNone, "task already gone"};
   if (s == "TASK_STAGING") return {TaskAction::kNone, ""};

@@ -56,5 +56,9 @@ bool is_terminal_mesos_state(std::string_view s);
 // Mesos does not call terminal: a master that forgot a task may learn of it
 // again; an agent that does not know a task runs none).
 bool ends_task(std::string_view s);
+// The task's own doing (it failed, or could not start): a restart waits out
+// a crash-loop back-off, as a kubelet's does. A task lost with its agent,
+// dropped or killed did nothing wrong and is placed again at once.
+bool is_crash(std::string_view s);
 
 }  // namespace uvsched

@@ -7,6 +7,7 @@
 #include "handlers/agents/agent_events.h"
 #include "handlers/json_response.h"
 #include "handlers/pods/cluster_view.h"
+#include "handlers/pods/container_restarts.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/node_label_edits.h"
 #include "handlers/pods/pod_deletion.h"
@@ -189,6 +190,9 @@ void PodScheduler::forget_everything() {
   tasks_ = PodTaskRegistry();
   queue_ = DelayQueue();
   backoff_ = PodBackoff();
+  // A successor starts crashed tasks again at once, as a restarted kubelet does.
+  crash_backoff_ = PodBackoff(kCrashLoopBackoff);
+  restart_due_.clear();
   reconciliation_.clear();
   writer_.clear();
   group_of_.clear();
@@ -383,6 +387,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   }
   if (deleted) {
     drop_pending(key);
+    restart_due_.erase(key);
     if (auto g = group_of_.find(key); g != group_of_.end()) {
       groups_.leave(g->second, key);
       group_of_.erase(g);
@@ -430,7 +435,8 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     }
   }
   if (entry.last_reason.empty()) entry.last_reason = unschedulable_message(*pod);  // (after a restart)
-  queue_.add(key, clock_.now_ms());                                                // an update keeps its place
+  uint64_t now = clock_.now_ms();
+  queue_.add(key, held_for_restart(key, now).value_or(now));  // an update keeps its place
   pass_.schedule();
 }
 
@@ -537,6 +543,7 @@ void PodScheduler::schedule_due() {
   }
   uint64_t now = clock_.now_ms();
   backoff_.gc(now);
+  crash_backoff_.gc(now);
   std::vector<std::string> due = queue_.pop_due(now);
   // Of the pods due, the higher priority goes first; equals keep their turn.
   std::stable_sort(due.begin(), due.end(), [this](const std::string& a, const std::string& b) {
@@ -561,11 +568,23 @@ void PodScheduler::schedule_due() {
   queue_timer_->start(1, [this] { schedule_due(); });
 }
 
+std::optional<uint64_t> PodScheduler::held_for_restart(const std::string& key, uint64_t now) {
+  auto due = restart_due_.find(key);
+  if (due == restart_due_.end()) return std::nullopt;
+  if (due->second > now) return due->second;
+  restart_due_.erase(due);
+  return std::nullopt;
+}
+
 void PodScheduler::try_place(const std::string& key) {
   auto it = pending_.find(key);
   if (it == pending_.end() || tasks_.has_pod(key)) return;
   Pending& entry = it->second;
   uint64_t now = clock_.now_ms();
+  if (auto due = held_for_restart(key, now)) {  // its crashed task backs off: no offer wakes it sooner
+    queue_.add(key, *due, DelayQueue::Mode::kReplaceExisting);
+    return;
+  }
   if (!entry.group.empty()) {
     if (groups_tried_.insert(entry.group).second) try_group(entry.group, now);
     return;
@@ -692,7 +711,7 @@ void PodScheduler::try_group(const std::string& group, uint64_t now) {
   for (const auto& m : g->members) {
     if (tasks_.has_pod(m)) {
       ++placed;
-    } else if (pending_.count(m)) {
+    } else if (pending_.count(m) && !held_for_restart(m, now)) {
       waiting.push_back(m);
     }
   }
@@ -1306,7 +1325,8 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       // Once running, a pod changes rarely (it ends, or is deleted): its copy
       // leaves the cache, and those rare updates read it first.
       bool merge = extra != nullptr;
-      auto running = [extra](JsonValue& st) {
+      auto running = [extra, stamp = rfc3339(clock_.unix_ms())](JsonValue& st) {
+        int64_t restarts = restart_count(st);
         if (extra) {
           // Conditions merge by type (their patch strategy): the agent's
           // replace theirs, and those it does not report (PodScheduled, a
@@ -1322,14 +1342,17 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
             }
           }
         }
+        keep_restarts(st, restarts, stamp);
         st.set("phase", JsonValue::string("Running"));
         return true;
       };
       // Text edits, so the pod's spec and metadata are not parsed and written
-      // again: the phase alone (the common case), or the status object.
+      // again: the phase alone (the common case: a pod that never restarted,
+      // on an agent that says nothing of its containers), or the status object.
       PodWriter::TextEdit edit = [running, merge](std::string_view s) {
-        return merge ? JsonValue::with_object_at(s, {"status"}, running)
-                     : JsonValue::with_string_at(s, {"status", "phase"}, "Running");
+        return merge || s.find(R"("containerStatuses")") != std::string_view::npos
+                   ? JsonValue::with_object_at(s, {"status"}, running)
+                   : JsonValue::with_string_at(s, {"status", "phase"}, "Running");
       };
       update_pod(
           key, std::move(edit), [running](JsonValue& p) { return running(p.ensure({"status"})); },
@@ -1339,7 +1362,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
     case TaskAction::kMarkSucceeded:
       if (task.restart) {  // it ended as it was killed: the pod runs again all the same
         tasks_.erase_pod(pod);
-        requeue_or_fail(pod, "its container images changed", /*restart=*/true);
+        requeue_or_fail(pod, "its container images changed", TaskEnd::kReplaced);
         return;
       }
       update_pod(key, [](JsonValue& p) {
@@ -1354,9 +1377,11 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
                         unwaited<PodDeletion>("pod_delete", key));  // kept if finalizers hold it
       return;
     case TaskAction::kRemoveFailed: {
-      bool restart = task.restart;
+      TaskEnd end = task.restart                        ? TaskEnd::kReplaced
+                    : status && is_crash(status->state) ? TaskEnd::kCrashed
+                                                        : TaskEnd::kLost;
       tasks_.erase_pod(pod);
-      requeue_or_fail(pod, restart ? "its container images changed" : t.note, restart);
+      requeue_or_fail(pod, end == TaskEnd::kReplaced ? "its container images changed" : t.note, end);
       return;
     }
   }
@@ -1372,21 +1397,33 @@ void PodScheduler::unbind(JsonValue& pod) {
   }
 }
 
-void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& why, bool restart) {
+void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& why, TaskEnd end) {
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaskEnded, pod, why);
-  update_pod(PodRegistry::kPodPrefix + pod, [why, restart](JsonValue& p) {
+  update_pod(PodRegistry::kPodPrefix + pod, [this, pod, why, end](JsonValue& p) {
     const JsonValue* rp = p.find({"spec", "restartPolicy"});
-    if (!restart && rp && rp->text() == "Never") {
+    if (end != TaskEnd::kReplaced && rp && rp->text() == "Never") {
       JsonValue& st = p.ensure({"status"});
       st.set("phase", JsonValue::string("Failed"));
       st.set("reason", JsonValue::string(why));
       return true;
     }
-    // Always / OnFailure: back to the queue, unbound; its containers run no more.
+    // Always / OnFailure: back to the queue, unbound; its containers run no
+    // more, and will have restarted once more when they do. A crash waits
+    // out its back-off first (taken once: a retry of this update finds it).
+    std::string waiting, message;
+    if (end == TaskEnd::kCrashed) {
+      uint64_t now = clock_.now_ms();
+      auto due = restart_due_.find(pod);
+      if (due == restart_due_.end() || due->second <= now) {
+        due = restart_due_.insert_or_assign(pod, now + crash_backoff_.next_delay(pod, now)).first;
+      }
+      waiting = kCrashLoopBackOff;
+      message = "back-off " + go_duration(due->second - now) + " restarting the failed task (" + why + ")";
+    }
     unbind(p);
-    JsonValue& st = p.ensure({"status"});
-    st.set("phase", JsonValue::string("Pending"));
-    st.erase("containerStatuses");
+    int64_t restarts = p.get("status") ? restart_count(*p.get("status")) : 0;
+    p.ensure({"status"}).set("phase", JsonValue::string("Pending"));
+    write_restarting(p, restarts + 1, waiting, message);
     return true;
   });
 }

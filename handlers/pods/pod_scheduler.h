@@ -213,8 +213,13 @@ class PodScheduler final : public AgentEvents {
   void kill(const std::string& pod, const PodTask& task);
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status);
-  // `restart`: the pod runs again whatever its restart policy (its images changed).
-  void requeue_or_fail(const std::string& pod, const std::string& why, bool restart = false);
+  // Why a pod's task ended, for what follows: its restart policy decides for
+  // a lost or crashed task, a crash waits out a back-off first; a task
+  // replaced for new images runs again whatever the policy.
+  enum class TaskEnd { kLost, kCrashed, kReplaced };
+  void requeue_or_fail(const std::string& pod, const std::string& why, TaskEnd end);
+  // When a pod whose task crashed may be placed again (monotonic), if later than `now`.
+  std::optional<uint64_t> held_for_restart(const std::string& key, uint64_t now);
   // A guarded update of a pod through the writer, from its kept copy; `mutate`
   // false: nothing to write. `done`, when given, hears what became of it.
   void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, PodWriter::Done done = nullptr);
@@ -234,6 +239,8 @@ class PodScheduler final : public AgentEvents {
   PodTaskRegistry tasks_;                   // the task of each pod we launched (or recovered)
   DelayQueue queue_;
   PodBackoff backoff_;
+  PodBackoff crash_backoff_{kCrashLoopBackoff};
+  std::map<std::string, uint64_t> restart_due_;  // ns/name -> when its crashed task may start again
   std::unique_ptr<Timer> queue_timer_;
   ClockTurn pass_;
   Store::WatchId watch_ = 0;

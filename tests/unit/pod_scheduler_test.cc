@@ -298,6 +298,82 @@ TEST_F(PodSchedulerTest, ATaskWhoseAgentGoesAwayIsLostAfterTheAgentTimeout) {
   EXPECT_EQ(scheduler_->pending(), 1u);
 }
 
+// A task that fails is started again as a kubelet restarts a crashing
+// container: after 10 s, then 20, 40, ... up to 5 min, the pod saying
+// CrashLoopBackOff meanwhile and counting its restarts; an offer does not
+// cut the wait short; 10 min without a failure and the wait starts over at
+// 10 s. A lost agent's task is placed again at once, and counted.
+TEST_F(PodSchedulerTest, AFailingTaskIsStartedAgainAfterACrashLoopBackoff) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("crash", stored_pod("crash"));
+  settle();
+  auto fail_next = [&](size_t launches) {
+    offer("edge-1", 1, 1024);
+    EXPECT_EQ(edge->events("LAUNCH").size(), launches);
+    std::string task = task_of(edge->events("LAUNCH").back());
+    scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+    settle();
+    scheduler_->status_update("edge-1", {task, "TASK_FAILED", ""});
+    settle();
+  };
+  auto backing_off = [](const std::string& after, int restarts) {
+    return R"j("state":{"waiting":{"reason":"CrashLoopBackOff","message":"back-off )j" + after +
+           R"j( restarting the failed task (TASK_FAILED)"}},"ready":false,"restartCount":)j" + std::to_string(restarts);
+  };
+  fail_next(1);
+  EXPECT_NE(pod("crash").find(backing_off("10s", 1)), std::string::npos) << pod("crash");
+  EXPECT_NE(pod("crash").find(R"("phase":"Pending")"), std::string::npos) << pod("crash");
+  offer("edge-1", 1, 1024);
+  wait(9'999);
+  EXPECT_EQ(edge->events("LAUNCH").size(), 1u) << "started again within its back-off";
+  wait(1);
+  fail_next(2);
+  EXPECT_NE(pod("crash").find(backing_off("20s", 2)), std::string::npos) << pod("crash");
+  wait(19'999);
+  offer("edge-1", 1, 1024);
+  EXPECT_EQ(edge->events("LAUNCH").size(), 2u) << "an offer cut the back-off short";
+  wait(1);
+  // It runs, and the agent reports its containers: the count stays the pod's.
+  ASSERT_EQ(edge->events("LAUNCH").size(), 3u);
+  std::string task = task_of(edge->events("LAUNCH").back());
+  const std::string running =
+      R"({"containerStatuses":[{"name":"c","ready":true,"restartCount":0,"state":{"running":{}}}]})";
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", running});
+  settle();
+  EXPECT_NE(pod("crash").find(R"({"name":"c","ready":true,"restartCount":2,"state":{"running":{}}})"),
+            std::string::npos)
+      << pod("crash");
+  // Ten minutes without a failure: it starts over at 10 s.
+  wait(600'001);
+  scheduler_->status_update("edge-1", {task, "TASK_FAILED", ""});
+  settle();
+  EXPECT_NE(pod("crash").find(backing_off("10s", 3)), std::string::npos) << pod("crash");
+  wait(10'000);
+  fail_next(4);
+  EXPECT_NE(pod("crash").find(backing_off("20s", 4)), std::string::npos) << pod("crash");
+  for (uint64_t backoff : {20'000, 40'000, 80'000, 160'000, 300'000}) {
+    wait(backoff);
+    fail_next(edge->events("LAUNCH").size() + 1);
+  }
+  EXPECT_NE(pod("crash").find(backing_off("5m0s", 9)), std::string::npos) << "capped at 5 min: " << pod("crash");
+  // Started again and running without a word of its containers: they run.
+  wait(300'000);
+  offer("edge-1", 1, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 10u);
+  scheduler_->status_update("edge-1", {task_of(edge->events("LAUNCH").back()), "TASK_RUNNING", ""});
+  settle();
+  EXPECT_NE(pod("crash").find(R"("state":{"running":{"startedAt":)"), std::string::npos) << pod("crash");
+  EXPECT_EQ(pod("crash").find("CrashLoopBackOff"), std::string::npos) << pod("crash");
+  // A task lost with its agent is no crash: placed again at once, counted.
+  edge->hang_up();
+  wait(kAgentTimeoutMs);
+  auto other = subscribe("edge-2");
+  offer("edge-2", 1, 1024);
+  ASSERT_EQ(other->events("LAUNCH").size(), 1u) << pod("crash");
+  EXPECT_NE(pod("crash").find(R"("ready":false,"restartCount":10,)"), std::string::npos) << pod("crash");
+}
+
 TEST_F(PodSchedulerTest, ADeletedPendingPodLeavesTheQueue) {
   start();
   put_pod("gone", stored_pod("gone"));

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "policy/delay_queue.h"
+
 namespace uvsched {
 namespace {
 
@@ -65,6 +69,25 @@ TEST(PodTask, MesosStatesMoveTheTask) {
   }
   EXPECT_FALSE(is_mesos_task_state("TASK_BOGUS"));
   EXPECT_FALSE(is_mesos_task_state("RUNNING"));
+}
+
+TEST(PodTask, OnlyTheTasksOwnFailuresAreCrashes) {
+  for (const char* s : {"TASK_FAILED", "TASK_ERROR"}) EXPECT_TRUE(is_crash(s)) << s;
+  for (const char* s :
+       {"TASK_STAGING", "TASK_STARTING", "TASK_RUNNING", "TASK_KILLING", "TASK_FINISHED", "TASK_KILLED", "TASK_LOST",
+        "TASK_DROPPED", "TASK_UNREACHABLE", "TASK_GONE", "TASK_GONE_BY_OPERATOR", "TASK_UNKNOWN", "TASK_BOGUS"}) {
+    EXPECT_FALSE(is_crash(s)) << s;
+  }
+}
+
+TEST(PodBackoff, ACrashLoopBacksOffAsAKubeletDoes) {
+  PodBackoff b(kCrashLoopBackoff);
+  uint64_t now = 0;
+  std::vector<uint64_t> delays;
+  for (int i = 0; i < 7; ++i) delays.push_back(b.next_delay("p", now += 1'000));
+  EXPECT_EQ(delays, (std::vector<uint64_t>{10'000, 20'000, 40'000, 80'000, 160'000, 300'000, 300'000}));
+  EXPECT_EQ(b.next_delay("p", now + 600'000), 300'000u) << "ten minutes to the millisecond is not yet stable";
+  EXPECT_EQ(b.next_delay("p", now + 1'200'001), 10'000u) << "ten minutes without a crash start it over";
 }
 
 }  // namespace
