@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "policy/parallelism_policy.h"
 #include "reactor/url.h"
 
 namespace uvsched {
@@ -144,7 +145,9 @@ const std::vector<Flag>& flags() {
       {"max-parallelism", "N", "upper bound of any job's parallelism (default 32)",
        [](Config& c, const std::string& v) -> std::string {
          int64_t n;
-         if (!parse_int(v, &n) || n < 1 || n > 100000) return "expects a whole number from 1 to 100000";
+         if (!parse_int(v, &n) || n < 1 || n > kMaxParallelism) {
+           return "expects a whole number from 1 to " + std::to_string(kMaxParallelism);
+         }
          c.max_parallelism = static_cast<int>(n);
          return "";
        }},

@@ -6,6 +6,10 @@
 
 namespace uvsched {
 
+// The most workers any job may run (--max-parallelism's bound): a job that
+// reports more is not one of ours, and the policies count up to it.
+inline constexpr int kMaxParallelism = 100'000;
+
 struct PolicyState {
   double reference_epoch_seconds = 0;  // 0: no reference yet
 };

@@ -1,5 +1,7 @@
 #include "handlers/ml/kubeml_types.h"
 
+#include "policy/parallelism_policy.h"
+
 namespace uvsched {
 namespace {
 
@@ -10,6 +12,17 @@ std::string join(std::string_view path, std::string_view key) {
 std::optional<JsonError> positive(std::string_view path, int64_t v) {
   if (v > 0) return std::nullopt;
   return JsonError{"field '" + std::string(path) + "' must be greater than 0", std::string(path)};
+}
+
+// Bounds no real job comes near, so that what a job says can be counted
+// with and up to: workers as --max-parallelism bounds them, epochs in an
+// int, an epoch shorter than 30 years.
+constexpr int64_t kMostEpochs = 1'000'000'000;
+constexpr double kLongestEpochSeconds = 1e9;
+
+std::optional<JsonError> at_most(std::string_view path, int64_t v, int64_t most) {
+  if (v <= most) return std::nullopt;
+  return JsonError{"field '" + std::string(path) + "' must be at most " + std::to_string(most), std::string(path)};
 }
 
 std::optional<JsonError> non_empty(std::string_view path, const std::string& v) {
@@ -41,7 +54,11 @@ std::optional<JsonError> parse_train_request(simdjson::dom::object obj, std::str
   };
   note(required_text("model_type", &out->model_type));
   note(required_count("batch_size", &out->batch_size));
-  note(required_count("epochs", &out->epochs));
+  if (auto e = required_count("epochs", &out->epochs)) {
+    note(e);
+  } else {
+    note(at_most(join(path, "epochs"), out->epochs, kMostEpochs));
+  }
   note(required_text("dataset", &out->dataset));
   note(read_number(obj, "lr", join(path, "lr"), &out->lr));
   note(required_text("function_name", &out->function_name));
@@ -53,7 +70,11 @@ std::optional<JsonError> parse_train_request(simdjson::dom::object obj, std::str
     note(e);
   } else if (present) {
     TrainOptions& o = out->options;
-    note(read_int(opts, "default_parallelism", join(op, "default_parallelism"), &o.default_parallelism));
+    if (auto e = read_int(opts, "default_parallelism", join(op, "default_parallelism"), &o.default_parallelism)) {
+      note(e);
+    } else {
+      note(at_most(join(op, "default_parallelism"), o.default_parallelism, kMaxParallelism));
+    }
     note(read_bool(opts, "static_parallelism", join(op, "static_parallelism"), &o.static_parallelism));
     note(read_int(opts, "validate_every", join(op, "validate_every"), &o.validate_every));
     note(read_int(opts, "k", join(op, "k"), &o.k));
@@ -72,9 +93,13 @@ std::optional<JsonError> parse_train_task(simdjson::dom::object obj, TrainTask* 
   if (auto e = read_object(job, "state", "job.state", &state, &present)) return e;
   if (present) {
     if (auto e = read_int(state, "parallelism", "job.state.parallelism", &out->job.state.parallelism)) return e;
+    if (auto e = at_most("job.state.parallelism", out->job.state.parallelism, kMaxParallelism)) return e;
     if (auto e = read_number(state, "elapsed_time", "job.state.elapsed_time", &out->job.state.elapsed_time)) return e;
     if (out->job.state.elapsed_time < 0) {
       return JsonError{"field 'job.state.elapsed_time' must not be negative", "job.state.elapsed_time"};
+    }
+    if (!(out->job.state.elapsed_time <= kLongestEpochSeconds)) {
+      return JsonError{"field 'job.state.elapsed_time' must be at most 1e9 seconds", "job.state.elapsed_time"};
     }
   }
   if (auto e = read_object(obj, "request", "request", &request, &out->has_request)) return e;

@@ -379,6 +379,17 @@ TEST_F(MlSchedulerTest, BadInputIs400NamingTheFieldAndChangesNothing) {
       {"/job", R"({"job":{"state":{"parallelism":2}}})", "job.id"},
       {"/job", R"({"job":{"id":"x","state":{"elapsed_time":"slow"}}})", "job.state.elapsed_time"},
       {"/job", R"({"job":{"id":"x","state":{"elapsed_time":-1}}})", "job.state.elapsed_time"},
+      // What no job runs: a parallelism the policies would count up to, an
+      // epoch whose seconds overflow the speed model's sums.
+      {"/job", R"({"job":{"id":"x","state":{"parallelism":2147483647,"elapsed_time":10}}})", "job.state.parallelism"},
+      {"/job", R"({"job":{"id":"x","state":{"parallelism":100001,"elapsed_time":10}}})", "job.state.parallelism"},
+      {"/job", R"({"job":{"id":"x","state":{"parallelism":3,"elapsed_time":1e308}}})", "job.state.elapsed_time"},
+      {"/train", R"({"model_type":"m","batch_size":64,"epochs":1e18,"dataset":"d","function_name":"f"})", "epochs"},
+      {"/train", R"({"model_type":"m","batch_size":64,"epochs":10000000000,"dataset":"d","function_name":"f"})",
+       "epochs"},
+      {"/train",
+       R"({"model_type":"m","batch_size":64,"epochs":1,"dataset":"d","function_name":"f","options":{"default_parallelism":100001}})",
+       "options.default_parallelism"},
       {"/infer", R"({"data":[1]})", "model_id"},
       {"/infer", R"({"model_id":"m","data":{}})", "data"},
   };

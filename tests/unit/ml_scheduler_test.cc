@@ -724,5 +724,33 @@ TEST_F(MlSchedulerTest, TheSpeedupPolicyAnswersAJobThatReportsTwiceInOneTurn) {
   EXPECT_NE(body_of(got).find("\"epochs_reported\":2"), std::string::npos) << got;
 }
 
+// A job that says what no job runs is refused, and one at the bounds is
+// answered within the cluster: a report of 2^31-1 workers had the speedup
+// policy count up to it (hours on the loop thread), and epochs of 1e308
+// seconds overflow its model's sums.
+TEST_F(MlSchedulerTest, AReportBeyondWhatAnyJobRunsIsRefusedAndOneAtTheBoundsAnswered) {
+  restart_with_speedup_policy(8);
+  std::string a = train();
+  std::string b = train();
+  for (const auto& [parallelism, elapsed] : std::vector<std::pair<int64_t, std::string>>{
+           {2147483647, "10"}, {kMaxParallelism + 1, "10"}, {3, "1e308"}, {3, "1e9"}}) {
+    auto ex = exchange(router_, "POST", "/job",
+                       R"({"request":)" + kTrain + R"(,"job":{"id":")" + a + R"(","state":{"parallelism":)" +
+                           std::to_string(parallelism) + R"(,"elapsed_time":)" + elapsed + "}}}");
+    turn();
+    EXPECT_EQ(status_of(ex->out), elapsed == "1e9" ? 200 : 400) << parallelism << " " << elapsed << ": " << ex->out;
+    if (elapsed == "1e9") {
+      ASSERT_TRUE(ps_.answer(ps_.next("POST /update/" + a), 200));
+    }
+  }
+  for (double e : {1e9, 1e9, 5.0, 1e-300, 1e9, 3.0}) {
+    for (const auto& id : {a, b}) {
+      int p = decided(id, kMaxParallelism, e);
+      EXPECT_GE(p, 1) << e;
+      EXPECT_LE(p, 8) << e;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace uvsched
