@@ -143,6 +143,22 @@ void AgentHub::subscribe(RequestContext& ctx) {
   std::string their_framework;
   if (auto e = read_subscription(body, &agent_labels, &total, &their_framework))
     return ctx.reply(bad(e->message, e->field));
+  // The agent's name is its Node's, as a kubelet's hostname is (lowercased):
+  // a DNS subdomain. Any other (a/b, a space, a NUL) would make a node no
+  // kubectl command can name, and it keys the agent's tasks and records.
+  if (!is_dns1123_subdomain(host)) {
+    refusals_.add(labels({{"what", "agent_name"}}));
+    return ctx.reply(bad("agent name '" + host +
+                             "' must be a lowercase RFC 1123 subdomain, as a Node's name is: at most 253 of a-z, "
+                             "0-9, '-' and '.', starting and ending with a letter or digit",
+                         "host"));
+  }
+  // Its labels are its Node's, for nodeSelector and node affinity, and checked as the API server checks them.
+  for (const auto& [key, value] : agent_labels) {
+    std::vector<std::string> errors = qualified_name_errors(key);
+    for (auto& e : label_value_errors(value)) errors.push_back(std::move(e));
+    if (!errors.empty()) return ctx.reply(bad("label '" + key + "': " + errors.front(), "labels"));
+  }
   subscribe_on(host, std::move(agent_labels), total, their_framework,
                stream_channel(ctx.responder.start_stream(200, "application/x-ndjson")));
 }

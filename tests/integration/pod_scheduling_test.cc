@@ -1154,6 +1154,27 @@ TEST_F(PodSchedulingTest, BadAgentInputIs400AndOffersNeedASubscription) {
   EXPECT_EQ(st->status, 400);
   auto offers = http_request(port(), "GET", "/v1/offers");
   EXPECT_NE(offers->body.find("\"offers\":[]"), std::string::npos) << offers->body;
+  // An agent is a Node: its name a DNS subdomain, its labels a Node's.
+  for (const std::string& name : std::vector<std::string>{"a%20b", "x%2Fy", "..%2F..", "a%00b", "%E2%98%83", "Upper",
+                                                          "-edge", std::string(254, 'a')}) {
+    auto refused = http_request(port(), "POST", "/v1/agents/" + name + "/subscribe", "{}");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 400) << name << " " << refused->body;
+    EXPECT_NE(refused->body.find(R"("field":"host")"), std::string::npos) << refused->body;
+  }
+  for (const char* labels :
+       {R"({"labels":{"bad key!":"v"}})",
+        R"({"labels":{"k":"a value longer than sixty-three characters, which no label value may be"}})",
+        R"({"labels":{"k":"-starts-with-a-dash"}})"}) {
+    auto refused = http_request(port(), "POST", "/v1/agents/labelled/subscribe", labels);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 400) << labels << " " << refused->body;
+    EXPECT_NE(refused->body.find(R"("field":"labels")"), std::string::npos) << refused->body;
+  }
+  auto nodes = http_request(port(), "GET", "/api/v1/nodes");
+  ASSERT_TRUE(nodes);
+  EXPECT_EQ(nodes->body.find(R"("name":"real")"), nodes->body.rfind(R"("name":")"))
+      << "only the agent named well: " << nodes->body;
 }
 
 }  // namespace
