@@ -358,6 +358,14 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
                      "Unsupported value: \"" + v + "\": supported values: \"Always\", \"OnFailure\", \"Never\""});
     }
   }
+  if (const JsonValue* ads = spec->get("activeDeadlineSeconds"); ads && !ads->is_null()) {
+    auto n = ads->as_integer();
+    if (!n || *n < 1 || *n > INT32_MAX) {
+      out.push_back({"spec.activeDeadlineSeconds", "FieldValueInvalid",
+                     "Invalid value: " + (n ? std::to_string(*n) : ads->dump()) +
+                         ": must be between 1 and 2147483647, inclusive"});
+    }
+  }
   validate_labels(spec->get("nodeSelector"), "spec.nodeSelector", &out);
   validate_scheduling_gates(*spec, &out);
   validate_node_affinity(spec->find({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"}),

@@ -143,6 +143,22 @@ TEST(ObjectMeta, APodsNodeSelectorIsALabelMap) {
   EXPECT_EQ(issues[0].message.substr(0, 22), "Invalid value: \"a b\": ");
 }
 
+TEST(ObjectMeta, AnActiveDeadlineIsBetweenOneSecondAndInt32Max) {
+  for (const char* v : {"1", "2147483647", "null"}) {
+    JsonValue pod = json(std::string(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],)") +
+                         R"("activeDeadlineSeconds":)" + v + "}}");
+    EXPECT_TRUE(validate_pod(pod).empty()) << v;
+  }
+  for (const char* v : {"0", "-1", "2147483648"}) {
+    JsonValue pod = json(std::string(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],)") +
+                         R"("activeDeadlineSeconds":)" + v + "}}");
+    auto issues = validate_pod(pod);
+    ASSERT_EQ(issues.size(), 1u) << v;
+    EXPECT_EQ(issues[0].field, "spec.activeDeadlineSeconds");
+    EXPECT_EQ(issues[0].message, std::string("Invalid value: ") + v + ": must be between 1 and 2147483647, inclusive");
+  }
+}
+
 // A required node affinity is checked as the API server checks a NodeSelector.
 TEST(ObjectMeta, ARequiredNodeAffinityIsCheckedAsTheApiServerChecksIt) {
   const std::string at = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
