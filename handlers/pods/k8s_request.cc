@@ -1,6 +1,8 @@
 #include "handlers/pods/k8s_request.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <type_traits>
 
 #include "handlers/pods/k8s_protobuf.h"
@@ -89,6 +91,15 @@ std::optional<std::string> strconv_error(const std::string& text) {
 }
 
 }  // namespace
+
+std::optional<uint64_t> watch_timeout_ms(std::string_view query) {
+  constexpr int64_t kYearSeconds = 365LL * 24 * 3600;
+  auto t = query_param(query, "timeoutSeconds");
+  if (!t) return std::nullopt;
+  int64_t seconds = std::strtoll(t->c_str(), nullptr, 10);
+  if (seconds == 0) return std::nullopt;
+  return static_cast<uint64_t>(std::clamp<int64_t>(seconds, 0, kYearSeconds)) * 1000;
+}
 
 std::optional<HttpResponse> refuse_bad_list_options(std::string_view query) {
   for (std::string_view name : {"limit", "timeoutSeconds"}) {

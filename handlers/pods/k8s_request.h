@@ -26,6 +26,11 @@ HttpResponse store_down(const StoreStatus& st);
 // Convert_Slice_string_To_bool): absent, "0" or "false" in any case is false;
 // anything else is true, an empty value too (`?watch`, as curl users write it).
 bool query_flag(std::string_view query, std::string_view name);
+// How long a watch lasts, from its timeoutSeconds (already checked by
+// refuse_bad_list_options): nullopt when none is given, or 0 (until the
+// client leaves); 0 ms for a negative one, which the API server's timer ends
+// at once; at most a year, so that no count of milliseconds overflows.
+std::optional<uint64_t> watch_timeout_ms(std::string_view query);
 // The list options as the API server reads them: the integers (limit,
 // timeoutSeconds; Go's strconv.ParseInt) and resourceVersion (ParseUint)
 // else a 400 in its words; resourceVersionMatch and sendInitialEvents as

@@ -15,6 +15,7 @@ namespace uvsched {
 
 void PodRegistry::list_namespaces(RequestContext& ctx) {
   if (auto refused = refuse_bad_list_options(ctx.request.query())) return ctx.reply(std::move(*refused));
+  if (query_flag(ctx.request.query(), "watch")) return watch_namespaces(ctx);
   RangeOptions all;
   all.prefix = true;
   Responder res = ctx.responder;
@@ -197,6 +198,8 @@ void PodRegistry::delete_namespace(RequestContext& ctx) {
 }
 
 void PodRegistry::list_nodes(RequestContext& ctx) {
+  if (auto refused = refuse_bad_list_options(ctx.request.query())) return ctx.reply(std::move(*refused));
+  if (query_flag(ctx.request.query(), "watch")) return watch_nodes(ctx);
   std::vector<JsonValue> nodes = nodes_ ? nodes_() : std::vector<JsonValue>{};
   std::string rv = std::to_string(store_.revision());
   TableAsk table = table_ask(ctx.request);

@@ -298,9 +298,9 @@ void ObjectRegistry::watch(const Served& s, RequestContext& ctx, const std::stri
     if (w.timeout) w.timeout->stop();
     w.stream.end();
   };
-  if (auto t = query_param(query, "timeoutSeconds"); t && std::strtoll(t->c_str(), nullptr, 10) > 0) {
+  if (auto ms = watch_timeout_ms(query)) {
     w->timeout = clock_.new_timer();
-    w->timeout->start(static_cast<uint64_t>(std::strtoll(t->c_str(), nullptr, 10)) * 1000, [w, end] { end(*w); });
+    w->timeout->start(*ms, [w, end] { end(*w); });
   }
   auto send = [this, w, &s](std::string_view type, const std::string& object) {
     std::string body = object;

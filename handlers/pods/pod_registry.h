@@ -24,6 +24,8 @@
 
 namespace uvsched {
 
+struct TableAsk;
+
 class PodRegistry {
  public:
   static constexpr const char* kPodPrefix = "/registry/pods/";
@@ -110,6 +112,11 @@ class PodRegistry {
   void delete_namespace(RequestContext& ctx);
   void apply_namespace(RequestContext& ctx);
   void list_nodes(RequestContext& ctx);
+  // kubectl get nodes -w / get namespaces -w (node_namespace_watch.cc).
+  struct ViewWatch;
+  void watch_nodes(RequestContext& ctx);
+  void watch_namespaces(RequestContext& ctx);
+  std::shared_ptr<ViewWatch> start_view_watch(RequestContext& ctx, const TableAsk& table);
   void get_node(RequestContext& ctx);
   void patch_node(RequestContext& ctx);
   // The node's label edits with the change from `before` to `after` added,

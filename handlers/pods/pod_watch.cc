@@ -56,10 +56,9 @@ void PodRegistry::watch_pods(RequestContext& ctx, const std::string& prefix, std
   auto w = std::make_shared<Watch>();
   w->query = q;
   w->stream = ctx.responder.start_stream(200, "application/json");
-  if (auto t = query_param(query, "timeoutSeconds"); t && std::strtoll(t->c_str(), nullptr, 10) > 0) {
+  if (auto ms = watch_timeout_ms(query)) {
     w->timeout = clock_.new_timer();
-    w->timeout->start(static_cast<uint64_t>(std::strtoll(t->c_str(), nullptr, 10)) * 1000,
-                      [this, w] { end_watch(*w); });
+    w->timeout->start(*ms, [this, w] { end_watch(*w); });
   }
   // kubectl -w asks for Tables: each event then carries a one-row Table.
   auto send = [this, w](std::string_view type, const std::string& object) {

@@ -1177,5 +1177,53 @@ TEST_F(PodSchedulingTest, BadAgentInputIs400AndOffersNeedASubscription) {
       << "only the agent named well: " << nodes->body;
 }
 
+// kubectl get nodes -w and get namespaces -w (which the list answered, and
+// kubectl could not decode): each shows what there is, then every change.
+TEST_F(PodSchedulingTest, KubectlWatchesNodesAndNamespaces) {
+  start();
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string nodes_log = daemon_->data_dir() + "/nodes.out", ns_log = daemon_->data_dir() + "/ns.out";
+  std::string out;
+  // (`timeout` bounds a hang; the watchers are stopped below once they have shown all.)
+  ASSERT_EQ(run_shell("timeout 60 " + kubectl + "get nodes -w > " + nodes_log + " 2>&1 & echo $! ; timeout 60 " +
+                          kubectl + "get namespaces -w > " + ns_log + " 2>&1 & echo $!",
+                      &out),
+            0);
+  std::vector<pid_t> watchers;
+  for (size_t at = 0, nl; (nl = out.find('\n', at)) != std::string::npos; at = nl + 1) {
+    watchers.push_back(static_cast<pid_t>(std::atol(out.substr(at, nl - at).c_str())));
+  }
+  ASSERT_EQ(watchers.size(), 2u) << out;
+  struct StopWatchers {
+    std::vector<pid_t> pids;
+    ~StopWatchers() {
+      for (pid_t p : pids) ::kill(p, SIGTERM);
+    }
+  } stop{watchers};
+  auto shows = [](const std::string& log, const std::string& text, size_t times) {
+    auto until = std::chrono::steady_clock::now() + 30s;
+    std::string seen;
+    for (;;) {
+      std::ifstream in(log);
+      seen.assign(std::istreambuf_iterator<char>(in), {});
+      size_t n = 0;
+      for (size_t at = seen.find(text); at != std::string::npos; at = seen.find(text, at + 1)) ++n;
+      if (n >= times) return std::string();
+      if (std::chrono::steady_clock::now() > until) return seen;
+      std::this_thread::sleep_for(20ms);  // polling a file another process writes
+    }
+  };
+  EXPECT_EQ(shows(ns_log, "kube-system", 1), "");
+  ScriptedAgent agent(port(), "edge-w");
+  ASSERT_TRUE(agent.subscribe());
+  EXPECT_EQ(shows(nodes_log, "edge-w   Ready ", 1), "");
+  EXPECT_EQ(run_shell(kubectl + "cordon edge-w", &out), 0) << out;
+  EXPECT_EQ(shows(nodes_log, "edge-w   Ready,SchedulingDisabled", 1), "");
+  EXPECT_EQ(run_shell(kubectl + "create namespace team-w", &out), 0) << out;
+  EXPECT_EQ(shows(ns_log, "team-w", 1), "");
+  EXPECT_EQ(run_shell(kubectl + "delete namespace team-w", &out), 0) << out;
+  EXPECT_EQ(shows(ns_log, "team-w", 2), "") << "the delete is shown too";
+}
+
 }  // namespace
 }  // namespace uvsched::test

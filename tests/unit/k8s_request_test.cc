@@ -70,6 +70,14 @@ TEST(K8sRequest, IntegerListOptionsAreGoIntegers) {
 
 // apimachinery's ValidateListOptions, as a server without WatchList: 422
 // Invalid naming each issue, one alone or [a, b] as an ErrorList prints.
+TEST(K8sRequest, AWatchLastsItsTimeoutSecondsANegativeOneNone) {
+  EXPECT_EQ(watch_timeout_ms(""), std::nullopt);
+  EXPECT_EQ(watch_timeout_ms("timeoutSeconds=0"), std::nullopt);
+  EXPECT_EQ(watch_timeout_ms("watch=1&timeoutSeconds=30"), 30'000u);
+  EXPECT_EQ(watch_timeout_ms("timeoutSeconds=-5"), 0u);
+  EXPECT_EQ(watch_timeout_ms("timeoutSeconds=9223372036854775807"), 365ull * 24 * 3600 * 1000) << "no overflow";
+}
+
 TEST(K8sRequest, ListOptionsAreValidatedAsTheApiServerDoes) {
   struct Case {
     const char* query;
