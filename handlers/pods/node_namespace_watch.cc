@@ -141,7 +141,7 @@ void PodRegistry::watch_nodes(RequestContext& ctx) {
       for (const auto& [type, n] : changes) {
         std::string object = w->table.wanted ? node_table({*n}, "", clock_.unix_ms(), w->table.row)
                                              : with_rv(n->dump(), store_.revision());  // (as a list's items)
-        if (!w->stream.write(event_line(type, object))) return;
+        if (!w->stream.write(event_line(type, object))) return w->end(store_);         // closed, or its reader cut
       }
     }
     // Only the timer's callback holds this function (and through it the
