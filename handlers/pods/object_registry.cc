@@ -8,6 +8,7 @@
 #include "handlers/pods/k8s_request.h"
 #include "handlers/pods/pod_table.h"
 #include "handlers/pods/pod_validation.h"
+#include "handlers/pods/prefix_watch.h"
 #include "handlers/pods/stored_object.h"
 #include "reactor/json_writer.h"
 #include "reactor/url.h"
@@ -271,75 +272,10 @@ void ObjectRegistry::list(const Served& s, RequestContext& ctx, const std::strin
   });
 }
 
-// A watch of a few objects: the current ones as ADDED (unless the client
-// resumes from a resourceVersion), then the store's changes, until the client
-// leaves, the store's watch fails or timeoutSeconds passes.
+// (prefix_watch.h: the current objects, then the store's changes.)
 void ObjectRegistry::watch(const Served& s, RequestContext& ctx, const std::string& prefix) {
-  struct Watch {
-    ResponseStream stream;
-    Store::WatchId id = 0;
-    std::unique_ptr<Timer> timeout;
-    bool ended = false;
-    TableAsk table;
-  };
-  std::string_view query = ctx.request.query();
-  int64_t from = 0;
-  if (auto rv = query_param(query, "resourceVersion"); rv && !rv->empty())
-    from = std::strtoll(rv->c_str(), nullptr, 10);
-  TableAsk table = table_ask(ctx.request);
-  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
-  auto w = std::make_shared<Watch>();
-  w->table = std::move(table);
-  w->stream = ctx.responder.start_stream(200, "application/json");
-  auto end = [this](Watch& w) {
-    if (w.ended) return;
-    w.ended = true;
-    if (w.id) store_.cancel_watch(w.id);
-    if (w.timeout) w.timeout->stop();
-    w.stream.end();
-  };
-  if (auto ms = watch_timeout_ms(query)) {
-    w->timeout = clock_.new_timer();
-    w->timeout->start(*ms, [w, end] { end(*w); });
-  }
-  auto send = [this, w, &s](std::string_view type, const std::string& object) {
-    std::string body = object;
-    if (w->table.wanted && type != "ERROR") {
-      std::string error;
-      if (auto obj = JsonValue::parse(object, &error)) {
-        body = table_of(s.kind, {*obj}, "", clock_.unix_ms(), w->table.row);
-      }
-    }
-    return w->stream.write({"{\"type\":\"", type, "\",\"object\":", body, "}\n"});
-  };
-  auto on_events = [w, send, end](const StoreStatus& st, const std::vector<WatchEvent>& events) {
-    if (w->ended) return;
-    if (!st.ok()) {
-      int code = st.code == StoreCode::kCompacted ? 410 : 503;
-      send("ERROR", k8s_status_json(code, code == 410 ? "Expired" : "ServiceUnavailable", st.message));
-      return end(*w);
-    }
-    for (const auto& e : events) {
-      bool deleted = e.type == WatchEvent::Type::kDelete;
-      const KeyValue& kv = deleted && e.prev_kv ? *e.prev_kv : e.kv;
-      std::string_view type = deleted ? "DELETED" : (e.kv.version == 1 ? "ADDED" : "MODIFIED");
-      if (!send(type, with_rv(kv.value, e.kv.mod_revision))) return;
-    }
-  };
-  w->stream.on_close([w, end] { end(*w); });
-  if (from > 0) {
-    w->id = store_.watch(prefix, from + 1, on_events);
-    return;
-  }
-  RangeOptions all;
-  all.prefix = true;
-  store_.get(prefix, all, [this, w, prefix, send, on_events](RangeResult&& r) {
-    if (w->ended) return;
-    if (!r.status.ok()) return on_events(r.status, {});
-    for (const auto& kv : r.kvs) {
-      if (!send("ADDED", with_rv(kv.value, kv.mod_revision))) return;
-    }
-    w->id = store_.watch(prefix, r.revision + 1, on_events);
+  watch_prefix(store_, clock_, ctx, prefix, [&s](const JsonValue& obj, int64_t now_ms, RowObject row) {
+    return table_of(s.kind, {obj}, "", now_ms, row);
   });
 }
 

@@ -24,8 +24,6 @@
 
 namespace uvsched {
 
-struct TableAsk;
-
 class PodRegistry {
  public:
   static constexpr const char* kPodPrefix = "/registry/pods/";
@@ -116,7 +114,6 @@ class PodRegistry {
   struct ViewWatch;
   void watch_nodes(RequestContext& ctx);
   void watch_namespaces(RequestContext& ctx);
-  std::shared_ptr<ViewWatch> start_view_watch(RequestContext& ctx, const TableAsk& table);
   void get_node(RequestContext& ctx);
   void patch_node(RequestContext& ctx);
   // The node's label edits with the change from `before` to `after` added,
