@@ -304,6 +304,9 @@ void Daemon::wire_domains() {
   });
   pods_->set_images_hook(
       [this](const std::string& ns, const std::string& name) { scheduler_->images_changed(ns, name); });
+  pods_->set_deadline_hook([this](const std::string& ns, const std::string& name, std::optional<int64_t> deadline) {
+    scheduler_->deadline_changed(ns, name, deadline);
+  });
   pods_->set_admission({.ready = [this] { return priorities_->loaded(); },
                         .when_ready = [this](std::function<void()> cb) { priorities_->when_loaded(std::move(cb)); },
                         .admit = [this](JsonValue& pod) { return priorities_->admit(pod); }});

@@ -24,6 +24,7 @@ struct PodTask {
   bool evicted = false;  // preempted: its KILL went, and it is no one's victim again
   bool grouped = false;  // a member of a pod group: never preempted alone (a gang is placed, and kept, whole)
   bool restart = false;  // its pod's images changed: killed, and the pod placed again whatever its restart policy
+  bool expired = false;  // past its pod's activeDeadlineSeconds: killed, and the pod fails whatever its policy
   int32_t priority = 0;  // the pod's spec.priority: who may preempt it
   float cpus = 0;        // what it holds on its agent, for preemption to weigh
   float mem_mib = 0;

@@ -5,6 +5,7 @@
 #include <random>
 #include <variant>
 
+#include "handlers/pods/active_deadlines.h"
 #include "handlers/pods/field_manager.h"
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_request.h"
@@ -310,29 +311,36 @@ void PodRegistry::update_pod(Responder res, const std::string& ns, const std::st
   // The change's refusal, kept for the answer (a retry's replaces it).
   auto refusal = std::make_shared<std::optional<HttpResponse>>();
   auto new_images = std::make_shared<bool>(false);  // of the try that was written
+  // The pod's deadline after the change, when the change moved it.
+  auto new_deadline = std::make_shared<std::optional<std::optional<int64_t>>>();
   PodWriter::Update u;
   u.key = pod_key(ns, name);
   u.dry_run = how.dry_run;
-  u.change = [change = std::move(change), refusal, new_images](JsonValue& pod, int64_t revision) {
+  u.change = [change = std::move(change), refusal, new_images, new_deadline](JsonValue& pod, int64_t revision) {
     if (!pod.is_object()) {
       *refusal = k8s_error(500, "InternalError", "stored pod is unreadable");
       return PodWriter::Verdict::kDecline;
     }
     std::vector<std::string> images = container_images(pod);
+    std::optional<int64_t> deadline = active_deadline_unix_ms(pod);
     // The change sees the pod as a client would (a JSON patch may test it).
     pod.ensure({"metadata"}).set("resourceVersion", JsonValue::string(std::to_string(revision)));
     *refusal = change(pod, revision);
     if (*refusal) return PodWriter::Verdict::kDecline;
     *new_images = container_images(pod) != images;
+    new_deadline->reset();
+    if (std::optional<int64_t> now = active_deadline_unix_ms(pod); now != deadline) *new_deadline = now;
     pod.ensure({"metadata"}).erase("resourceVersion");
     // The update that takes the last finalizer from a pod being deleted ends it.
     return ready_to_go(pod) ? PodWriter::Verdict::kDelete : PodWriter::Verdict::kPut;
   };
-  u.done = [this, res, ns, name, refusal, new_images, how = std::move(how)](PodWriter::Result&& r) mutable {
+  u.done = [this, res, ns, name, refusal, new_images, new_deadline,
+            how = std::move(how)](PodWriter::Result&& r) mutable {
     using Outcome = PodWriter::Outcome;
     switch (r.outcome) {
       case Outcome::kWritten:
         if (*new_images && !how.dry_run && images_hook_) images_hook_(ns, name);
+        if (*new_deadline && !how.dry_run && deadline_hook_) deadline_hook_(ns, name, **new_deadline);
         return answer_written(res, how, r.stored, r.revision);
       case Outcome::kDeleted:
         return answer_written(res, how, r.stored, r.revision);

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ class PodRegistry {
   // kubelet restarts those containers; its task must be launched again).
   using ImagesHook = std::function<void(const std::string& ns, const std::string& name)>;
   void set_images_hook(ImagesHook hook) { images_hook_ = std::move(hook); }
+  // Told once an update that moved when a pod's active deadline passes is
+  // stored (activeDeadlineSeconds lowered or set, or startTime written).
+  using DeadlineHook =
+      std::function<void(const std::string& ns, const std::string& name, std::optional<int64_t> deadline_unix_ms)>;
+  void set_deadline_hook(DeadlineHook hook) { deadline_hook_ = std::move(hook); }
   // Asked before a new pod is stored; may change the pod (bind it) and hand
   // back what to call with the create's outcome (nullptr: nothing).
   using CreateOutcome = std::function<void(bool written, int64_t revision, const std::string& json)>;
@@ -176,6 +182,7 @@ class PodRegistry {
   NodeLabelsHook node_labels_hook_;
   DeleteHook delete_hook_;
   ImagesHook images_hook_;
+  DeadlineHook deadline_hook_;
   CreateHook create_hook_;
   PreviewHook preview_hook_;
   Admission admission_;

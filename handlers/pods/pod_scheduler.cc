@@ -133,6 +133,7 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter&
       clock_(clock),
       hub_(hub),
       is_leader_(std::move(is_leader)),
+      deadlines_(clock, [this](const std::string& pod) { deadline_passed(pod); }),
       queue_timer_(clock.new_timer()),
       pass_(clock, [this] { schedule_due(); }),
       placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
@@ -175,6 +176,7 @@ PodScheduler::~PodScheduler() {
 
 void PodScheduler::stop() {
   queue_timer_->stop();
+  deadlines_.clear();
   groups_.stop();
   reconciliation_.stop();
   framework_.stop();
@@ -193,6 +195,7 @@ void PodScheduler::forget_everything() {
   // A successor starts crashed tasks again at once, as a restarted kubelet does.
   crash_backoff_ = PodBackoff(kCrashLoopBackoff);
   restart_due_.clear();
+  deadlines_.clear();
   reconciliation_.clear();
   writer_.clear();
   group_of_.clear();
@@ -337,6 +340,8 @@ std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
     log_info("task_restarting").kv("pod", key).kv("task", task_id).kv("why", "its pod's container images changed");
   }
   t.priority = priority_of(*pod);
+  // Its deadline is followed again (one that passed meanwhile kills it now).
+  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.track(key, *deadline);
   PodNeeds needs = pod_needs(*pod);
   t.cpus = static_cast<float>(needs.cpus);
   t.mem_mib = static_cast<float>(needs.mem_mib);
@@ -388,6 +393,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   if (deleted) {
     drop_pending(key);
     restart_due_.erase(key);
+    deadlines_.forget(key);
     if (auto g = group_of_.find(key); g != group_of_.end()) {
       groups_.leave(g->second, key);
       group_of_.erase(g);
@@ -406,13 +412,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return;
   const std::string phase = phase_of(*pod);
-  if (phase == "Succeeded" || phase == "Failed") {
-    writer_.forget(kv.key);  // done: nothing to update
-    if (auto g = group_of_.find(key); g != group_of_.end()) {
-      groups_.leave(g->second, key, phase);
-      group_of_.erase(g);
-    }
-  }
+  if (phase == "Succeeded" || phase == "Failed") pod_ended(key, phase);
   if (!is_unscheduled(facts_of(*pod, phase))) {
     drop_pending(key);
     return;
@@ -435,9 +435,21 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     }
   }
   if (entry.last_reason.empty()) entry.last_reason = unschedulable_message(*pod);  // (after a restart)
+  // A pod that started before (it waits to start again) is still bound by its deadline.
+  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.track(key, *deadline);
   uint64_t now = clock_.now_ms();
   queue_.add(key, held_for_restart(key, now).value_or(now));  // an update keeps its place
   pass_.schedule();
+}
+
+void PodScheduler::pod_ended(const std::string& key, const std::string& phase) {
+  writer_.forget(PodRegistry::kPodPrefix + key);  // done: nothing to update
+  restart_due_.erase(key);
+  deadlines_.forget(key);
+  if (auto g = group_of_.find(key); g != group_of_.end()) {
+    groups_.leave(g->second, key, phase);
+    group_of_.erase(g);
+  }
 }
 
 PodScheduler::Pending& PodScheduler::pending_entry(const std::string& key) {
@@ -1067,8 +1079,11 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   std::string head = launch_event_head(id, key, agent_id, needs.cpus, needs.mem_mib, needs.host_ports);
   hub_.offers().unlisten(key);
   std::string stamp = rfc3339(clock_.unix_ms());
-  auto bind = [host = offer.agent, id, agent_id, offer_id = offer.id, stamp](JsonValue& p) {
+  auto bind = [this, key, host = offer.agent, id, agent_id, offer_id = offer.id, stamp](JsonValue& p) {
     p.ensure({"spec"}).set("nodeName", JsonValue::string(host));
+    stamp_start_time(p, stamp);  // (kept from its first start through its restarts)
+    // Followed from now; a binding that is not stored leaves a deadline that finds no task (deadline_passed).
+    if (std::optional<int64_t> deadline = active_deadline_unix_ms(p)) deadlines_.track(key, *deadline);
     JsonValue& ann = p.ensure({"metadata", "annotations"});
     ann.set(kHostAnnotation, JsonValue::string(host));
     ann.set(kTaskAnnotation, JsonValue::string(id));
@@ -1121,8 +1136,8 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
     return;
   }
   task.launched = true;
-  if (task.restart) kill(key, task);    // its images changed while the binding was written
-  if (log_enabled(LogLevel::kDebug)) {  // the id is built only for a line that is written
+  if (task.restart || task.expired) kill(key, task);  // its images changed, or its deadline passed, meanwhile
+  if (log_enabled(LogLevel::kDebug)) {                // the id is built only for a line that is written
     log_debug("task_launched").kv("task", PodTaskRegistry::id_of(key, task)).kv("agent", tasks_.agent_of(task));
   }
 }
@@ -1159,6 +1174,50 @@ void PodScheduler::roll_back(const std::string& key, uint64_t serial, const std:
 
 void PodScheduler::kill(const std::string& key, const PodTask& task) {
   hub_.send(tasks_.agent_of(task), kill_event(PodTaskRegistry::id_of(key, task)));
+}
+
+void PodScheduler::deadline_passed(const std::string& key) {
+  if (PodTask* task = tasks_.by_pod(key)) {
+    if (task->deleted || task->expired || task->state == TaskState::kGone || task->state == TaskState::kFinished)
+      return;
+    task->expired = true;
+    log_info("task_deadline_exceeded").kv("pod", key).kv("task", PodTaskRegistry::id_of(key, *task));
+    // Not launched yet: its binding is being written; it is killed once launched (bound()).
+    if (task->launched) kill(key, *task);
+    return;
+  }
+  // No task: a pod waiting to start again fails where it waits. The stored
+  // pod decides, so a deadline left by a binding that was never stored, or
+  // one raised meanwhile, fails nothing.
+  int64_t now = clock_.unix_ms();
+  update_pod(
+      PodRegistry::kPodPrefix + key,
+      [now, stamp = rfc3339(now)](JsonValue& p) {
+        std::optional<int64_t> deadline = active_deadline_unix_ms(p);
+        if (!deadline || *deadline > now || p.find({"metadata", "deletionTimestamp"})) return false;
+        if (const std::string phase = phase_of(p); phase == "Succeeded" || phase == "Failed") return false;
+        if (!annotation(p, kTaskAnnotation).empty()) return false;  // bound: its task's end decides
+        fail_past_deadline(p, stamp);
+        return true;
+      },
+      [this, key](const PodWriter::Result& r) {
+        // The watch brings this write back as a waiting pod's own, which it
+        // does not read again: the pod leaves the queue here.
+        if (!r.written()) return;
+        pod_ended(key, "Failed");
+        drop_pending(key);
+      });
+}
+
+void PodScheduler::deadline_changed(const std::string& ns, const std::string& name,
+                                    std::optional<int64_t> deadline_unix_ms) {
+  std::string key = ns + "/" + name;
+  if (!tasks_.has_pod(key)) return;  // a waiting pod's change is read from the watch
+  if (deadline_unix_ms) {
+    deadlines_.track(key, *deadline_unix_ms);
+  } else {
+    deadlines_.forget(key);
+  }
 }
 
 bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
@@ -1240,8 +1299,8 @@ void PodScheduler::status_update(const std::string& agent, const TaskStatus& sta
   if (!task) return adopt_or_kill(agent, status);
   // A deleted pod's task still running missed its KILL (its agent was away,
   // or following a new leader): it gets it again with each report.
-  // So does a task its pod's new images are to replace.
-  if ((task->deleted || task->restart) && !ends_task(state) && state != "TASK_KILLING")
+  // So does a task its pod's new images are to replace, or past its deadline.
+  if ((task->deleted || task->restart || task->expired) && !ends_task(state) && state != "TASK_KILLING")
     kill(*PodTaskRegistry::pod_of(id), *task);
   Transition t = apply_status(*task, state);
   apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
@@ -1370,13 +1429,25 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
         return true;
       });
       tasks_.erase_pod(pod);
+      deadlines_.forget(pod);
       return;
     case TaskAction::kRemoveDeleted:
       tasks_.erase_pod(pod);
+      deadlines_.forget(pod);
       delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), /*hold=*/false,
                         unwaited<PodDeletion>("pod_delete", key));  // kept if finalizers hold it
       return;
     case TaskAction::kRemoveFailed: {
+      if (task.expired) {  // killed past its deadline (or it ended meanwhile): failed, whatever its restart policy
+        tasks_.erase_pod(pod);
+        deadlines_.forget(pod);
+        recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaskEnded, pod, std::string(kDeadlineExceeded));
+        update_pod(key, [stamp = rfc3339(clock_.unix_ms())](JsonValue& p) {
+          fail_past_deadline(p, stamp);
+          return true;
+        });
+        return;
+      }
       TaskEnd end = task.restart                        ? TaskEnd::kReplaced
                     : status && is_crash(status->state) ? TaskEnd::kCrashed
                                                         : TaskEnd::kLost;

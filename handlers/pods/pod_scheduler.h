@@ -20,6 +20,7 @@
 #include "handlers/agents/agent_hub.h"
 #include "handlers/json_value.h"
 #include "handlers/ops/metrics_registry.h"
+#include "handlers/pods/active_deadlines.h"
 #include "handlers/pods/framework_registration.h"
 #include "handlers/pods/pod_groups.h"
 #include "handlers/pods/pod_writer.h"
@@ -80,6 +81,9 @@ class PodScheduler final : public AgentEvents {
   // restarts such containers whatever the restart policy, its task is killed
   // and the pod placed again, to run what it now names.
   void images_changed(const std::string& ns, const std::string& name);
+  // An update changed when the pod's active deadline passes (lowered, set,
+  // or its startTime written): a running pod's task is killed then.
+  void deadline_changed(const std::string& ns, const std::string& name, std::optional<int64_t> deadline_unix_ms);
 
   // The registry asks before storing a new pod. A non-null answer means the
   // pod was changed in place — bound, or marked unschedulable with why — and
@@ -154,6 +158,8 @@ class PodScheduler final : public AgentEvents {
   std::optional<PodTask> recover_task(const KeyValue& kv);
   void forget_unlisted(const std::set<std::string>& listed);
   void on_pod(const KeyValue& kv, bool deleted);
+  // A pod that ran its course (`phase` Succeeded or Failed): nothing is kept for it but its queue entry.
+  void pod_ended(const std::string& key, const std::string& phase);
   void schedule_due();
   void arm_queue_timer();
   void try_place(const std::string& key);
@@ -211,6 +217,9 @@ class PodScheduler final : public AgentEvents {
   // `priority` (spec.priority) is the task's, for preemption to weigh.
   PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer, int32_t priority);
   void kill(const std::string& pod, const PodTask& task);
+  // A pod's activeDeadlineSeconds passed: its task is killed (the pod fails
+  // when it ends), or a pod waiting to start again fails where it waits.
+  void deadline_passed(const std::string& key);
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status);
   // Why a pod's task ended, for what follows: its restart policy decides for
@@ -241,6 +250,7 @@ class PodScheduler final : public AgentEvents {
   PodBackoff backoff_;
   PodBackoff crash_backoff_{kCrashLoopBackoff};
   std::map<std::string, uint64_t> restart_due_;  // ns/name -> when its crashed task may start again
+  ActiveDeadlines deadlines_;                    // the started pods with an activeDeadlineSeconds
   std::unique_ptr<Timer> queue_timer_;
   ClockTurn pass_;
   Store::WatchId watch_ = 0;

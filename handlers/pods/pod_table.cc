@@ -3,24 +3,16 @@
 #include <cctype>
 #include <ctime>
 
+#include "handlers/pods/pod_validation.h"
 #include "reactor/json_writer.h"
 #include "reactor/url.h"
 
 namespace uvsched {
-namespace {
-
-int64_t parse_rfc3339_ms(const std::string& s) {
-  struct tm tm = {};
-  if (strptime(s.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return 0;
-  return static_cast<int64_t>(timegm(&tm)) * 1000;
-}
-
-}  // namespace
 
 std::string table_age(const JsonValue& obj, int64_t now_ms) {
   const JsonValue* ts = obj.find({"metadata", "creationTimestamp"});
   if (ts == nullptr || !ts->is_string()) return "<unknown>";
-  int64_t created = parse_rfc3339_ms(ts->text());
+  int64_t created = parse_rfc3339_ms(ts->text()).value_or(0);
   return human_age(std::max<int64_t>(0, (now_ms - created) / 1000));
 }
 
@@ -237,7 +229,7 @@ std::string event_table(const std::vector<JsonValue>& events, const std::string&
                   {"Object", "string", "", 0},
                   {"Message", "string", "", 0}});
   for (const auto& e : events) {
-    int64_t last = parse_rfc3339_ms(e.str("lastTimestamp"));
+    int64_t last = parse_rfc3339_ms(e.str("lastTimestamp")).value_or(0);
     const JsonValue* obj = e.get("involvedObject");
     std::string kind = obj ? obj->str("kind") : "";
     for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

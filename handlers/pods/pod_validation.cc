@@ -423,12 +423,25 @@ std::vector<FieldIssue> validate_pod_update(const JsonValue& old_pod, const Json
         keep_old(now->items()[i], was->items()[i], "image");
     }
   }
+  std::vector<FieldIssue> issues;
+  // A deadline may be set or lowered, never raised nor taken away (the API
+  // server's checks): the deadline a running pod was given only nears.
+  const JsonValue* was_ads = old.get("activeDeadlineSeconds");
+  const JsonValue* now_ads = spec.get("activeDeadlineSeconds");
+  std::optional<int64_t> was_n = was_ads ? was_ads->as_integer() : std::nullopt;
+  std::optional<int64_t> now_n = now_ads && !now_ads->is_null() ? now_ads->as_integer() : std::nullopt;
+  if (was_n && !now_n && (!now_ads || now_ads->is_null())) {
+    issues.push_back({"spec.activeDeadlineSeconds", "FieldValueInvalid",
+                      "Invalid value: \"null\": must not update from a positive integer to nil value"});
+  } else if (was_n && now_n && *now_n > *was_n) {
+    issues.push_back({"spec.activeDeadlineSeconds", "FieldValueInvalid",
+                      "Invalid value: " + std::to_string(*now_n) + ": must be less than or equal to previous value"});
+  }
   keep_old(spec, old, "activeDeadlineSeconds");
   if (contains_all(spec.get("tolerations"), old.get("tolerations"))) keep_old(spec, old, "tolerations");
   if (old.str("nodeName").empty() && contains_all(old.get("schedulingGates"), spec.get("schedulingGates"))) {
     keep_old(spec, old, "schedulingGates");
   }
-  std::vector<FieldIssue> issues;
   if (old_pod.find({"metadata", "deletionTimestamp"})) {
     const JsonValue* had = old_pod.find({"metadata", "finalizers"});
     if (!contains_all(had, next.find({"metadata", "finalizers"}))) {
@@ -522,6 +535,58 @@ std::string rfc3339(int64_t unix_ms) {
     last_secs = secs;
   }
   return last;
+}
+
+std::optional<int64_t> parse_rfc3339_ms(std::string_view s) {
+  // YYYY-MM-DDTHH:MM:SS, then .fraction, then Z or ±HH:MM.
+  auto digits = [&s](size_t at, size_t n) -> std::optional<int> {
+    if (at + n > s.size()) return std::nullopt;
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return std::nullopt;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  auto year = digits(0, 4), month = digits(5, 2), day = digits(8, 2);
+  auto hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || s[4] != '-' || s[7] != '-' ||
+      (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':')
+    return std::nullopt;
+  if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60)
+    return std::nullopt;
+  size_t at = 19;
+  int64_t ms = 0;
+  if (at < s.size() && s[at] == '.') {
+    size_t start = ++at;
+    int64_t scale = 100;
+    while (at < s.size() && s[at] >= '0' && s[at] <= '9') {
+      ms += (s[at] - '0') * scale;
+      scale /= 10;
+      ++at;
+    }
+    if (at == start) return std::nullopt;
+  }
+  int64_t offset_s = 0;
+  if (at < s.size() && (s[at] == 'Z' || s[at] == 'z')) {
+    ++at;
+  } else if (at < s.size() && (s[at] == '+' || s[at] == '-')) {
+    auto oh = digits(at + 1, 2), om = digits(at + 4, 2);
+    if (!oh || !om || at + 3 >= s.size() || s[at + 3] != ':' || *oh > 23 || *om > 59) return std::nullopt;
+    offset_s = (s[at] == '+' ? 1 : -1) * (*oh * 3600 + *om * 60);
+    at += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (at != s.size()) return std::nullopt;
+  struct tm tm = {};
+  tm.tm_year = *year - 1900;
+  tm.tm_mon = *month - 1;
+  tm.tm_mday = *day;
+  tm.tm_hour = *hour;
+  tm.tm_min = *minute;
+  tm.tm_sec = *second;
+  return (static_cast<int64_t>(timegm(&tm)) - offset_s) * 1000 + ms;
 }
 
 // A version 4 UUID (RFC 4122): 122 random bits in the 8-4-4-4-12 hex form.

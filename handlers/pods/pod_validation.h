@@ -4,6 +4,7 @@
 // restartPolicy Always).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +39,8 @@ std::vector<FieldIssue> validate_object_name(const JsonValue& obj);
 // its finalizers' names.
 std::vector<FieldIssue> validate_object_meta(const JsonValue& obj);
 // What Kubernetes lets an update change in a stored pod's spec: its
-// containers' images, activeDeadlineSeconds, tolerations (additions only) and
+// containers' images, activeDeadlineSeconds (set, or lowered: never raised
+// nor taken away), tolerations (additions only) and
 // schedulingGates (removals, before the pod is bound). The pod was placed, and
 // its task launched, by everything else. Nor may a pod being deleted gain a
 // finalizer. Empty when `next` keeps to that.
@@ -54,6 +56,9 @@ void default_pod(JsonValue& pod, const std::string& ns, const std::string& uid, 
 std::string invalid_status_json(std::string_view kind, std::string_view name, const std::vector<FieldIssue>& issues);
 
 std::string rfc3339(int64_t unix_ms);
+// A timestamp as RFC 3339 (what rfc3339 writes, and what clients send:
+// fractional seconds, "Z" or a "+hh:mm" offset) in Unix milliseconds.
+std::optional<int64_t> parse_rfc3339_ms(std::string_view s);
 std::string new_uid();
 
 }  // namespace uvsched

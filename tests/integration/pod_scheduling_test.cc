@@ -706,6 +706,49 @@ TEST_F(PodSchedulingTest, AFailedOrKilledTaskGoesThroughTheRestartPolicy) {
   EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "");
 }
 
+// spec.activeDeadlineSeconds, enforced as a kubelet does: a pod active
+// longer than that since its startTime has its task killed and fails
+// (DeadlineExceeded, which kubectl prints), its restart policy
+// notwithstanding. kubectl patch may lower a running pod's deadline, which
+// the scheduler follows, but not raise it (the API server's 422).
+TEST_F(PodSchedulingTest, APodPastItsActiveDeadlineFailsAndKubectlSaysSo) {
+  start();
+  ScriptedAgent agent(port(), "edge-1");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("quick", "500m", R"(,"activeDeadlineSeconds":1)", "OnFailure"));
+  std::string launch = agent.next("LAUNCH");
+  ASSERT_FALSE(launch.empty()) << daemon_->log();
+  std::string quick = task_id_of(launch);
+  EXPECT_TRUE(pod_shows("quick", R"("startTime":")")) << get_pod("quick");
+  agent.status(quick, "TASK_RUNNING");
+  std::string kill = agent.next("KILL");
+  EXPECT_NE(kill.find(quick), std::string::npos) << kill << daemon_->log();
+  agent.status(quick, "TASK_KILLED");
+  EXPECT_TRUE(pod_shows("quick", R"("reason":"DeadlineExceeded")")) << get_pod("quick");
+  EXPECT_TRUE(pod_shows("quick", R"("phase":"Failed")")) << get_pod("quick");
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  EXPECT_EQ(run_shell(kubectl + "get pod quick", &out), 0) << out;
+  EXPECT_NE(out.find("quick   0/1     DeadlineExceeded   0 "), std::string::npos) << out;
+
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("slow", "500m", R"(,"activeDeadlineSeconds":3600)", "Never"));
+  launch = agent.next("LAUNCH");
+  std::string slow = task_id_of(launch);
+  ASSERT_EQ(task_name_of(launch), "default/slow") << launch << daemon_->log();
+  agent.status(slow, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("slow", R"("phase":"Running")")) << get_pod("slow");
+  EXPECT_NE(run_shell(kubectl + R"(patch pod slow -p '{"spec":{"activeDeadlineSeconds":7200}}')", &out), 0);
+  EXPECT_NE(out.find("must be less than or equal to previous value"), std::string::npos) << out;
+  EXPECT_EQ(run_shell(kubectl + R"(patch pod slow -p '{"spec":{"activeDeadlineSeconds":1}}')", &out), 0) << out;
+  kill = agent.next("KILL");
+  EXPECT_NE(kill.find(slow), std::string::npos) << kill << daemon_->log();
+  agent.status(slow, "TASK_KILLED");
+  EXPECT_TRUE(pod_shows("slow", R"("reason":"DeadlineExceeded")")) << get_pod("slow");
+  EXPECT_EQ(of_type(agent.events_before_marker(), "LAUNCH"), "") << "a pod past its deadline was started again";
+}
+
 // kubectl set image on a running pod: a kubelet restarts the container,
 // whatever the restart policy. Here the task is killed and the pod, placed
 // again, is launched with the new image; a label change restarts nothing.

@@ -374,6 +374,111 @@ TEST_F(PodSchedulerTest, AFailingTaskIsStartedAgainAfterACrashLoopBackoff) {
   EXPECT_NE(pod("crash").find(R"("ready":false,"restartCount":10,)"), std::string::npos) << pod("crash");
 }
 
+// spec.activeDeadlineSeconds, as a kubelet enforces it: 60 s after the pod's
+// startTime (stamped by its binding) its task is killed, asked again at each
+// report until it ends, and the pod fails with DeadlineExceeded, its restart
+// policy Always notwithstanding. A second before, nothing happens.
+TEST_F(PodSchedulerTest, APodPastItsActiveDeadlineIsFailedAndItsTaskKilled) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("job", stored_pod("job", "Always", "", R"(,"activeDeadlineSeconds":60)"));
+  settle();
+  offer("edge-1", 1, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  const std::string task = task_of(edge->events("LAUNCH")[0]);
+  EXPECT_NE(pod("job").find(R"("startTime":"2026-01-01T00:00:00Z")"), std::string::npos) << pod("job");
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+  settle();
+  wait(59'999);
+  EXPECT_TRUE(edge->events("KILL").empty()) << "killed before its deadline";
+  wait(1);
+  ASSERT_EQ(edge->events("KILL").size(), 1u);
+  EXPECT_NE(edge->events("KILL")[0].find(task), std::string::npos);
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});  // the KILL not read yet
+  settle();
+  EXPECT_EQ(edge->events("KILL").size(), 2u) << "a report of an expired task is answered with its KILL";
+  EXPECT_NE(pod("job").find(R"("phase":"Running")"), std::string::npos) << pod("job");
+  scheduler_->status_update("edge-1", {task, "TASK_KILLED", ""});
+  settle();
+  EXPECT_NE(pod("job").find(R"("phase":"Failed")"), std::string::npos) << pod("job");
+  EXPECT_NE(pod("job").find(R"("reason":"DeadlineExceeded")"), std::string::npos) << pod("job");
+  offer("edge-1", 1, 1024);
+  EXPECT_EQ(edge->events("LAUNCH").size(), 1u) << "a pod past its deadline was started again";
+  EXPECT_EQ(scheduler_->pending(), 0u);
+}
+
+// The deadline bounds all the time a pod is active: a pod whose task crashed
+// keeps its first startTime, and fails where it waits out its back-off.
+TEST_F(PodSchedulerTest, APodWaitingToStartAgainFailsWhenItsDeadlinePasses) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("crash", stored_pod("crash", "Always", "", R"(,"activeDeadlineSeconds":30)"));
+  settle();
+  offer("edge-1", 1, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  const std::string task = task_of(edge->events("LAUNCH")[0]);
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+  settle();
+  wait(25'000);
+  scheduler_->status_update("edge-1", {task, "TASK_FAILED", ""});  // back-off 10 s: past its deadline
+  settle();
+  EXPECT_NE(pod("crash").find(R"("phase":"Pending")"), std::string::npos) << pod("crash");
+  EXPECT_NE(pod("crash").find(R"("startTime":"2026-01-01T00:00:00Z")"), std::string::npos) << pod("crash");
+  wait(4'999);
+  EXPECT_NE(pod("crash").find(R"("phase":"Pending")"), std::string::npos) << pod("crash");
+  wait(1);
+  EXPECT_NE(pod("crash").find(R"("phase":"Failed")"), std::string::npos) << pod("crash");
+  EXPECT_NE(pod("crash").find(R"("reason":"DeadlineExceeded")"), std::string::npos) << pod("crash");
+  EXPECT_EQ(scheduler_->pending(), 0u);
+  wait(10'000);
+  offer("edge-1", 1, 1024);
+  EXPECT_EQ(edge->events("LAUNCH").size(), 1u) << "a pod past its deadline was started again";
+  EXPECT_TRUE(edge->events("KILL").empty());
+}
+
+// A successor follows the deadlines of the tasks it recovers: one that passed
+// while no one led is killed at the agent's first report.
+TEST_F(PodSchedulerTest, ASuccessorKillsARecoveredTaskPastItsDeadline) {
+  const std::string task = "pod.default.old.00000000000a";
+  std::string old = bound_pod("old", task, "Always");
+  old.replace(old.find(R"("restartPolicy")"), 0, R"("activeDeadlineSeconds":60,)");
+  old.replace(old.find(R"("phase":"Running")"), 0, R"("startTime":"2025-12-31T23:00:00Z",)");
+  put_pod("old", old);
+  put_pod("young", bound_pod("young", "pod.default.young.00000000000b", "Always"));
+  store_.run();
+  start();
+  auto edge = subscribe("edge-1");
+  scheduler_->status_update("edge-1", {task, "TASK_RUNNING", ""});
+  scheduler_->status_update("edge-1", {"pod.default.young.00000000000b", "TASK_RUNNING", ""});
+  settle();
+  ASSERT_EQ(edge->events("KILL").size(), 1u);
+  EXPECT_NE(edge->events("KILL")[0].find(task), std::string::npos);
+  scheduler_->status_update("edge-1", {task, "TASK_KILLED", ""});
+  settle();
+  EXPECT_NE(pod("old").find(R"("reason":"DeadlineExceeded")"), std::string::npos) << pod("old");
+  EXPECT_NE(pod("young").find(R"("phase":"Running")"), std::string::npos) << pod("young");
+}
+
+// A running pod's deadline lowered by an update (the registry says so):
+// its task is killed at the new time.
+TEST_F(PodSchedulerTest, ALoweredDeadlineKillsARunningTaskThen) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("long", stored_pod("long", "Never", "", R"(,"activeDeadlineSeconds":3600)"));
+  settle();
+  offer("edge-1", 1, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  scheduler_->status_update("edge-1", {task_of(edge->events("LAUNCH")[0]), "TASK_RUNNING", ""});
+  settle();
+  wait(10'000);
+  scheduler_->deadline_changed("default", "long", clock_.unix_ms() + 20'000);
+  scheduler_->deadline_changed("default", "absent", clock_.unix_ms());  // no such task: nothing
+  wait(19'999);
+  EXPECT_TRUE(edge->events("KILL").empty());
+  wait(1);
+  EXPECT_EQ(edge->events("KILL").size(), 1u);
+}
+
 TEST_F(PodSchedulerTest, ADeletedPendingPodLeavesTheQueue) {
   start();
   put_pod("gone", stored_pod("gone"));

@@ -16,6 +16,8 @@ struct UpdateCase {
   const char* old_spec;
   const char* new_spec;
   bool allowed;
+  const char* field = "spec";     // of the first issue, when refused
+  const char* message = nullptr;  // the first issue's, when given
 };
 
 const UpdateCase kUpdateCases[] = {
@@ -25,7 +27,15 @@ const UpdateCase kUpdateCases[] = {
      R"({"containers":[{"name":"c","image":"a2"},{"name":"d","image":"b2"}]})", true},
     {"an init container's image", R"({"initContainers":[{"name":"i","image":"a"}],"containers":[]})",
      R"({"initContainers":[{"name":"i","image":"a2"}],"containers":[]})", true},
-    {"activeDeadlineSeconds", R"({"containers":[]})", R"({"containers":[],"activeDeadlineSeconds":30})", true},
+    {"activeDeadlineSeconds set", R"({"containers":[]})", R"({"containers":[],"activeDeadlineSeconds":30})", true},
+    {"activeDeadlineSeconds lowered", R"({"activeDeadlineSeconds":30})", R"({"activeDeadlineSeconds":10})", true},
+    {"activeDeadlineSeconds kept", R"({"activeDeadlineSeconds":30})", R"({"activeDeadlineSeconds":30})", true},
+    {"activeDeadlineSeconds raised", R"({"activeDeadlineSeconds":30})", R"({"activeDeadlineSeconds":31})", false,
+     "spec.activeDeadlineSeconds", "Invalid value: 31: must be less than or equal to previous value"},
+    {"activeDeadlineSeconds taken away", R"({"activeDeadlineSeconds":30})", R"({})", false,
+     "spec.activeDeadlineSeconds", "Invalid value: \"null\": must not update from a positive integer to nil value"},
+    {"activeDeadlineSeconds made null", R"({"activeDeadlineSeconds":30})", R"({"activeDeadlineSeconds":null})", false,
+     "spec.activeDeadlineSeconds", "Invalid value: \"null\": must not update from a positive integer to nil value"},
     {"a toleration added", R"({"tolerations":[{"key":"a"}]})", R"({"tolerations":[{"key":"a"},{"key":"b"}]})", true},
     {"a scheduling gate removed before binding", R"({"schedulingGates":[{"name":"g"}]})", R"({})", true},
     {"a container's resources", R"({"containers":[{"name":"c","image":"a","resources":{"requests":{"cpu":"1"}}}]})",
@@ -51,8 +61,11 @@ TEST(PodUpdate, OnlyWhatKubernetesAllowsMayChange) {
     auto issues = validate_pod_update(old_pod, next);
     EXPECT_EQ(issues.empty(), c.allowed);
     if (!issues.empty()) {
-      EXPECT_EQ(issues[0].field, "spec");
-      EXPECT_EQ(issues[0].reason, "FieldValueForbidden");
+      EXPECT_EQ(issues[0].field, c.field);
+      EXPECT_EQ(issues[0].reason, c.field == std::string("spec") ? "FieldValueForbidden" : "FieldValueInvalid");
+      if (c.message) {
+        EXPECT_EQ(issues[0].message, c.message);
+      }
     }
   }
 }
