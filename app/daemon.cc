@@ -297,6 +297,9 @@ void Daemon::wire_domains() {
   hub_->set_events(scheduler_.get());
   pods_->set_nodes([this] { return hub_->nodes(); });
   pods_->set_cordon_hook([this](const std::string& node, bool on) { scheduler_->cordon_changed(node, on); });
+  pods_->set_taints_hook([this](const std::string& node, std::vector<Taint> taints) {
+    scheduler_->taints_changed(node, std::move(taints));
+  });
   pods_->set_node_labels_hook(
       [this](const std::string& node, LabelEdits edits) { scheduler_->node_labels_changed(node, std::move(edits)); });
   pods_->set_delete_hook([this](const std::string& ns, const std::string& name, PodRegistry::DeleteDone done) {

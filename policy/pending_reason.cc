@@ -14,6 +14,7 @@ constexpr const char* kReasons[] = {
     "Insufficient memory",                                         // kMemory
     "node(s) didn't have free ports for the requested pod ports",  // kPorts
     "node(s) were unschedulable",                                  // kUnschedulable (cordoned)
+    "node(s) had untolerated taints",                              // kTaint
     "node(s) were not connected",                                  // not connected
 };
 
@@ -32,8 +33,8 @@ std::string number(double v) {
 void PendingReason::saw(const Offer& offer, std::optional<MisfitKind> misfit) {
   ++offers_;
   const Resources& r = offer.resources;
-  // A cordoned agent's offer is no room a pod could have: not named as the largest.
-  bool free = misfit != MisfitKind::kUnschedulable;
+  // A cordoned or tainted agent's offer is no room the pod could have: not named as the largest.
+  bool free = misfit != MisfitKind::kUnschedulable && misfit != MisfitKind::kTaint;
   if (free && (!any_ || r.cpus > largest_cpus_ || (r.cpus == largest_cpus_ && r.mem_mib > largest_mem_mib_))) {
     any_ = true;
     largest_cpus_ = r.cpus;

@@ -31,8 +31,20 @@ std::optional<Misfit> misfit_of(const PodNeeds& pod, const Offer& offer, const L
 }
 
 std::optional<Misfit> cordon_misfit(const PodNeeds& pod, bool agent_cordoned) {
-  if (!agent_cordoned || pod.tolerates_unschedulable) return std::nullopt;
+  if (!agent_cordoned) return std::nullopt;
+  static const Taint kCordon{.key = kUnschedulableTaint, .effect = "NoSchedule"};
+  for (const Toleration& t : pod.tolerations) {
+    if (tolerates(t, kCordon)) return std::nullopt;
+  }
   return Misfit{MisfitKind::kUnschedulable, "the agent is cordoned"};
+}
+
+std::optional<Misfit> taint_misfit(const PodNeeds& pod, const std::vector<Taint>& agent_taints) {
+  const Taint* t = untolerated_taint(pod.tolerations, agent_taints);
+  if (!t) return std::nullopt;
+  return Misfit{MisfitKind::kTaint, "the agent has taint {" + t->key + ": " + t->value +
+                                        "}, which the pod does not "
+                                        "tolerate"};
 }
 
 }  // namespace uvsched

@@ -2,8 +2,9 @@
 // fits a pod. Fits means: the cpus and memory summed over the offer cover the
 // pod's, every hostPort lies in an offered range (and none twice), nodeName
 // (if set) is the agent's hostname, nodeSelector matches the agent's labels
-// and the required node affinity the agent (node_affinity.h). Pure: the
-// caller supplies offers and agent labels.
+// and the required node affinity the agent (node_affinity.h); and, weighed
+// apart, a cordon or a taint the pod does not tolerate (taints.h). Pure: the
+// caller supplies offers, agent labels and taints.
 #pragma once
 
 #include <optional>
@@ -13,6 +14,7 @@
 #include "policy/label_selector.h"
 #include "policy/node_affinity.h"
 #include "policy/offer_registry.h"
+#include "policy/taints.h"
 
 namespace uvsched {
 
@@ -23,7 +25,7 @@ struct PodNeeds {
   std::string node_name;
   Labels node_selector;
   std::vector<NodeSelectorTerm> node_affinity;  // required; none: any agent
-  bool tolerates_unschedulable = false;         // a toleration of node.kubernetes.io/unschedulable:NoSchedule
+  std::vector<Toleration> tolerations;
 };
 
 // The taint a cordoned node carries (kubectl cordon).
@@ -37,7 +39,7 @@ inline constexpr double kDefaultMemMib = 64;
 
 // What kind of misfit an offer is, for counting agents by reason as
 // kube-scheduler does (pending_reason.h).
-enum class MisfitKind { kNodeName, kSelector, kCpu, kMemory, kPorts, kUnschedulable };
+enum class MisfitKind { kNodeName, kSelector, kCpu, kMemory, kPorts, kUnschedulable, kTaint };
 struct Misfit {
   MisfitKind kind;
   std::string why;
@@ -48,6 +50,9 @@ std::optional<Misfit> misfit_of(const PodNeeds& pod, const Offer& offer, const L
 // kube-scheduler's NodeUnschedulable filter: a cordoned agent takes only a
 // pod that tolerates its taint (as DaemonSet pods do).
 std::optional<Misfit> cordon_misfit(const PodNeeds& pod, bool agent_cordoned);
+// kube-scheduler's TaintToleration filter: an agent's NoSchedule and
+// NoExecute taints must each be tolerated.
+std::optional<Misfit> taint_misfit(const PodNeeds& pod, const std::vector<Taint>& agent_taints);
 
 inline std::optional<std::string> misfit(const PodNeeds& pod, const Offer& offer, const Labels& agent_labels) {
   auto m = misfit_of(pod, offer, agent_labels);

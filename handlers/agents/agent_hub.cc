@@ -524,11 +524,23 @@ std::vector<JsonValue> AgentHub::nodes() const {
       if (k != kHostnameLabel) w.key(k).value(v);  // (written once, below: it is the hostname)
     }
     w.key(kHostnameLabel).value(host).end_object().end_object();
-    if (cordoned(host)) {
-      // As the node lifecycle controller marks a cordoned node, for tools that read taints.
-      w.key("spec").begin_object().key("unschedulable").value(true).key("taints").begin_array();
-      w.begin_object().key("key").value(kUnschedulableTaint).key("effect").value("NoSchedule");
-      w.end_object().end_array().end_object();
+    const std::vector<Taint>& own_taints = taints(host);
+    if (cordoned(host) || !own_taints.empty()) {
+      w.key("spec").begin_object();
+      if (cordoned(host)) w.key("unschedulable").value(true);
+      w.key("taints").begin_array();
+      if (cordoned(host)) {
+        // As the node lifecycle controller marks a cordoned node, for tools that read taints.
+        w.begin_object().key("key").value(kUnschedulableTaint).key("effect").value("NoSchedule").end_object();
+      }
+      for (const Taint& t : own_taints) {
+        w.begin_object().key("key").value(t.key);
+        if (!t.value.empty()) w.key("value").value(t.value);
+        w.key("effect").value(t.effect);
+        if (!t.time_added.empty()) w.key("timeAdded").value(t.time_added);
+        w.end_object();
+      }
+      w.end_array().end_object();
     }
     w.key("status").begin_object();
     for (const char* which : {"capacity", "allocatable"}) {
@@ -564,6 +576,20 @@ void AgentHub::set_label_edits(const std::string& hostname, LabelEdits edits) {
 void AgentHub::replace_label_edits(std::map<std::string, LabelEdits> all) {
   label_edits_ = std::move(all);
   for (auto& [host, a] : agents_) relabel(*a);
+}
+
+const std::vector<Taint>& AgentHub::taints(const std::string& hostname) const {
+  static const std::vector<Taint> kNone;
+  auto it = taints_.find(hostname);
+  return it == taints_.end() ? kNone : it->second;
+}
+
+void AgentHub::set_taints(const std::string& hostname, std::vector<Taint> taints) {
+  if (taints.empty()) {
+    taints_.erase(hostname);
+  } else {
+    taints_[hostname] = std::move(taints);
+  }
 }
 
 void AgentHub::set_cordoned(const std::string& hostname, bool on) {

@@ -28,6 +28,7 @@
 #include "policy/label_selector.h"
 #include "policy/offer_registry.h"
 #include "policy/placement.h"  // kUnschedulableTaint
+#include "policy/taints.h"
 #include "reactor/clock.h"
 
 namespace uvsched {
@@ -140,6 +141,14 @@ class AgentHub {
   // registry stores them and the scheduler loads them.
   void set_label_edits(const std::string& hostname, LabelEdits edits);
   void replace_label_edits(std::map<std::string, LabelEdits> all);
+  // Taints put on a node through the API (kubectl taint), by hostname: no
+  // new pod is placed on it unless it tolerates each NoSchedule and NoExecute
+  // one. Kept whether or not the agent is subscribed; the pod registry stores
+  // them and the scheduler loads them. (A cordon's taint is not among them.)
+  const std::vector<Taint>& taints(const std::string& hostname) const;
+  bool tainted() const { return !taints_.empty(); }  // any agent at all: placement's walk skips the lookups when none
+  void set_taints(const std::string& hostname, std::vector<Taint> taints);
+  void replace_taints(std::map<std::string, std::vector<Taint>> all) { taints_ = std::move(all); }
   // Timers stop; the streams that close from now on (the stopping daemon
   // closes them) mark their agents disconnected, no more: no warning, and
   // no time-out that would lose them.
@@ -177,6 +186,7 @@ class AgentHub {
   std::deque<LostAgent> recently_lost_;
   std::set<std::string> cordoned_;
   std::map<std::string, LabelEdits> label_edits_;
+  std::map<std::string, std::vector<Taint>> taints_;
   std::unique_ptr<Timer> offer_timer_;
   std::unique_ptr<Timer> heartbeat_timer_;
   simdjson::dom::parser parser_;  // the agents' posts, one at a time

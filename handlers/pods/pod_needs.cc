@@ -77,13 +77,12 @@ PodNeeds pod_needs(const JsonValue& pod) {
       needs.node_affinity.push_back(std::move(term));
     }
   }
-  // Toleration.ToleratesTaint for the cordon's taint (no value, NoSchedule).
   if (const JsonValue* ts = pod.find({"spec", "tolerations"}); ts && ts->is_array()) {
     for (const auto& t : ts->items()) {
-      std::string key = t.str("key"), op = t.str("operator"), effect = t.str("effect");
-      bool key_ok = key == kUnschedulableTaint || (key.empty() && op == "Exists");
-      bool value_ok = op == "Exists" || t.str("value").empty();
-      if (key_ok && value_ok && (effect.empty() || effect == "NoSchedule")) needs.tolerates_unschedulable = true;
+      if (!t.is_object()) continue;
+      Toleration tol{.key = t.str("key"), .op = t.str("operator"), .value = t.str("value"), .effect = t.str("effect")};
+      if (const JsonValue* s = t.get("tolerationSeconds")) tol.seconds = s->as_integer();
+      needs.tolerations.push_back(std::move(tol));
     }
   }
   return needs;

@@ -11,6 +11,7 @@
 #include "handlers/pods/k8s_request.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/node_label_edits.h"
+#include "handlers/pods/node_taints.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_events.h"
 #include "handlers/pods/pod_list.h"
@@ -764,9 +765,10 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
              });
 }
 
-// kubectl cordon and uncordon (and drain's cordon): a node is an agent, so
-// its spec.unschedulable is all a patch may change. The cordon is stored, so
-// a leader that takes over keeps it, and placement then passes the agent by.
+// kubectl cordon and uncordon (and drain's cordon), kubectl taint and kubectl
+// label node: a node is an agent, so its spec.unschedulable, spec.taints and
+// labels are all a patch may change. They are stored, so a leader that takes
+// over keeps them, and placement then passes the agent by.
 void PodRegistry::patch_node(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   if (auto refused = refuse_dry_run(ctx.request)) return ctx.reply(std::move(*refused));
@@ -787,11 +789,12 @@ void PodRegistry::patch_node(RequestContext& ctx) {
   if (auto refused = apply_patch(patched, *patch, *type, /*status_only=*/false)) return ctx.reply(std::move(*refused));
   const JsonValue* u = patched.find({"spec", "unschedulable"});
   bool cordon = u != nullptr && u->dump() == "true";
-  // What may change: spec.unschedulable (kubectl cordon, uncordon) and the
-  // labels (kubectl label node); the rest is the agent's.
+  // What may change: spec.unschedulable (kubectl cordon, uncordon), the
+  // taints (kubectl taint) and the labels (kubectl label node); the rest is the agent's.
   auto agents_part = [](JsonValue n) {
-    if (JsonValue* spec = n.get("spec")) {
+    if (JsonValue* spec = n.get("spec"); spec && spec->is_object()) {
       spec->erase("unschedulable");
+      spec->erase("taints");
       if (spec->is_object() && spec->members().empty()) n.erase("spec");
     }
     if (JsonValue* meta = n.get("metadata"); meta && meta->is_object()) meta->erase("labels");
@@ -802,8 +805,8 @@ void PodRegistry::patch_node(RequestContext& ctx) {
         422, invalid_status_json("Node", name,
                                  {{"spec", "FieldValueForbidden",
                                    "Forbidden: a node is a uvsched agent: only spec.unschedulable (kubectl cordon, "
-                                   "uncordon) and metadata.labels (kubectl label) may change; its resources, taints "
-                                   "and status are what the agent subscribed with"}})));
+                                   "uncordon), spec.taints (kubectl taint) and metadata.labels (kubectl label) may "
+                                   "change; its resources and status are what the agent subscribed with"}})));
   }
   const JsonValue* labels = patched.find({"metadata", "labels"});
   if (labels && !labels->is_object() && !labels->is_null()) {
@@ -824,8 +827,12 @@ void PodRegistry::patch_node(RequestContext& ctx) {
     issues.push_back({std::string("metadata.labels.") + kHostnameLabel, "FieldValueForbidden",
                       "Forbidden: it is the agent's hostname, " + name});
   }
+  validate_taints(patched.find({"spec", "taints"}), "spec.taints", &issues);
   if (!issues.empty()) return ctx.reply(k8s_object(422, invalid_status_json("Node", name, issues)));
-  auto cordon_then_answer = [this, res = ctx.responder, name, cordon]() mutable {
+  std::vector<Taint> taints = taints_of(patched.find({"spec", "taints"}));
+  bool new_taints = taints != taints_of(node->find({"spec", "taints"}));
+  auto cordon_then_answer = [this, res = ctx.responder, name, cordon, taints = std::move(taints),
+                             new_taints]() mutable {
     auto done = [this, res, name, cordon](WriteResult&& r) mutable {
       if (!r.status.ok()) return res.send(store_down(r.status));
       log_info(cordon ? "node_cordoned" : "node_uncordoned").kv("node", name);
@@ -833,9 +840,22 @@ void PodRegistry::patch_node(RequestContext& ctx) {
       auto now = node_named(name);  // as it is now, cordoned or not, relabelled or not
       res.send(now ? k8s_object(200, now->dump()) : node_not_found(name));
     };
-    std::string key = kCordonPrefix + name;
-    if (cordon) return store_.put(key, "{}", 0, std::move(done));
-    store_.del(key, false, std::move(done));
+    auto cordon_it = [this, name, cordon, done = std::move(done)]() mutable {
+      std::string key = kCordonPrefix + name;
+      if (cordon) return store_.put(key, "{}", 0, std::move(done));
+      store_.del(key, false, std::move(done));
+    };
+    if (!new_taints) return cordon_it();
+    // The taints first: each write is whole, so a failure leaves what was there.
+    auto stored = [this, res, name, taints, then = std::move(cordon_it)](WriteResult&& r) mutable {
+      if (!r.status.ok()) return res.send(store_down(r.status));
+      log_info("node_taints_changed").kv("node", name).kv("taints", taints_json(taints));
+      if (taints_hook_) taints_hook_(name, taints);
+      then();
+    };
+    std::string key = kNodeTaintsPrefix + name;
+    if (taints.empty()) return store_.del(key, false, std::move(stored));
+    store_.put(key, taints_json(taints), 0, std::move(stored));
   };
   if (before == after) return cordon_then_answer();
   store_label_edits(

@@ -20,6 +20,7 @@
 #include "handlers/router.h"
 #include "policy/label_edits.h"
 #include "policy/label_selector.h"
+#include "policy/taints.h"
 #include "reactor/clock.h"
 #include "storage/store.h"
 
@@ -34,6 +35,8 @@ class PodRegistry {
   // The operator's label edits of each node (kubectl label node), by
   // hostname: node_label_edits.h.
   static constexpr const char* kNodeLabelsPrefix = "/registry/nodelabels/";
+  // The taints put on each node (kubectl taint), by hostname: node_taints.h.
+  static constexpr const char* kNodeTaintsPrefix = "/registry/nodetaints/";
   // Nodes are views of the pod scheduler's agents; none until it exists.
   using NodeLister = std::function<std::vector<JsonValue>()>;
 
@@ -45,6 +48,9 @@ class PodRegistry {
   // Told once a node's label edits (kubectl label node) are stored: all of them.
   using NodeLabelsHook = std::function<void(const std::string& node, LabelEdits edits)>;
   void set_node_labels_hook(NodeLabelsHook hook) { node_labels_hook_ = std::move(hook); }
+  // Told once a node's new taints (kubectl taint) are stored.
+  using TaintsHook = std::function<void(const std::string& node, std::vector<Taint> taints)>;
+  void set_taints_hook(TaintsHook hook) { taints_hook_ = std::move(hook); }
   // Asked before a pod is deleted; true when it took the request over (a
   // launched pod: KILL first, the object goes once its task is gone) and
   // will call `done` with the answer.
@@ -183,6 +189,7 @@ class PodRegistry {
   DeleteHook delete_hook_;
   ImagesHook images_hook_;
   DeadlineHook deadline_hook_;
+  TaintsHook taints_hook_;
   CreateHook create_hook_;
   PreviewHook preview_hook_;
   Admission admission_;

@@ -10,6 +10,7 @@
 #include "handlers/pods/container_restarts.h"
 #include "handlers/pods/k8s_status.h"
 #include "handlers/pods/node_label_edits.h"
+#include "handlers/pods/node_taints.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_needs.h"
 #include "handlers/pods/pod_registry.h"
@@ -247,6 +248,26 @@ void PodScheduler::load_label_edits() {
       }
     }
     hub_.replace_label_edits(std::move(edits));
+    load_taints();
+  });
+}
+
+// The operator's taints next: a pod that does not tolerate one is not placed there.
+void PodScheduler::load_taints() {
+  RangeOptions all;
+  all.prefix = true;
+  store_.get(PodRegistry::kNodeTaintsPrefix, all, [this](RangeResult&& r) {
+    if (!r.status.ok()) return load_again_after(r.status);
+    std::map<std::string, std::vector<Taint>> taints;
+    for (const auto& kv : r.kvs) {
+      std::string node = kv.key.substr(std::string_view(PodRegistry::kNodeTaintsPrefix).size());
+      if (std::optional<std::vector<Taint>> t = parse_taints(kv.value)) {
+        taints[node] = std::move(*t);
+      } else {
+        log_warn("node_taints_unreadable").kv("node", node);
+      }
+    }
+    hub_.replace_taints(std::move(taints));
     load_pods();
   });
 }
@@ -843,7 +864,8 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
     if (!nominated_on_.empty() && reserved_for_other(host, {key, entry.priority, false})) return true;
     Offer anywhere;
     anywhere.agent = host;
-    if (cordon_misfit(placement_only, hub_.cordoned(host)) || misfit(placement_only, anywhere, agent->labels)) {
+    if (cordon_misfit(placement_only, hub_.cordoned(host)) || taint_misfit(placement_only, hub_.taints(host)) ||
+        misfit(placement_only, anywhere, agent->labels)) {
       return true;
     }
     PreemptionNode node;
@@ -911,7 +933,7 @@ void PodScheduler::evict(const std::string& victim, const std::string& preemptor
 bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
   return agent && agent->connected && !cordon_misfit(needs, hub_.cordoned(offer.agent)) &&
-         !misfit(needs, offer, agent->labels);
+         (!hub_.tainted() || !taint_misfit(needs, hub_.taints(offer.agent))) && !misfit(needs, offer, agent->labels);
 }
 
 bool PodScheduler::reserved_for_other(const std::string& agent, const Seeker& who) const {
@@ -956,6 +978,7 @@ PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Se
       return false;
     }
     auto m = cordon_misfit(needs, hub_.cordoned(o.agent));
+    if (!m && hub_.tainted()) m = taint_misfit(needs, hub_.taints(o.agent));
     if (!m) m = misfit_of(needs, o, agent->labels);
     if (!m) return true;
     s.seen.saw(o, m->kind);
@@ -1263,6 +1286,15 @@ void PodScheduler::cordon_changed(const std::string& agent, bool cordoned) {
   hub_.set_cordoned(agent, cordoned);
   if (cordoned) return;           // what runs there stays; what waits is weighed without it from now on
   std::vector<std::string> room;  // its live offers: pods waiting for room are woken as for new ones
+  hub_.offers().for_each_live([&](const Offer& o) {
+    if (o.agent == agent) room.push_back(o.id);
+  });
+  offers_arrived(room);
+}
+
+void PodScheduler::taints_changed(const std::string& agent, std::vector<Taint> taints) {
+  hub_.set_taints(agent, std::move(taints));
+  std::vector<std::string> room;  // its live offers: pods waiting for a taint to go are woken
   hub_.offers().for_each_live([&](const Offer& o) {
     if (o.agent == agent) room.push_back(o.id);
   });

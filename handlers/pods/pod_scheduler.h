@@ -103,6 +103,9 @@ class PodScheduler final : public AgentEvents {
   // kubectl label node stored (all the node's edits): placement sees the
   // labels from now on, and its live offers wake the pods waiting for room.
   void node_labels_changed(const std::string& agent, LabelEdits edits);
+  // kubectl taint stored (all the node's taints): placement sees them from
+  // now on, and its live offers wake the pods waiting for room.
+  void taints_changed(const std::string& agent, std::vector<Taint> taints);
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
   void status_update(const std::string& agent, const TaskStatus& status) override;
   void agent_registered(const std::string& agent, bool reregistered) override;
@@ -146,6 +149,7 @@ class PodScheduler final : public AgentEvents {
 
   void load();
   void load_label_edits();
+  void load_taints();
   void load_pods();
   void load_again_after(const StoreStatus& failure);
   void forget_everything();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <ctime>
 #include <random>
+#include <set>
 
 #include "policy/quantity.h"
 #include "reactor/json_writer.h"
@@ -139,6 +140,116 @@ void validate_labels(const JsonValue* labels, const std::string& field, std::vec
       continue;
     }
     for (const std::string& why : label_value_errors(v.text())) invalid(out, field, v.text(), why);
+  }
+}
+
+namespace {
+
+// validateTaintEffect: one of the three (or, for a toleration, none).
+void validate_taint_effect(const JsonValue* effect, bool may_be_empty, const std::string& field,
+                           std::vector<FieldIssue>* out) {
+  std::string e = effect && effect->is_string() ? effect->text() : "";
+  if (e.empty() && may_be_empty && (!effect || effect->is_string() || effect->is_null())) return;
+  if (e.empty() && (!effect || effect->is_null() || effect->is_string())) {
+    out->push_back({field, "FieldValueRequired", "Required value"});
+    return;
+  }
+  if (e != "NoSchedule" && e != "PreferNoSchedule" && e != "NoExecute") {
+    out->push_back({field, "FieldValueNotSupported",
+                    "Unsupported value: " + (effect->is_string() ? "\"" + e + "\"" : effect->dump()) +
+                        R"(: supported values: "NoSchedule", "PreferNoSchedule", "NoExecute")"});
+  }
+}
+
+// A member that must be a string when given.
+bool string_or_absent(const JsonValue& obj, const char* key, const std::string& field, std::vector<FieldIssue>* out) {
+  const JsonValue* v = obj.get(key);
+  if (!v || v->is_null() || v->is_string()) return true;
+  out->push_back({field + "." + key, "FieldValueTypeInvalid", "Invalid value: " + v->dump() + ": must be a string"});
+  return false;
+}
+
+}  // namespace
+
+void validate_tolerations(const JsonValue* list, const std::string& field, std::vector<FieldIssue>* out) {
+  if (list == nullptr || list->is_null()) return;
+  if (!list->is_array()) {
+    out->push_back({field, "FieldValueTypeInvalid", "Invalid value: " + list->dump() + ": must be a list"});
+    return;
+  }
+  for (size_t i = 0; i < list->items().size(); ++i) {
+    const JsonValue& t = list->items()[i];
+    std::string at = field + "[" + std::to_string(i) + "]";
+    if (!t.is_object()) {
+      out->push_back({at, "FieldValueTypeInvalid", "Invalid value: " + t.dump() + ": must be an object"});
+      continue;
+    }
+    bool typed = true;
+    for (const char* k : {"key", "operator", "value", "effect"}) typed = string_or_absent(t, k, at, out) && typed;
+    const JsonValue* seconds = t.get("tolerationSeconds");
+    if (seconds && !seconds->is_null() && !seconds->as_integer()) {
+      out->push_back({at + ".tolerationSeconds", "FieldValueTypeInvalid",
+                      "Invalid value: " + seconds->dump() + ": must be an integer"});
+      typed = false;
+    }
+    if (!typed) continue;
+    std::string key = t.str("key"), op = t.str("operator"), value = t.str("value"), effect = t.str("effect");
+    if (!key.empty()) {
+      for (const std::string& why : qualified_name_errors(key)) invalid(out, at + ".key", key, why);
+    }
+    if (key.empty() && op != "Exists") {
+      invalid(out, at + ".operator", op,
+              "operator must be Exists when `key` is empty, which means \"match all values and all keys\"");
+    }
+    if (seconds && !seconds->is_null() && effect != "NoExecute") {
+      invalid(out, at + ".effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set");
+    }
+    if (op.empty() || op == "Equal") {
+      std::vector<std::string> errs = label_value_errors(value);
+      std::string joined;
+      for (const auto& e : errs) joined += (joined.empty() ? "" : ";") + e;
+      if (!errs.empty()) invalid(out, at + ".operator", value, joined);
+    } else if (op == "Exists") {
+      if (!value.empty()) invalid(out, at + ".operator", value, "value must be empty when `operator` is 'Exists'");
+    } else {
+      out->push_back({at + ".operator", "FieldValueNotSupported",
+                      "Unsupported value: \"" + op + R"(": supported values: "Equal", "Exists")"});
+    }
+    if (!effect.empty()) validate_taint_effect(t.get("effect"), true, at + ".effect", out);
+  }
+}
+
+void validate_taints(const JsonValue* list, const std::string& field, std::vector<FieldIssue>* out) {
+  if (list == nullptr || list->is_null()) return;
+  if (!list->is_array()) {
+    out->push_back({field, "FieldValueTypeInvalid", "Invalid value: " + list->dump() + ": must be a list"});
+    return;
+  }
+  std::set<std::pair<std::string, std::string>> seen;  // (effect, key)
+  for (size_t i = 0; i < list->items().size(); ++i) {
+    const JsonValue& t = list->items()[i];
+    std::string at = field + "[" + std::to_string(i) + "]";
+    if (!t.is_object()) {
+      out->push_back({at, "FieldValueTypeInvalid", "Invalid value: " + t.dump() + ": must be an object"});
+      continue;
+    }
+    bool typed = true;
+    for (const char* k : {"key", "value", "effect", "timeAdded"}) typed = string_or_absent(t, k, at, out) && typed;
+    if (!typed) continue;
+    std::string key = t.str("key"), value = t.str("value"), effect = t.str("effect");
+    for (const std::string& why : qualified_name_errors(key)) invalid(out, at + ".key", key, why);
+    std::vector<std::string> errs = label_value_errors(value);
+    std::string joined;
+    for (const auto& e : errs) joined += (joined.empty() ? "" : ";") + e;
+    if (!errs.empty()) invalid(out, at + ".value", value, joined);
+    validate_taint_effect(t.get("effect"), false, at + ".effect", out);
+    if (const JsonValue* added = t.get("timeAdded"); added && added->is_string() && !parse_rfc3339_ms(added->text())) {
+      invalid(out, at + ".timeAdded", added->text(), "must be an RFC 3339 time");
+    }
+    if (!seen.insert({effect, key}).second) {
+      out->push_back({at, "FieldValueDuplicate",
+                      "Duplicate value: \"" + key + ":" + effect + "\": taints must be unique by key and effect pair"});
+    }
   }
 }
 
@@ -367,6 +478,7 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
     }
   }
   validate_labels(spec->get("nodeSelector"), "spec.nodeSelector", &out);
+  validate_tolerations(spec->get("tolerations"), "spec.tolerations", &out);
   validate_scheduling_gates(*spec, &out);
   validate_node_affinity(spec->find({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"}),
                          "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", &out);

@@ -25,6 +25,10 @@ std::vector<std::string> qualified_name_errors(std::string_view s);
 std::vector<std::string> label_value_errors(std::string_view v);
 // A map of label keys to values (metadata.labels, spec.nodeSelector) at `field`.
 void validate_labels(const JsonValue* labels, const std::string& field, std::vector<FieldIssue>* out);
+// A pod's spec.tolerations as the API server checks them (ValidateTolerations).
+void validate_tolerations(const JsonValue* list, const std::string& field, std::vector<FieldIssue>* out);
+// A node's spec.taints (validateNodeTaints): key, value, effect, unique by key and effect.
+void validate_taints(const JsonValue* list, const std::string& field, std::vector<FieldIssue>* out);
 
 std::vector<FieldIssue> validate_pod(const JsonValue& pod);
 // Warnings for what a pod asks of its placement that uvsched does not weigh

@@ -39,12 +39,60 @@ TEST(Placement, FitsByResourcesPortsNodeNameAndSelector) {
 // kube-scheduler's NodeUnschedulable: a cordoned agent only for a pod that tolerates it.
 TEST(Placement, ACordonedAgentTakesOnlyAPodThatToleratesIt) {
   PodNeeds plain, tolerant;
-  tolerant.tolerates_unschedulable = true;
+  tolerant.tolerations.push_back({.key = kUnschedulableTaint, .op = "Exists", .effect = "NoSchedule"});
   EXPECT_FALSE(cordon_misfit(plain, false));
   EXPECT_FALSE(cordon_misfit(tolerant, true));
   auto m = cordon_misfit(plain, true);
   ASSERT_TRUE(m);
   EXPECT_EQ(m->kind, MisfitKind::kUnschedulable);
+}
+
+// v1.Toleration.ToleratesTaint, case by case.
+TEST(Taints, ATolerationMatchesATaintAsKubernetesSays) {
+  const Taint gpu{.key = "dedicated", .value = "gpu", .effect = "NoSchedule"};
+  struct Case {
+    const char* name;
+    Toleration toleration;
+    bool tolerates;
+  } cases[] = {
+      {"key and value", {.key = "dedicated", .value = "gpu"}, true},
+      {"key, value and effect", {.key = "dedicated", .op = "Equal", .value = "gpu", .effect = "NoSchedule"}, true},
+      {"another value", {.key = "dedicated", .value = "cpu"}, false},
+      {"no value", {.key = "dedicated"}, false},
+      {"the key exists", {.key = "dedicated", .op = "Exists"}, true},
+      {"another key", {.key = "zone", .op = "Exists"}, false},
+      {"another effect", {.key = "dedicated", .op = "Exists", .effect = "NoExecute"}, false},
+      {"everything", {.op = "Exists"}, true},
+      {"every NoSchedule taint", {.op = "Exists", .effect = "NoSchedule"}, true},
+      {"an operator Kubernetes does not know", {.key = "dedicated", .op = "In", .value = "gpu"}, false},
+  };
+  for (const auto& c : cases) EXPECT_EQ(tolerates(c.toleration, gpu), c.tolerates) << c.name;
+}
+
+// kube-scheduler's TaintToleration filter: every NoSchedule and NoExecute
+// taint tolerated; a PreferNoSchedule taint keeps nobody off.
+TEST(Placement, ATaintedAgentTakesOnlyAPodThatToleratesEachOfItsTaints) {
+  const std::vector<Taint> taints = {{.key = "dedicated", .value = "gpu", .effect = "NoSchedule"},
+                                     {.key = "maintenance", .effect = "NoExecute"},
+                                     {.key = "busy", .effect = "PreferNoSchedule"}};
+  PodNeeds plain;
+  EXPECT_FALSE(taint_misfit(plain, {}));
+  EXPECT_FALSE(taint_misfit(plain, {{.key = "busy", .effect = "PreferNoSchedule"}}));
+  auto m = taint_misfit(plain, taints);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->kind, MisfitKind::kTaint);
+  EXPECT_EQ(m->why, "the agent has taint {dedicated: gpu}, which the pod does not tolerate");
+  PodNeeds gpu_only;
+  gpu_only.tolerations = {{.key = "dedicated", .value = "gpu", .effect = "NoSchedule"}};
+  m = taint_misfit(gpu_only, taints);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->why, "the agent has taint {maintenance: }, which the pod does not tolerate");
+  PodNeeds both = gpu_only;
+  both.tolerations.push_back({.key = "maintenance", .op = "Exists", .effect = "NoExecute", .seconds = 60});
+  EXPECT_FALSE(taint_misfit(both, taints));
+  PodNeeds everything;
+  everything.tolerations = {{.op = "Exists"}};
+  EXPECT_FALSE(taint_misfit(everything, taints));
 }
 
 }  // namespace

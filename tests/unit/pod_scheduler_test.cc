@@ -247,6 +247,37 @@ TEST_F(PodSchedulerTest, ACordonedAgentTakesNoNewPodUntilUncordoned) {
   EXPECT_EQ(scheduler_->pending(), 0u);
 }
 
+// kubectl taint: the taints stored are loaded at start; a pod that does not
+// tolerate one waits and says so, one that tolerates them all is placed, and
+// once the taint is taken off the waiting pod is woken by the live offer.
+TEST_F(PodSchedulerTest, ATaintedAgentTakesOnlyPodsThatTolerateItsTaints) {
+  store_.put(std::string(PodRegistry::kNodeTaintsPrefix) + "edge-1",
+             R"([{"key":"dedicated","value":"gpu","effect":"NoSchedule"},{"key":"busy","effect":"PreferNoSchedule"}])",
+             0, [](WriteResult&&) {});
+  start();
+  ASSERT_EQ(hub_->taints("edge-1").size(), 2u);
+  auto edge = subscribe("edge-1");
+  put_pod("web", stored_pod("web"));
+  settle();
+  offer("edge-1", 4, 8192);
+  wait(1000);
+  EXPECT_TRUE(edge->events("LAUNCH").empty());
+  EXPECT_NE(pod("web").find("0/1 nodes are available: 1 node(s) had untolerated taints."), std::string::npos)
+      << pod("web");
+  put_pod("trainer", stored_pod("trainer", "Always", "",
+                                R"(,"tolerations":[{"key":"dedicated","operator":"Equal","value":"gpu"}])"));
+  settle();
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  EXPECT_NE(edge->events("LAUNCH")[0].find(R"("name":"default/trainer")"), std::string::npos);
+  offer("edge-1", 4, 8192);
+  EXPECT_EQ(edge->events("LAUNCH").size(), 1u);
+  scheduler_->taints_changed("edge-1", {{.key = "busy", .effect = "PreferNoSchedule"}});
+  settle();
+  ASSERT_EQ(edge->events("LAUNCH").size(), 2u) << "a preference kept the pod off";
+  EXPECT_NE(edge->events("LAUNCH")[1].find(R"("name":"default/web")"), std::string::npos);
+  EXPECT_EQ(scheduler_->pending(), 0u);
+}
+
 // An offer too small for the pod is declined back to its agent when it
 // expires unused, and the pod says what did not fit.
 TEST_F(PodSchedulerTest, AnOfferThatFitsNoPodIsDeclinedWhenItExpires) {

@@ -160,6 +160,84 @@ TEST(ObjectMeta, AnActiveDeadlineIsBetweenOneSecondAndInt32Max) {
 }
 
 // A required node affinity is checked as the API server checks a NodeSelector.
+// spec.tolerations as ValidateTolerations checks them; the issue's field
+// and the start of its message.
+TEST(ObjectMeta, TolerationsAreCheckedAsTheApiServerChecksThem) {
+  struct Case {
+    const char* tolerations;
+    const char* field;  // nullptr: valid
+    const char* message;
+  } cases[] = {
+      {R"([{"key":"dedicated","operator":"Equal","value":"gpu","effect":"NoSchedule"}])", nullptr, ""},
+      {R"([{"operator":"Exists"}])", nullptr, ""},
+      {R"([{"key":"maintenance","operator":"Exists","effect":"NoExecute","tolerationSeconds":60}])", nullptr, ""},
+      {R"([{"key":"a"}])", nullptr, ""},
+      {R"([{"operator":"Equal","value":"x"}])", "spec.tolerations[0].operator",
+       R"(Invalid value: "Equal": operator must be Exists when `key` is empty)"},
+      {R"([{"key":"a b","operator":"Exists"}])", "spec.tolerations[0].key", R"(Invalid value: "a b": )"},
+      {R"([{"key":"a","operator":"Exists","value":"x"}])", "spec.tolerations[0].operator",
+       R"(Invalid value: "x": value must be empty when `operator` is 'Exists')"},
+      {R"([{"key":"a","operator":"In"}])", "spec.tolerations[0].operator",
+       R"(Unsupported value: "In": supported values: "Equal", "Exists")"},
+      {R"([{"key":"a","operator":"Exists","effect":"NoRun"}])", "spec.tolerations[0].effect",
+       R"(Unsupported value: "NoRun": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute")"},
+      {R"([{"key":"a","operator":"Exists","effect":"NoSchedule","tolerationSeconds":5}])", "spec.tolerations[0].effect",
+       R"(Invalid value: "NoSchedule": effect must be 'NoExecute' when)"},
+      {R"([{"key":"a","value":"-bad-"}])", "spec.tolerations[0].operator", R"(Invalid value: "-bad-": )"},
+      {R"([{"key":5}])", "spec.tolerations[0].key", "Invalid value: 5: must be a string"},
+      {R"([{"key":"a","operator":"Exists","effect":"NoExecute","tolerationSeconds":"60"}])",
+       "spec.tolerations[0].tolerationSeconds", R"(Invalid value: "60": must be an integer)"},
+      {R"([7])", "spec.tolerations[0]", "Invalid value: 7: must be an object"},
+      {R"({"key":"a"})", "spec.tolerations", "Invalid value: "},
+  };
+  for (const auto& c : cases) {
+    JsonValue pod = json(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+    pod.ensure({"spec"}).set("tolerations", json(c.tolerations));
+    auto issues = validate_pod(pod);
+    if (!c.field) {
+      EXPECT_TRUE(issues.empty()) << c.tolerations << ": " << (issues.empty() ? "" : issues[0].message);
+      continue;
+    }
+    ASSERT_FALSE(issues.empty()) << c.tolerations;
+    EXPECT_EQ(issues[0].field, c.field) << c.tolerations;
+    EXPECT_EQ(issues[0].message.rfind(c.message, 0), 0u) << c.tolerations << ": " << issues[0].message;
+  }
+}
+
+// A node's spec.taints as validateNodeTaints checks them.
+TEST(ObjectMeta, NodeTaintsAreCheckedAsTheApiServerChecksThem) {
+  struct Case {
+    const char* taints;
+    const char* field;  // nullptr: valid
+    const char* message;
+  } cases[] = {
+      {R"([{"key":"dedicated","value":"gpu","effect":"NoSchedule"},{"key":"dedicated","effect":"NoExecute",)"
+       R"("timeAdded":"2026-12-07T00:00:00Z"}])",
+       nullptr, ""},
+      {R"([{"key":"dedicated","effect":"NoSchedule"},{"key":"dedicated","value":"x","effect":"NoSchedule"}])",
+       "spec.taints[1]", R"(Duplicate value: "dedicated:NoSchedule": taints must be unique by key and effect pair)"},
+      {R"([{"key":"dedicated"}])", "spec.taints[0].effect", "Required value"},
+      {R"([{"key":"dedicated","effect":"Sometimes"}])", "spec.taints[0].effect", R"(Unsupported value: "Sometimes")"},
+      {R"([{"effect":"NoSchedule"}])", "spec.taints[0].key", R"(Invalid value: "": )"},
+      {R"([{"key":"a","value":"b c","effect":"NoSchedule"}])", "spec.taints[0].value", R"(Invalid value: "b c": )"},
+      {R"([{"key":"a","effect":"NoExecute","timeAdded":"soon"}])", "spec.taints[0].timeAdded",
+       R"(Invalid value: "soon": must be an RFC 3339 time)"},
+      {R"([{"key":"a","effect":1}])", "spec.taints[0].effect", "Invalid value: 1: must be a string"},
+  };
+  for (const auto& c : cases) {
+    std::vector<FieldIssue> issues;
+    JsonValue taints = json(c.taints);
+    validate_taints(&taints, "spec.taints", &issues);
+    if (!c.field) {
+      EXPECT_TRUE(issues.empty()) << c.taints << ": " << (issues.empty() ? "" : issues[0].message);
+      continue;
+    }
+    ASSERT_FALSE(issues.empty()) << c.taints;
+    EXPECT_EQ(issues[0].field, c.field) << c.taints;
+    EXPECT_EQ(issues[0].message.rfind(c.message, 0), 0u) << c.taints << ": " << issues[0].message;
+  }
+}
+
 TEST(ObjectMeta, ARequiredNodeAffinityIsCheckedAsTheApiServerChecksIt) {
   const std::string at = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
   struct Case {

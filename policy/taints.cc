@@ -1,0 +1,22 @@
+#include "policy/taints.h"
+
+namespace uvsched {
+
+bool tolerates(const Toleration& toleration, const Taint& taint) {
+  if (!toleration.effect.empty() && toleration.effect != taint.effect) return false;
+  if (!toleration.key.empty() && toleration.key != taint.key) return false;
+  if (toleration.op == "Exists") return true;
+  return (toleration.op.empty() || toleration.op == "Equal") && toleration.value == taint.value;
+}
+
+const Taint* untolerated_taint(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints) {
+  for (const Taint& t : taints) {
+    if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+    bool tolerated = false;
+    for (const Toleration& tol : tolerations) tolerated = tolerated || tolerates(tol, t);
+    if (!tolerated) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace uvsched

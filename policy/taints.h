@@ -1,0 +1,38 @@
+// Node taints and the tolerations that let a pod onto a tainted node, as
+// Kubernetes defines them (core/v1 Taint and Toleration): kube-scheduler's
+// TaintToleration filter keeps a pod off an agent with a NoSchedule or
+// NoExecute taint it does not tolerate; PreferNoSchedule only asks, and
+// first-come-first-serve placement weighs no preferences. Pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace uvsched {
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;      // NoSchedule, PreferNoSchedule or NoExecute
+  std::string time_added;  // RFC 3339, kept as given (kubectl sets it on NoExecute taints)
+  bool operator==(const Taint&) const = default;
+};
+
+struct Toleration {
+  std::string key;  // empty: every key (with operator Exists)
+  std::string op;   // Exists or Equal (empty: Equal)
+  std::string value;
+  std::string effect;              // empty: every effect
+  std::optional<int64_t> seconds;  // tolerationSeconds: how long a NoExecute taint is tolerated
+};
+
+// v1.Toleration.ToleratesTaint: the effect (if given) and key (if given)
+// match, and the value does for Equal.
+bool tolerates(const Toleration& toleration, const Taint& taint);
+// The first taint with an effect that keeps pods off (NoSchedule,
+// NoExecute) that none of `tolerations` tolerates; nullptr when there is none.
+const Taint* untolerated_taint(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints);
+
+}  // namespace uvsched
