@@ -67,6 +67,11 @@ class DelayQueue {
   // queued or more than `limit` are before it (the walk stops there).
   std::optional<size_t> position(const std::string& pod, size_t limit) const;
   bool contains(const std::string& pod) const { return due_of_.count(pod) != 0; }
+  // When a waiting pod is due.
+  std::optional<uint64_t> due(const std::string& pod) const {
+    auto it = due_of_.find(pod);
+    return it == due_of_.end() ? std::nullopt : std::optional<uint64_t>(it->second.first);
+  }
   size_t size() const { return due_of_.size(); }
 
  private:

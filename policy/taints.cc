@@ -19,4 +19,23 @@ const Taint* untolerated_taint(const std::vector<Toleration>& tolerations, const
   return nullptr;
 }
 
+std::optional<uint64_t> noexecute_stay_ms(const std::vector<Toleration>& tolerations,
+                                          const std::vector<Taint>& taints) {
+  std::optional<int64_t> least;  // seconds
+  for (const Taint& t : taints) {
+    if (t.effect != "NoExecute") continue;
+    const Toleration* used = nullptr;
+    for (const Toleration& tol : tolerations) {
+      if (tolerates(tol, t)) {
+        used = &tol;
+        break;
+      }
+    }
+    if (!used) return 0;
+    if (used->seconds && (!least || *used->seconds < *least)) least = *used->seconds;
+  }
+  if (!least) return std::nullopt;
+  return *least <= 0 ? 0 : static_cast<uint64_t>(*least) * 1000;
+}
+
 }  // namespace uvsched

@@ -34,5 +34,11 @@ bool tolerates(const Toleration& toleration, const Taint& taint);
 // The first taint with an effect that keeps pods off (NoSchedule,
 // NoExecute) that none of `tolerations` tolerates; nullptr when there is none.
 const Taint* untolerated_taint(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints);
+// The taint manager's verdict on a pod running on an agent with `taints`:
+// how long it may stay. nullopt: for good (no NoExecute taint, or each
+// tolerated without tolerationSeconds); 0: it goes now (a NoExecute taint it
+// does not tolerate); else the least tolerationSeconds, in ms, of the first
+// toleration of each NoExecute taint.
+std::optional<uint64_t> noexecute_stay_ms(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints);
 
 }  // namespace uvsched

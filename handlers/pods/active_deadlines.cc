@@ -1,7 +1,5 @@
 #include "handlers/pods/active_deadlines.h"
 
-#include <utility>
-
 #include "handlers/pods/pod_validation.h"
 
 namespace uvsched {
@@ -58,41 +56,6 @@ void fail_past_deadline(JsonValue& pod, const std::string& now_rfc3339) {
       cs.set("state", std::move(state));
     }
   }
-}
-
-ActiveDeadlines::ActiveDeadlines(Clock& clock, Expired expired)
-    : clock_(clock), expired_(std::move(expired)), timer_(clock.new_timer()) {}
-
-void ActiveDeadlines::track(const std::string& pod, int64_t deadline_unix_ms) {
-  int64_t left = deadline_unix_ms - clock_.unix_ms();
-  uint64_t now = clock_.now_ms();
-  due_.add(pod, left > 0 ? now + static_cast<uint64_t>(left) : now, DelayQueue::Mode::kReplaceExisting);
-  arm();
-}
-
-void ActiveDeadlines::forget(const std::string& pod) {
-  if (due_.remove(pod)) arm();
-}
-
-void ActiveDeadlines::clear() {
-  due_ = DelayQueue();
-  timer_->stop();
-}
-
-void ActiveDeadlines::arm() {
-  std::optional<uint64_t> next = due_.next_due();
-  if (!next) {
-    timer_->stop();
-    return;
-  }
-  uint64_t now = clock_.now_ms();
-  timer_->start(*next > now ? *next - now : 0, [this] { fire(); });
-}
-
-void ActiveDeadlines::fire() {
-  // Popped before anyone is told: a pod tracked again from `expired` stays.
-  for (const std::string& pod : due_.pop_due(clock_.now_ms())) expired_(pod);
-  arm();
 }
 
 }  // namespace uvsched

@@ -7,15 +7,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "handlers/json_value.h"
-#include "policy/delay_queue.h"
-#include "reactor/clock.h"
 
 namespace uvsched {
 
@@ -32,29 +28,5 @@ void stamp_start_time(JsonValue& pod, const std::string& now_rfc3339);
 // The pod failed as a kubelet fails it past its deadline: phase Failed,
 // the reason and message, its containers terminated and not ready.
 void fail_past_deadline(JsonValue& pod, const std::string& now_rfc3339);
-
-// The pods whose deadlines are followed, each due at its own time on the
-// clock: `expired` is told of each pod as its deadline passes, once (a pod
-// tracked again after that is told again when its new time comes).
-class ActiveDeadlines {
- public:
-  using Expired = std::function<void(const std::string& pod)>;
-  ActiveDeadlines(Clock& clock, Expired expired);
-  // The pod ("ns/name") is due at `deadline_unix_ms` (wall clock), which
-  // replaces any time it had; a deadline already past is due at once.
-  void track(const std::string& pod, int64_t deadline_unix_ms);
-  void forget(const std::string& pod);
-  void clear();
-  size_t size() const { return due_.size(); }
-
- private:
-  void arm();
-  void fire();
-
-  Clock& clock_;
-  Expired expired_;
-  DelayQueue due_;  // monotonic due times
-  std::unique_ptr<Timer> timer_;
-};
 
 }  // namespace uvsched

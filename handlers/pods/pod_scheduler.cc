@@ -135,6 +135,7 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter&
       hub_(hub),
       is_leader_(std::move(is_leader)),
       deadlines_(clock, [this](const std::string& pod) { deadline_passed(pod); }),
+      evictions_(clock, [this](const std::string& pod) { toleration_ended(pod); }),
       queue_timer_(clock.new_timer()),
       pass_(clock, [this] { schedule_due(); }),
       placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
@@ -178,6 +179,7 @@ PodScheduler::~PodScheduler() {
 void PodScheduler::stop() {
   queue_timer_->stop();
   deadlines_.clear();
+  evictions_.clear();
   groups_.stop();
   reconciliation_.stop();
   framework_.stop();
@@ -197,6 +199,7 @@ void PodScheduler::forget_everything() {
   crash_backoff_ = PodBackoff(kCrashLoopBackoff);
   restart_due_.clear();
   deadlines_.clear();
+  evictions_.clear();
   reconciliation_.clear();
   writer_.clear();
   group_of_.clear();
@@ -362,10 +365,16 @@ std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
   }
   t.priority = priority_of(*pod);
   // Its deadline is followed again (one that passed meanwhile kills it now).
-  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.track(key, *deadline);
+  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.at_unix(key, *deadline);
   PodNeeds needs = pod_needs(*pod);
   t.cpus = static_cast<float>(needs.cpus);
   t.mem_mib = static_cast<float>(needs.mem_mib);
+  // A NoExecute taint on its agent (loaded before the pods) is weighed again from now.
+  if (hub_.tainted()) {
+    if (auto stay = noexecute_stay_ms(needs.tolerations, hub_.taints(annotation(*pod, kHostAnnotation)))) {
+      evictions_.after(key, *stay);
+    }
+  }
   if (std::string group = PodGroups::group_of(*pod); !group.empty()) {
     t.grouped = true;
     group_of_[key] = group;
@@ -415,6 +424,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     drop_pending(key);
     restart_due_.erase(key);
     deadlines_.forget(key);
+    evictions_.forget(key);
     if (auto g = group_of_.find(key); g != group_of_.end()) {
       groups_.leave(g->second, key);
       group_of_.erase(g);
@@ -457,7 +467,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   }
   if (entry.last_reason.empty()) entry.last_reason = unschedulable_message(*pod);  // (after a restart)
   // A pod that started before (it waits to start again) is still bound by its deadline.
-  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.track(key, *deadline);
+  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.at_unix(key, *deadline);
   uint64_t now = clock_.now_ms();
   queue_.add(key, held_for_restart(key, now).value_or(now));  // an update keeps its place
   pass_.schedule();
@@ -467,6 +477,7 @@ void PodScheduler::pod_ended(const std::string& key, const std::string& phase) {
   writer_.forget(PodRegistry::kPodPrefix + key);  // done: nothing to update
   restart_due_.erase(key);
   deadlines_.forget(key);
+  evictions_.forget(key);
   if (auto g = group_of_.find(key); g != group_of_.end()) {
     groups_.leave(g->second, key, phase);
     group_of_.erase(g);
@@ -1106,7 +1117,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
     p.ensure({"spec"}).set("nodeName", JsonValue::string(host));
     stamp_start_time(p, stamp);  // (kept from its first start through its restarts)
     // Followed from now; a binding that is not stored leaves a deadline that finds no task (deadline_passed).
-    if (std::optional<int64_t> deadline = active_deadline_unix_ms(p)) deadlines_.track(key, *deadline);
+    if (std::optional<int64_t> deadline = active_deadline_unix_ms(p)) deadlines_.at_unix(key, *deadline);
     JsonValue& ann = p.ensure({"metadata", "annotations"});
     ann.set(kHostAnnotation, JsonValue::string(host));
     ann.set(kTaskAnnotation, JsonValue::string(id));
@@ -1117,6 +1128,10 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
     return true;
   };
   tasks_.add(key, task);
+  // Placed, it tolerates the agent's NoExecute taints: for good, or for their tolerationSeconds.
+  if (hub_.tainted()) {
+    if (auto stay = noexecute_stay_ms(needs.tolerations, hub_.taints(offer.agent))) evictions_.after(key, *stay);
+  }
   return PreparedLaunch{tasks_.by_pod(key)->serial, offer.id, std::move(head), std::move(bind)};
 }
 
@@ -1237,7 +1252,7 @@ void PodScheduler::deadline_changed(const std::string& ns, const std::string& na
   std::string key = ns + "/" + name;
   if (!tasks_.has_pod(key)) return;  // a waiting pod's change is read from the watch
   if (deadline_unix_ms) {
-    deadlines_.track(key, *deadline_unix_ms);
+    deadlines_.at_unix(key, *deadline_unix_ms);
   } else {
     deadlines_.forget(key);
   }
@@ -1294,11 +1309,62 @@ void PodScheduler::cordon_changed(const std::string& agent, bool cordoned) {
 
 void PodScheduler::taints_changed(const std::string& agent, std::vector<Taint> taints) {
   hub_.set_taints(agent, std::move(taints));
+  weigh_noexecute(agent);
   std::vector<std::string> room;  // its live offers: pods waiting for a taint to go are woken
   hub_.offers().for_each_live([&](const Offer& o) {
     if (o.agent == agent) room.push_back(o.id);
   });
   offers_arrived(room);
+}
+
+// The taint manager's work, for the pods running on `agent` now that its
+// taints changed: each is read for its tolerations; one that does not
+// tolerate a NoExecute taint is deleted, one that tolerates it for a while
+// is deleted then (a time set before stays, unless this one is sooner), and
+// one that tolerates them all for good, or on an agent with none, stays.
+void PodScheduler::weigh_noexecute(const std::string& agent) {
+  std::optional<uint32_t> index = tasks_.agent_index(agent);
+  if (!index) return;
+  bool noexecute = false;
+  for (const Taint& t : hub_.taints(agent)) noexecute = noexecute || t.effect == "NoExecute";
+  for (const auto& [pod, task] : tasks_.on_agent(*index)) {
+    if (task->deleted) continue;
+    std::string key(pod);
+    if (!noexecute) {
+      evictions_.forget(key);
+      continue;
+    }
+    store_.get(PodRegistry::kPodPrefix + key, {}, [this, key, agent, serial = task->serial](RangeResult&& r) {
+      PodTask* now = tasks_.by_pod(key);
+      if (!r.status.ok() || r.kvs.empty() || !now || now->serial != serial || now->deleted) return;
+      std::string error;
+      std::optional<JsonValue> p = JsonValue::parse(r.kvs[0].value, &error);
+      if (!p) return;
+      std::optional<uint64_t> stay = noexecute_stay_ms(pod_needs(*p).tolerations, hub_.taints(agent));
+      if (!stay) return evictions_.forget(key);
+      if (*stay == 0) return toleration_ended(key);
+      std::optional<uint64_t> due = evictions_.due_at(key);
+      if (!due || *due > clock_.now_ms() + *stay) evictions_.after(key, *stay);
+    });
+  }
+}
+
+// A pod on an agent with a NoExecute taint it does not (or no longer)
+// tolerates is deleted, as the taint manager deletes it: its task is killed
+// and the object goes once the task is gone.
+void PodScheduler::toleration_ended(const std::string& key) {
+  PodTask* task = tasks_.by_pod(key);
+  if (!task || task->deleted) return;
+  std::string agent = tasks_.agent_of(*task);
+  bool noexecute = false;
+  for (const Taint& t : hub_.taints(agent)) noexecute = noexecute || t.effect == "NoExecute";
+  if (!noexecute) return;  // taken off meanwhile (an alarm left by a binding that was not stored)
+  log_info("pod_evicted").kv("pod", key).kv("agent", agent).kv("why", "a NoExecute taint");
+  recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaintEviction, key, agent);
+  size_t slash = key.find('/');
+  handle_delete(key.substr(0, slash), key.substr(slash + 1), [key](HttpResponse&& r) {
+    if (r.status >= 300) log_warn("pod_eviction_failed").kv("pod", key).kv("status", static_cast<uint64_t>(r.status));
+  });
 }
 
 void PodScheduler::node_labels_changed(const std::string& agent, LabelEdits edits) {
@@ -1462,10 +1528,12 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       });
       tasks_.erase_pod(pod);
       deadlines_.forget(pod);
+      evictions_.forget(pod);
       return;
     case TaskAction::kRemoveDeleted:
       tasks_.erase_pod(pod);
       deadlines_.forget(pod);
+      evictions_.forget(pod);
       delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), /*hold=*/false,
                         unwaited<PodDeletion>("pod_delete", key));  // kept if finalizers hold it
       return;
@@ -1473,6 +1541,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       if (task.expired) {  // killed past its deadline (or it ended meanwhile): failed, whatever its restart policy
         tasks_.erase_pod(pod);
         deadlines_.forget(pod);
+        evictions_.forget(pod);
         recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaskEnded, pod, std::string(kDeadlineExceeded));
         update_pod(key, [stamp = rfc3339(clock_.unix_ms())](JsonValue& p) {
           fail_past_deadline(p, stamp);
@@ -1484,6 +1553,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
                     : status && is_crash(status->state) ? TaskEnd::kCrashed
                                                         : TaskEnd::kLost;
       tasks_.erase_pod(pod);
+      evictions_.forget(pod);  // (its deadline stays: it bounds the pod's restarts too)
       requeue_or_fail(pod, end == TaskEnd::kReplaced ? "its container images changed" : t.note, end);
       return;
     }

@@ -22,6 +22,7 @@
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/pods/active_deadlines.h"
 #include "handlers/pods/framework_registration.h"
+#include "handlers/pods/pod_alarms.h"
 #include "handlers/pods/pod_groups.h"
 #include "handlers/pods/pod_writer.h"
 #include "handlers/pods/scheduling_log.h"
@@ -224,6 +225,10 @@ class PodScheduler final : public AgentEvents {
   // A pod's activeDeadlineSeconds passed: its task is killed (the pod fails
   // when it ends), or a pod waiting to start again fails where it waits.
   void deadline_passed(const std::string& key);
+  // The taint manager (NoExecute taints): weighs the pods on an agent whose
+  // taints changed, and deletes one whose toleration ended.
+  void weigh_noexecute(const std::string& agent);
+  void toleration_ended(const std::string& key);
   // `pod` by value: the task (and its key in the registry) may go here.
   void apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status);
   // Why a pod's task ended, for what follows: its restart policy decides for
@@ -254,7 +259,8 @@ class PodScheduler final : public AgentEvents {
   PodBackoff backoff_;
   PodBackoff crash_backoff_{kCrashLoopBackoff};
   std::map<std::string, uint64_t> restart_due_;  // ns/name -> when its crashed task may start again
-  ActiveDeadlines deadlines_;                    // the started pods with an activeDeadlineSeconds
+  PodAlarms deadlines_;                          // the started pods with an activeDeadlineSeconds
+  PodAlarms evictions_;                          // the pods tolerating a NoExecute taint for a while
   std::unique_ptr<Timer> queue_timer_;
   ClockTurn pass_;
   Store::WatchId watch_ = 0;

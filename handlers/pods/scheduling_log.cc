@@ -36,6 +36,10 @@ void SchedulingLog::write(JsonWriter& w, size_t limit) const {
         reason = "TaskEnded";
         message = r.detail;
         break;
+      case Kind::kTaintEviction:
+        reason = "TaintManagerEviction";
+        message = "Marking for deletion Pod " + r.pod + " (a NoExecute taint on node " + r.detail + ")";
+        break;
     }
     w.begin_object().key("time").value(rfc3339(r.unix_ms)).key("type").value(type).key("reason").value(reason);
     w.key("pod").value(r.pod).key("message").value(message).end_object();

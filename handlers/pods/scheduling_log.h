@@ -21,6 +21,7 @@ class SchedulingLog {
     kFailedScheduling,  // detail: why it waits (only when that changed)
     kPreempted,         // detail: by whom, where
     kTaskEnded,         // detail: why its task ended (failed, lost, killed)
+    kTaintEviction,     // detail: the agent whose NoExecute taint it did not tolerate (any more)
   };
   static constexpr size_t kKept = 200;
 

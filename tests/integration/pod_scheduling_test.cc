@@ -1153,6 +1153,32 @@ TEST_F(PodSchedulingTest, KubectlTaintKeepsOffPodsThatDoNotTolerateIt) {
   EXPECT_EQ(again.stop(SIGTERM), 0);
 }
 
+// kubectl taint with NoExecute: a running pod that does not tolerate it is
+// deleted (its task killed first), as the taint manager deletes it; one that
+// tolerates it stays.
+TEST_F(PodSchedulingTest, KubectlTaintNoExecuteEvictsRunningPodsThatDoNotTolerateIt) {
+  start();
+  ScriptedAgent agent(port(), "edge-x");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(1, 1024).empty());
+  std::string plain = run_task(agent, "plain");
+  ASSERT_FALSE(agent.offer(1, 1024).empty());
+  create(
+      pod_json("calm", "500m", R"(,"tolerations":[{"key":"maintenance","operator":"Exists","effect":"NoExecute"}])"));
+  std::string calm = task_id_of(agent.next("LAUNCH"));
+  agent.status(calm, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("calm", R"("phase":"Running")")) << get_pod("calm");
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  ASSERT_EQ(run_shell(kubectl + "taint node edge-x maintenance=now:NoExecute", &out), 0) << out;
+  std::string kill = agent.next("KILL");
+  EXPECT_NE(kill.find(plain), std::string::npos) << kill << daemon_->log();
+  agent.status(plain, "TASK_KILLED");
+  EXPECT_TRUE(pod_shows("plain", "404")) << get_pod("plain");
+  EXPECT_EQ(of_type(agent.events_before_marker(), "KILL"), "") << "the pod that tolerates it was evicted";
+  EXPECT_TRUE(lacks("calm", "deletionTimestamp"));
+}
+
 // Agents are kept hashed by name; listings still come in name order.
 TEST_F(PodSchedulingTest, AgentsAndNodesAreListedByName) {
   start();

@@ -1,6 +1,7 @@
 // spec.activeDeadlineSeconds as a kubelet reads it (from status.startTime),
-// the pod it fails, and the deadlines followed on a ManualClock.
+// the pod it fails, and the deadlines followed on a ManualClock (PodAlarms).
 #include "handlers/pods/active_deadlines.h"
+#include "handlers/pods/pod_alarms.h"
 
 #include <gtest/gtest.h>
 
@@ -76,16 +77,16 @@ TEST(ActiveDeadline, APodPastItIsFailedAsAKubeletFailsIt) {
       R"("reason":"DeadlineExceeded","message":"Pod was active on the node longer than the specified deadline"}})");
 }
 
-class ActiveDeadlinesTest : public ::testing::Test {
+class PodAlarmsTest : public ::testing::Test {
  protected:
   ManualClock clock_;
   std::vector<std::string> expired_;
-  ActiveDeadlines deadlines_{clock_, [this](const std::string& pod) { expired_.push_back(pod); }};
+  PodAlarms deadlines_{clock_, [this](const std::string& pod) { expired_.push_back(pod); }};
 };
 
-TEST_F(ActiveDeadlinesTest, EachPodIsToldOnceWhenItsDeadlinePasses) {
-  deadlines_.track("ns/late", k2026 + 20'000);
-  deadlines_.track("ns/early", k2026 + 10'000);
+TEST_F(PodAlarmsTest, EachPodIsToldOnceWhenItsDeadlinePasses) {
+  deadlines_.at_unix("ns/late", k2026 + 20'000);
+  deadlines_.at_unix("ns/early", k2026 + 10'000);
   clock_.advance(9'999);
   EXPECT_TRUE(expired_.empty());
   clock_.advance(1);
@@ -97,19 +98,19 @@ TEST_F(ActiveDeadlinesTest, EachPodIsToldOnceWhenItsDeadlinePasses) {
   EXPECT_EQ(deadlines_.size(), 0u);
 }
 
-TEST_F(ActiveDeadlinesTest, ADeadlineLoweredReplacesTheOldOneAndAPastOneIsDueAtOnce) {
-  deadlines_.track("ns/a", k2026 + 60'000);
-  deadlines_.track("ns/a", k2026 + 5'000);  // lowered by an update
+TEST_F(PodAlarmsTest, ADeadlineLoweredReplacesTheOldOneAndAPastOneIsDueAtOnce) {
+  deadlines_.at_unix("ns/a", k2026 + 60'000);
+  deadlines_.at_unix("ns/a", k2026 + 5'000);  // lowered by an update
   clock_.advance(5'000);
   EXPECT_EQ(expired_, (std::vector<std::string>{"ns/a"}));
-  deadlines_.track("ns/b", k2026 - 3'600'000);  // passed while no one followed it (a failover)
+  deadlines_.at_unix("ns/b", k2026 - 3'600'000);  // passed while no one followed it (a failover)
   clock_.advance(0);
   EXPECT_EQ(expired_, (std::vector<std::string>{"ns/a", "ns/b"}));
 }
 
-TEST_F(ActiveDeadlinesTest, AForgottenOrClearedPodIsNeverTold) {
-  deadlines_.track("ns/done", k2026 + 1'000);
-  deadlines_.track("ns/other", k2026 + 2'000);
+TEST_F(PodAlarmsTest, AForgottenOrClearedPodIsNeverTold) {
+  deadlines_.at_unix("ns/done", k2026 + 1'000);
+  deadlines_.at_unix("ns/other", k2026 + 2'000);
   deadlines_.forget("ns/done");
   deadlines_.forget("ns/never-tracked");
   clock_.advance(1'500);

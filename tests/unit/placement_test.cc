@@ -95,5 +95,36 @@ TEST(Placement, ATaintedAgentTakesOnlyAPodThatToleratesEachOfItsTaints) {
   EXPECT_FALSE(taint_misfit(everything, taints));
 }
 
+// The taint manager's getMinTolerationTime: how long a running pod stays on
+// an agent with these taints (nullopt: for good; 0: it goes now).
+TEST(Taints, ANoExecuteTaintIsToleratedForGoodForAWhileOrNot) {
+  const Taint maintenance{.key = "maintenance", .effect = "NoExecute"};
+  const Taint gpu{.key = "dedicated", .value = "gpu", .effect = "NoSchedule"};
+  const Taint unreachable{.key = "node.kubernetes.io/unreachable", .effect = "NoExecute"};
+  const Toleration for_good{.key = "maintenance", .op = "Exists", .effect = "NoExecute"};
+  const Toleration a_minute{.key = "maintenance", .op = "Exists", .effect = "NoExecute", .seconds = 60};
+  const Toleration all_five_minutes{.op = "Exists", .seconds = 300};
+  struct Case {
+    const char* name;
+    std::vector<Toleration> tolerations;
+    std::vector<Taint> taints;
+    std::optional<uint64_t> stay_ms;
+  } cases[] = {
+      {"no taints", {}, {}, std::nullopt},
+      {"only NoSchedule ones", {}, {gpu}, std::nullopt},
+      {"not tolerated", {}, {maintenance}, 0},
+      {"tolerated for good", {for_good}, {maintenance, gpu}, std::nullopt},
+      {"tolerated a minute", {a_minute}, {maintenance}, 60'000},
+      {"the first toleration that matches counts", {for_good, a_minute}, {maintenance}, std::nullopt},
+      {"the least of the taints'", {a_minute, all_five_minutes}, {maintenance, unreachable}, 60'000},
+      {"one of two not tolerated", {a_minute}, {maintenance, unreachable}, 0},
+      {"zero or fewer seconds: now",
+       {{.key = "maintenance", .op = "Exists", .effect = "NoExecute", .seconds = -5}},
+       {maintenance},
+       0},
+  };
+  for (const auto& c : cases) EXPECT_EQ(noexecute_stay_ms(c.tolerations, c.taints), c.stay_ms) << c.name;
+}
+
 }  // namespace
 }  // namespace uvsched

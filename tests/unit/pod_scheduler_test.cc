@@ -9,8 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "handlers/agents/agent_channel.h"
 #include "handlers/ops/metrics_registry.h"
@@ -276,6 +279,53 @@ TEST_F(PodSchedulerTest, ATaintedAgentTakesOnlyPodsThatTolerateItsTaints) {
   ASSERT_EQ(edge->events("LAUNCH").size(), 2u) << "a preference kept the pod off";
   EXPECT_NE(edge->events("LAUNCH")[1].find(R"("name":"default/web")"), std::string::npos);
   EXPECT_EQ(scheduler_->pending(), 0u);
+}
+
+// A NoExecute taint, as the taint manager treats it: a running pod that does
+// not tolerate it is deleted at once (its task killed, the object marked
+// until the task is gone), one that tolerates it for 60 s is deleted then,
+// one that tolerates it for good stays; the taint taken off, a pod waiting
+// out its toleration stays as well.
+TEST_F(PodSchedulerTest, ANoExecuteTaintEvictsTheRunningPodsThatDoNotTolerateIt) {
+  start();
+  auto edge = subscribe("edge-1");
+  auto tolerating = [](const std::string& seconds) {
+    return R"(,"tolerations":[{"key":"maintenance","operator":"Exists","effect":"NoExecute")" +
+           (seconds.empty() ? "" : R"(,"tolerationSeconds":)" + seconds) + "}]";
+  };
+  std::map<std::string, std::string> task;
+  for (const auto& [name, spec] : std::vector<std::pair<std::string, std::string>>{{"plain", ""},
+                                                                                   {"minute", tolerating("60")},
+                                                                                   {"forever", tolerating("")},
+                                                                                   {"twominutes", tolerating("120")}}) {
+    put_pod(name, stored_pod(name, "Always", "", spec));
+    settle();
+    offer("edge-1", 0.5, 1024);
+    ASSERT_FALSE(edge->events("LAUNCH").empty());
+    task[name] = task_of(edge->events("LAUNCH").back());
+    scheduler_->status_update("edge-1", {task[name], "TASK_RUNNING", ""});
+    settle();
+  }
+  ASSERT_EQ(edge->events("LAUNCH").size(), 4u);
+  scheduler_->taints_changed("edge-1", {{.key = "maintenance", .effect = "NoExecute"}});
+  settle();
+  ASSERT_EQ(edge->events("KILL").size(), 1u);
+  EXPECT_NE(edge->events("KILL")[0].find(task["plain"]), std::string::npos);
+  EXPECT_NE(pod("plain").find("deletionTimestamp"), std::string::npos) << pod("plain");
+  scheduler_->status_update("edge-1", {task["plain"], "TASK_KILLED", ""});
+  settle();
+  EXPECT_EQ(pod("plain"), "<absent>");
+  wait(59'999);
+  EXPECT_EQ(edge->events("KILL").size(), 1u);
+  wait(1);
+  ASSERT_EQ(edge->events("KILL").size(), 2u);
+  EXPECT_NE(edge->events("KILL")[1].find(task["minute"]), std::string::npos);
+  scheduler_->taints_changed("edge-1", {});  // taken off before the two minutes end
+  wait(3'600'000);
+  EXPECT_EQ(edge->events("KILL").size(), 2u) << "a pod was evicted by a taint that is gone, or one it tolerates";
+  EXPECT_NE(pod("forever").find(R"("phase":"Running")"), std::string::npos);
+  EXPECT_EQ(pod("forever").find("deletionTimestamp"), std::string::npos);
+  EXPECT_EQ(pod("twominutes").find("deletionTimestamp"), std::string::npos);
 }
 
 // An offer too small for the pod is declined back to its agent when it
