@@ -69,6 +69,16 @@ std::vector<JsonValue> pod_events(const JsonValue& pod) {
   // Preempted, as kube-scheduler records it on a victim (its message names the preemptor).
   if (disrupted)
     out.push_back(event(pod, "Normal", "Preempted", disrupted->str("message"), disrupted->str("lastTransitionTime")));
+  // Failed past its activeDeadlineSeconds, as a kubelet records it (when its containers were stopped).
+  if (const JsonValue* reason = pod.find({"status", "reason"}); reason && reason->text() == "DeadlineExceeded") {
+    std::string when = created;
+    if (const JsonValue* cs = pod.find({"status", "containerStatuses"}); cs && cs->is_array() && !cs->items().empty()) {
+      const JsonValue* at = cs->items()[0].find({"state", "terminated", "finishedAt"});
+      if (at && at->is_string()) when = at->text();
+    }
+    const JsonValue* message = pod.find({"status", "message"});
+    out.push_back(event(pod, "Normal", "DeadlineExceeded", message ? message->text() : "", when));
+  }
   return out;
 }
 

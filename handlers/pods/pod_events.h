@@ -2,7 +2,8 @@
 // from what the pods themselves record rather than stored apart: a pending
 // pod's PodScheduled=False condition is a Warning FailedScheduling (its
 // message says why), a bound pod's binding a Normal Scheduled, a preemption
-// victim's DisruptionTarget condition a Normal Preempted naming the preemptor.
+// victim's DisruptionTarget condition a Normal Preempted naming the preemptor,
+// a pod failed past its activeDeadlineSeconds a Normal DeadlineExceeded.
 #pragma once
 
 #include <string>

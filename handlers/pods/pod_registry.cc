@@ -732,9 +732,7 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
     if (!f) return ctx.reply(k8s_error(400, "BadRequest", error));
     fields = std::move(*f);
   }
-  if (query_flag(query, "watch")) {
-    return ctx.reply(k8s_error(405, "MethodNotAllowed", "events cannot be watched here: they are made from the pods"));
-  }
+  if (query_flag(query, "watch")) return watch_events(ctx, ns, std::move(fields));
   TableAsk table = table_ask(ctx.request);
   if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
   int64_t now = clock_.unix_ms();

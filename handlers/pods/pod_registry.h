@@ -126,6 +126,8 @@ class PodRegistry {
   struct ViewWatch;
   void watch_nodes(RequestContext& ctx);
   void watch_namespaces(RequestContext& ctx);
+  // Events made from the pods, followed through the pods' watch (event_watch.cc).
+  void watch_events(RequestContext& ctx, const std::string& ns, std::vector<FieldRequirement> fields);
   void get_node(RequestContext& ctx);
   void patch_node(RequestContext& ctx);
   // The node's label edits with the change from `before` to `after` added,

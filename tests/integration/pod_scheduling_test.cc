@@ -1305,21 +1305,23 @@ TEST_F(PodSchedulingTest, BadAgentInputIs400AndOffersNeedASubscription) {
 
 // kubectl get nodes -w and get namespaces -w (which the list answered, and
 // kubectl could not decode): each shows what there is, then every change.
-TEST_F(PodSchedulingTest, KubectlWatchesNodesAndNamespaces) {
+TEST_F(PodSchedulingTest, KubectlWatchesNodesNamespacesAndEvents) {
   start();
   std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
-  std::string nodes_log = daemon_->data_dir() + "/nodes.out", ns_log = daemon_->data_dir() + "/ns.out";
+  std::string nodes_log = daemon_->data_dir() + "/nodes.out", ns_log = daemon_->data_dir() + "/ns.out",
+              events_log = daemon_->data_dir() + "/events.out";
   std::string out;
   // (`timeout` bounds a hang; the watchers are stopped below once they have shown all.)
   ASSERT_EQ(run_shell("timeout 60 " + kubectl + "get nodes -w > " + nodes_log + " 2>&1 & echo $! ; timeout 60 " +
-                          kubectl + "get namespaces -w > " + ns_log + " 2>&1 & echo $!",
+                          kubectl + "get namespaces -w > " + ns_log + " 2>&1 & echo $! ; timeout 60 " + kubectl +
+                          "get events -w > " + events_log + " 2>&1 & echo $!",
                       &out),
             0);
   std::vector<pid_t> watchers;
   for (size_t at = 0, nl; (nl = out.find('\n', at)) != std::string::npos; at = nl + 1) {
     watchers.push_back(static_cast<pid_t>(std::atol(out.substr(at, nl - at).c_str())));
   }
-  ASSERT_EQ(watchers.size(), 2u) << out;
+  ASSERT_EQ(watchers.size(), 3u) << out;
   struct StopWatchers {
     std::vector<pid_t> pids;
     ~StopWatchers() {
@@ -1343,12 +1345,31 @@ TEST_F(PodSchedulingTest, KubectlWatchesNodesAndNamespaces) {
   ScriptedAgent agent(port(), "edge-w");
   ASSERT_TRUE(agent.subscribe());
   EXPECT_EQ(shows(nodes_log, "edge-w   Ready ", 1), "");
+  // Events, made from the pods: a pod that fits nowhere, then one placed.
+  create(pod_json("toobig", "64"));
+  EXPECT_EQ(shows(events_log, "FailedScheduling", 1), "");
+  EXPECT_EQ(shows(events_log, "pod/toobig", 1), "");
+  ASSERT_FALSE(agent.offer(2, 1024).empty());
+  create(pod_json("fits", "500m"));
+  std::string launch = agent.next("LAUNCH");
+  EXPECT_EQ(task_name_of(launch), "default/fits") << launch;
+  EXPECT_EQ(shows(events_log, "Successfully assigned default/fits to edge-w", 1), "");
+  agent.status(task_id_of(launch), "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("fits", R"("phase":"Running")")) << get_pod("fits");
   EXPECT_EQ(run_shell(kubectl + "cordon edge-w", &out), 0) << out;
   EXPECT_EQ(shows(nodes_log, "edge-w   Ready,SchedulingDisabled", 1), "");
   EXPECT_EQ(run_shell(kubectl + "create namespace team-w", &out), 0) << out;
   EXPECT_EQ(shows(ns_log, "team-w", 1), "");
   EXPECT_EQ(run_shell(kubectl + "delete namespace team-w", &out), 0) << out;
   EXPECT_EQ(shows(ns_log, "team-w", 2), "") << "the delete is shown too";
+  // A pod's change that leaves its events as they were (TASK_RUNNING) sent none again.
+  std::ifstream in(events_log);
+  std::string events(std::istreambuf_iterator<char>(in), {});
+  size_t assigned = 0;
+  for (size_t at = events.find("Successfully assigned default/fits"); at != std::string::npos;
+       at = events.find("Successfully assigned default/fits", at + 1))
+    ++assigned;
+  EXPECT_EQ(assigned, 1u) << events;
 }
 
 }  // namespace

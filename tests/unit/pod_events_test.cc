@@ -47,6 +47,18 @@ TEST(PodEvents, ABoundPodIsScheduled) {
   EXPECT_EQ(bound_without_condition[0].str("lastTimestamp"), "2026-01-01T00:00:00Z") << "its creation, then";
 }
 
+TEST(PodEvents, APodPastItsDeadlineSaysSo) {
+  auto events = pod_events(
+      pod(R"("spec":{"nodeName":"edge-1"},"status":{"phase":"Failed","containerStatuses":[{"name":"c","state":)"
+          R"({"terminated":{"exitCode":137,"finishedAt":"2026-01-01T00:01:00Z"}}}],"reason":"DeadlineExceeded",)"
+          R"("message":"Pod was active on the node longer than the specified deadline"})"));
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].str("type"), "Normal");
+  EXPECT_EQ(events[1].str("reason"), "DeadlineExceeded");
+  EXPECT_EQ(events[1].str("message"), "Pod was active on the node longer than the specified deadline");
+  EXPECT_EQ(events[1].str("lastTimestamp"), "2026-01-01T00:01:00Z");
+}
+
 TEST(PodEvents, APodNotYetTriedHasNone) {
   EXPECT_TRUE(pod_events(pod(R"("spec":{},"status":{"phase":"Pending"})")).empty());
 }
