@@ -8,10 +8,10 @@
 // pod's events again, once, the first time that pod changes after it.
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "handlers/pods/k8s_request.h"
@@ -31,16 +31,34 @@ struct EventWatch {
   bool ended = false;
   TableAsk table;
   std::vector<FieldRequirement> fields;
-  // Pod key -> its events as last sent, by name: name -> (what of it
-  // counts, the event's JSON). Its pod's resourceVersion, which any change
-  // of the pod moves, does not count.
-  std::map<std::string, std::map<std::string, std::pair<std::string, std::string>>> sent;
+  // Pod key -> its events as last sent: reason -> a hash of what of the
+  // event counts (its pod's resourceVersion, which any change of the pod
+  // moves, does not). A hash, not the event: a watcher of 100k pods keeps
+  // this much for each.
+  std::map<std::string, std::map<std::string, size_t>> sent;
 };
 
-std::string event_name(const JsonValue& e) { return e.find({"metadata", "name"})->text(); }
-
-std::string what_counts(JsonValue e) {
+size_t what_counts(JsonValue e) {
   if (JsonValue* involved = e.get("involvedObject")) involved->erase("resourceVersion");
+  return std::hash<std::string>{}(e.dump());
+}
+
+// What a DELETED event carries of an event no longer made: enough for a
+// client to know which it was (its name, namespace, pod and reason).
+std::string gone_event(const std::string& pod_key, const std::string& reason) {
+  std::string_view rest = std::string_view(pod_key).substr(std::string_view(PodRegistry::kPodPrefix).size());
+  std::string ns(rest.substr(0, rest.find('/'))), name(rest.substr(rest.find('/') + 1));
+  JsonValue e = JsonValue::object();
+  e.set("kind", JsonValue::string("Event"));
+  e.set("apiVersion", JsonValue::string("v1"));
+  JsonValue& meta = e.ensure({"metadata"});
+  meta.set("name", JsonValue::string(name + "." + reason));
+  meta.set("namespace", JsonValue::string(ns));
+  JsonValue& obj = e.ensure({"involvedObject"});
+  obj.set("kind", JsonValue::string("Pod"));
+  obj.set("namespace", JsonValue::string(ns));
+  obj.set("name", JsonValue::string(name));
+  e.set("reason", JsonValue::string(reason));
   return e.dump();
 }
 
@@ -75,7 +93,7 @@ void PodRegistry::watch_events(RequestContext& ctx, const std::string& ns, std::
   // The pod's events now (none when it is gone) against those last sent: what changed is sent.
   auto pod_changed = [w, send](const KeyValue& kv, bool deleted) {
     auto& before = w->sent[kv.key];
-    std::map<std::string, std::pair<std::string, std::string>> now;
+    std::map<std::string, size_t> now;
     std::map<std::string, JsonValue> objects;
     if (!deleted) {
       if (std::optional<JsonValue> pod = parse_stored(kv)) {
@@ -84,22 +102,23 @@ void PodRegistry::watch_events(RequestContext& ctx, const std::string& ns, std::
             return (event_field(e, f.key) == f.value) != f.negate;
           });
           if (!selected) continue;
-          std::string name = event_name(e);
-          now[name] = {what_counts(e), e.dump()};
-          objects.emplace(name, std::move(e));
+          std::string reason = e.str("reason");
+          now[reason] = what_counts(e);
+          objects.emplace(reason, std::move(e));
         }
       }
     }
-    for (const auto& [name, event] : now) {
-      auto was = before.find(name);
-      if (was != before.end() && was->second.first == event.first) continue;
-      if (!send(was == before.end() ? "ADDED" : "MODIFIED", event.second, &objects.at(name))) return false;
+    for (const auto& [reason, hash] : now) {
+      auto was = before.find(reason);
+      if (was != before.end() && was->second == hash) continue;
+      const JsonValue& e = objects.at(reason);
+      if (!send(was == before.end() ? "ADDED" : "MODIFIED", e.dump(), &e)) return false;
     }
-    for (const auto& [name, event] : before) {
-      if (now.count(name)) continue;
-      std::string error;
-      std::optional<JsonValue> gone = JsonValue::parse(event.second, &error);
-      if (!send("DELETED", event.second, gone ? &*gone : nullptr)) return false;
+    for (const auto& [reason, hash] : before) {
+      if (now.count(reason)) continue;
+      std::string json = gone_event(kv.key, reason), error;
+      std::optional<JsonValue> gone = JsonValue::parse(json, &error);
+      if (!send("DELETED", json, gone ? &*gone : nullptr)) return false;
     }
     if (now.empty()) {
       w->sent.erase(kv.key);

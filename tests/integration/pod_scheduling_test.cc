@@ -1354,6 +1354,8 @@ TEST_F(PodSchedulingTest, KubectlWatchesNodesNamespacesAndEvents) {
   std::string launch = agent.next("LAUNCH");
   EXPECT_EQ(task_name_of(launch), "default/fits") << launch;
   EXPECT_EQ(shows(events_log, "Successfully assigned default/fits to edge-w", 1), "");
+  EXPECT_EQ(run_shell(kubectl + "delete pod toobig", &out), 0) << out;
+  EXPECT_EQ(shows(events_log, "pod/toobig", 2), "") << "its event's end is shown too";
   agent.status(task_id_of(launch), "TASK_RUNNING");
   ASSERT_TRUE(pod_shows("fits", R"("phase":"Running")")) << get_pod("fits");
   EXPECT_EQ(run_shell(kubectl + "cordon edge-w", &out), 0) << out;
