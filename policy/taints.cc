@@ -19,6 +19,16 @@ const Taint* untolerated_taint(const std::vector<Toleration>& tolerations, const
   return nullptr;
 }
 
+bool prefers_elsewhere(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints) {
+  for (const Taint& t : taints) {
+    if (t.effect != "PreferNoSchedule") continue;
+    bool tolerated = false;
+    for (const Toleration& tol : tolerations) tolerated = tolerated || tolerates(tol, t);
+    if (!tolerated) return true;
+  }
+  return false;
+}
+
 std::optional<uint64_t> noexecute_stay_ms(const std::vector<Toleration>& tolerations,
                                           const std::vector<Taint>& taints) {
   std::optional<int64_t> least;  // seconds

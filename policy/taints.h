@@ -1,8 +1,8 @@
 // Node taints and the tolerations that let a pod onto a tainted node, as
 // Kubernetes defines them (core/v1 Taint and Toleration): kube-scheduler's
 // TaintToleration filter keeps a pod off an agent with a NoSchedule or
-// NoExecute taint it does not tolerate; PreferNoSchedule only asks, and
-// first-come-first-serve placement weighs no preferences. Pure.
+// NoExecute taint it does not tolerate; an agent with a PreferNoSchedule
+// taint it does not tolerate is taken only when no other offer fits. Pure.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,9 @@ bool tolerates(const Toleration& toleration, const Taint& taint);
 // The first taint with an effect that keeps pods off (NoSchedule,
 // NoExecute) that none of `tolerations` tolerates; nullptr when there is none.
 const Taint* untolerated_taint(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints);
+// A PreferNoSchedule taint that none of `tolerations` tolerates: the agent
+// is one the pod would rather not go to (kube-scheduler scores it lower).
+bool prefers_elsewhere(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints);
 // The taint manager's verdict on a pod running on an agent with `taints`:
 // how long it may stay. nullopt: for good (no NoExecute taint, or each
 // tolerated without tolerationSeconds); 0: it goes now (a NoExecute taint it

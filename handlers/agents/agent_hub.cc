@@ -584,12 +584,27 @@ const std::vector<Taint>& AgentHub::taints(const std::string& hostname) const {
   return it == taints_.end() ? kNone : it->second;
 }
 
+namespace {
+size_t preferences_in(const std::vector<Taint>& taints) {
+  return static_cast<size_t>(
+      std::count_if(taints.begin(), taints.end(), [](const Taint& t) { return t.effect == "PreferNoSchedule"; }));
+}
+}  // namespace
+
 void AgentHub::set_taints(const std::string& hostname, std::vector<Taint> taints) {
+  preferences_ -= preferences_in(this->taints(hostname));
+  preferences_ += preferences_in(taints);
   if (taints.empty()) {
     taints_.erase(hostname);
   } else {
     taints_[hostname] = std::move(taints);
   }
+}
+
+void AgentHub::replace_taints(std::map<std::string, std::vector<Taint>> all) {
+  taints_ = std::move(all);
+  preferences_ = 0;
+  for (const auto& [host, taints] : taints_) preferences_ += preferences_in(taints);
 }
 
 void AgentHub::set_cordoned(const std::string& hostname, bool on) {

@@ -147,8 +147,10 @@ class AgentHub {
   // them and the scheduler loads them. (A cordon's taint is not among them.)
   const std::vector<Taint>& taints(const std::string& hostname) const;
   bool tainted() const { return !taints_.empty(); }  // any agent at all: placement's walk skips the lookups when none
+  // Any PreferNoSchedule taint on any agent: placement looks twice, away from them first.
+  bool preferences() const { return preferences_ > 0; }
   void set_taints(const std::string& hostname, std::vector<Taint> taints);
-  void replace_taints(std::map<std::string, std::vector<Taint>> all) { taints_ = std::move(all); }
+  void replace_taints(std::map<std::string, std::vector<Taint>> all);
   // Timers stop; the streams that close from now on (the stopping daemon
   // closes them) mark their agents disconnected, no more: no warning, and
   // no time-out that would lose them.
@@ -187,6 +189,7 @@ class AgentHub {
   std::set<std::string> cordoned_;
   std::map<std::string, LabelEdits> label_edits_;
   std::map<std::string, std::vector<Taint>> taints_;
+  size_t preferences_ = 0;  // PreferNoSchedule taints among taints_
   std::unique_ptr<Timer> offer_timer_;
   std::unique_ptr<Timer> heartbeat_timer_;
   simdjson::dom::parser parser_;  // the agents' posts, one at a time

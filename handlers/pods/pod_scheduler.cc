@@ -976,6 +976,7 @@ void PodScheduler::unnominate(const std::string& key, Pending& entry) {
 PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Seeker& who, uint64_t now,
                                                  const std::set<std::string>* taken) {
   Search s;
+  bool avoiding = hub_.preferences();  // first, the agents whose PreferNoSchedule taints it tolerates
   auto look = [&](const Offer& o) {
     ++looks_;
     if (taken && taken->count(o.id)) return false;
@@ -991,12 +992,18 @@ PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Se
     auto m = cordon_misfit(needs, hub_.cordoned(o.agent));
     if (!m && hub_.tainted()) m = taint_misfit(needs, hub_.taints(o.agent));
     if (!m) m = misfit_of(needs, o, agent->labels);
-    if (!m) return true;
+    if (!m) return !avoiding || !prefers_elsewhere(needs.tolerations, hub_.taints(o.agent));
     s.seen.saw(o, m->kind);
     return false;
   };
   auto& offers = hub_.offers();
   s.offer = who.claim ? offers.acquire_first(look, who.key, now) : offers.find_first(look, now);
+  if (!s.offer && avoiding) {
+    // Only agents with a PreferNoSchedule taint it does not tolerate have room: one of them, then.
+    avoiding = false;
+    s.seen = PendingReason();
+    s.offer = who.claim ? offers.acquire_first(look, who.key, now) : offers.find_first(look, now);
+  }
   return s;
 }
 

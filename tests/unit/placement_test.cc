@@ -95,6 +95,16 @@ TEST(Placement, ATaintedAgentTakesOnlyAPodThatToleratesEachOfItsTaints) {
   EXPECT_FALSE(taint_misfit(everything, taints));
 }
 
+TEST(Taints, APreferNoScheduleTaintNotToleratedSendsThePodElsewhere) {
+  const std::vector<Taint> taints = {{.key = "busy", .effect = "PreferNoSchedule"},
+                                     {.key = "dedicated", .value = "gpu", .effect = "NoSchedule"}};
+  EXPECT_FALSE(prefers_elsewhere({}, {}));
+  EXPECT_FALSE(prefers_elsewhere({}, {{.key = "dedicated", .effect = "NoSchedule"}}));
+  EXPECT_TRUE(prefers_elsewhere({}, taints));
+  EXPECT_FALSE(prefers_elsewhere({{.key = "busy", .op = "Exists"}}, taints));
+  EXPECT_TRUE(prefers_elsewhere({{.key = "busy", .op = "Exists", .effect = "NoSchedule"}}, taints));
+}
+
 // The taint manager's getMinTolerationTime: how long a running pod stays on
 // an agent with these taints (nullopt: for good; 0: it goes now).
 TEST(Taints, ANoExecuteTaintIsToleratedForGoodForAWhileOrNot) {

@@ -281,6 +281,32 @@ TEST_F(PodSchedulerTest, ATaintedAgentTakesOnlyPodsThatTolerateItsTaints) {
   EXPECT_EQ(scheduler_->pending(), 0u);
 }
 
+// A PreferNoSchedule taint: a pod that does not tolerate it goes to another
+// agent's offer when one fits, even a later one, and to the tainted agent
+// only when none does; a pod that tolerates it takes the first offer.
+TEST_F(PodSchedulerTest, APreferNoScheduleTaintSendsPodsElsewhereWhenTheyFit) {
+  start();
+  auto busy = subscribe("edge-1");
+  auto calm = subscribe("edge-2");
+  scheduler_->taints_changed("edge-1", {{.key = "busy", .effect = "PreferNoSchedule"}});
+  offer("edge-1", 4, 8192);
+  offer("edge-2", 4, 8192);
+  put_pod("plain", stored_pod("plain"));
+  settle();
+  ASSERT_EQ(calm->events("LAUNCH").size(), 1u);
+  EXPECT_TRUE(busy->events("LAUNCH").empty());
+  offer("edge-2", 0.1, 8192);  // too small
+  put_pod("tolerant", stored_pod("tolerant", "Always", "", R"(,"tolerations":[{"key":"busy","operator":"Exists"}])"));
+  put_pod("second", stored_pod("second"));
+  settle();
+  ASSERT_EQ(busy->events("LAUNCH").size(), 1u);
+  EXPECT_NE(busy->events("LAUNCH")[0].find(R"("name":"default/tolerant")"), std::string::npos);
+  offer("edge-1", 4, 8192);
+  ASSERT_EQ(busy->events("LAUNCH").size(), 2u) << "no other agent had room: the tainted one";
+  EXPECT_NE(busy->events("LAUNCH")[1].find(R"("name":"default/second")"), std::string::npos);
+  EXPECT_EQ(calm->events("LAUNCH").size(), 1u);
+}
+
 // A NoExecute taint, as the taint manager treats it: a running pod that does
 // not tolerate it is deleted at once (its task killed, the object marked
 // until the task is gone), one that tolerates it for 60 s is deleted then,
