@@ -19,6 +19,13 @@ const Taint* untolerated_taint(const std::vector<Toleration>& tolerations, const
   return nullptr;
 }
 
+bool has_noexecute(const std::vector<Taint>& taints) {
+  for (const Taint& t : taints) {
+    if (t.effect == "NoExecute") return true;
+  }
+  return false;
+}
+
 bool prefers_elsewhere(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints) {
   for (const Taint& t : taints) {
     if (t.effect != "PreferNoSchedule") continue;

@@ -37,6 +37,8 @@ const Taint* untolerated_taint(const std::vector<Toleration>& tolerations, const
 // A PreferNoSchedule taint that none of `tolerations` tolerates: the agent
 // is one the pod would rather not go to (kube-scheduler scores it lower).
 bool prefers_elsewhere(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints);
+// Whether any of `taints` is NoExecute (the taint manager has work there).
+bool has_noexecute(const std::vector<Taint>& taints);
 // The taint manager's verdict on a pod running on an agent with `taints`:
 // how long it may stay. nullopt: for good (no NoExecute taint, or each
 // tolerated without tolerationSeconds); 0: it goes now (a NoExecute taint it

@@ -47,19 +47,11 @@ size_t what_counts(JsonValue e) {
 // client to know which it was (its name, namespace, pod and reason).
 std::string gone_event(const std::string& pod_key, const std::string& reason) {
   std::string_view rest = std::string_view(pod_key).substr(std::string_view(PodRegistry::kPodPrefix).size());
-  std::string ns(rest.substr(0, rest.find('/'))), name(rest.substr(rest.find('/') + 1));
-  JsonValue e = JsonValue::object();
-  e.set("kind", JsonValue::string("Event"));
-  e.set("apiVersion", JsonValue::string("v1"));
-  JsonValue& meta = e.ensure({"metadata"});
-  meta.set("name", JsonValue::string(name + "." + reason));
-  meta.set("namespace", JsonValue::string(ns));
-  JsonValue& obj = e.ensure({"involvedObject"});
-  obj.set("kind", JsonValue::string("Pod"));
-  obj.set("namespace", JsonValue::string(ns));
-  obj.set("name", JsonValue::string(name));
-  e.set("reason", JsonValue::string(reason));
-  return e.dump();
+  JsonValue pod = JsonValue::object();
+  JsonValue& meta = pod.ensure({"metadata"});
+  meta.set("namespace", JsonValue::string(std::string(rest.substr(0, rest.find('/')))));
+  meta.set("name", JsonValue::string(std::string(rest.substr(rest.find('/') + 1))));
+  return pod_event(pod, "", reason, "", "").dump();
 }
 
 }  // namespace

@@ -8,8 +8,10 @@ std::string meta_str(const JsonValue& pod, const char* key) {
   return v && v->is_string() ? v->text() : "";
 }
 
-JsonValue event(const JsonValue& pod, const std::string& type, const std::string& reason, const std::string& message,
-                const std::string& when) {
+}  // namespace
+
+JsonValue pod_event(const JsonValue& pod, const std::string& type, const std::string& reason,
+                    const std::string& message, const std::string& when) {
   std::string ns = meta_str(pod, "namespace"), name = meta_str(pod, "name"), uid = meta_str(pod, "uid");
   JsonValue e = JsonValue::object();
   e.set("kind", JsonValue::string("Event"));
@@ -39,8 +41,6 @@ JsonValue event(const JsonValue& pod, const std::string& type, const std::string
   return e;
 }
 
-}  // namespace
-
 std::vector<JsonValue> pod_events(const JsonValue& pod) {
   std::vector<JsonValue> out;
   const JsonValue* scheduled = nullptr;
@@ -58,17 +58,18 @@ std::vector<JsonValue> pod_events(const JsonValue& pod) {
     std::string when = scheduled && scheduled->str("status") == "True" && !scheduled->str("lastTransitionTime").empty()
                            ? scheduled->str("lastTransitionTime")
                            : created;
-    out.push_back(event(
+    out.push_back(pod_event(
         pod, "Normal", "Scheduled",
         "Successfully assigned " + meta_str(pod, "namespace") + "/" + meta_str(pod, "name") + " to " + node, when));
   } else if (scheduled && scheduled->str("status") == "False") {
     std::string when = scheduled->str("lastTransitionTime").empty() ? created : scheduled->str("lastTransitionTime");
     std::string message = scheduled->str("message").empty() ? scheduled->str("reason") : scheduled->str("message");
-    out.push_back(event(pod, "Warning", "FailedScheduling", message, when));
+    out.push_back(pod_event(pod, "Warning", "FailedScheduling", message, when));
   }
   // Preempted, as kube-scheduler records it on a victim (its message names the preemptor).
   if (disrupted)
-    out.push_back(event(pod, "Normal", "Preempted", disrupted->str("message"), disrupted->str("lastTransitionTime")));
+    out.push_back(
+        pod_event(pod, "Normal", "Preempted", disrupted->str("message"), disrupted->str("lastTransitionTime")));
   // Failed past its activeDeadlineSeconds, as a kubelet records it (when its containers were stopped).
   if (const JsonValue* reason = pod.find({"status", "reason"}); reason && reason->text() == "DeadlineExceeded") {
     std::string when = created;
@@ -77,7 +78,7 @@ std::vector<JsonValue> pod_events(const JsonValue& pod) {
       if (at && at->is_string()) when = at->text();
     }
     const JsonValue* message = pod.find({"status", "message"});
-    out.push_back(event(pod, "Normal", "DeadlineExceeded", message ? message->text() : "", when));
+    out.push_back(pod_event(pod, "Normal", "DeadlineExceeded", message ? message->text() : "", when));
   }
   return out;
 }

@@ -13,6 +13,10 @@
 
 namespace uvsched {
 
+// One core/v1 Event of `pod` (named after the pod and the reason, as a
+// recorded event's name would be stable).
+JsonValue pod_event(const JsonValue& pod, const std::string& type, const std::string& reason,
+                    const std::string& message, const std::string& when);
 // The core/v1 Events a pod (as stored, with its resourceVersion) stands for.
 std::vector<JsonValue> pod_events(const JsonValue& pod);
 

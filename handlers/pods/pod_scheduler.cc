@@ -1332,8 +1332,7 @@ void PodScheduler::taints_changed(const std::string& agent, std::vector<Taint> t
 void PodScheduler::weigh_noexecute(const std::string& agent) {
   std::optional<uint32_t> index = tasks_.agent_index(agent);
   if (!index) return;
-  bool noexecute = false;
-  for (const Taint& t : hub_.taints(agent)) noexecute = noexecute || t.effect == "NoExecute";
+  bool noexecute = has_noexecute(hub_.taints(agent));
   for (const auto& [pod, task] : tasks_.on_agent(*index)) {
     if (task->deleted) continue;
     std::string key(pod);
@@ -1363,9 +1362,8 @@ void PodScheduler::toleration_ended(const std::string& key) {
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->deleted) return;
   std::string agent = tasks_.agent_of(*task);
-  bool noexecute = false;
-  for (const Taint& t : hub_.taints(agent)) noexecute = noexecute || t.effect == "NoExecute";
-  if (!noexecute) return;  // taken off meanwhile (an alarm left by a binding that was not stored)
+  if (!has_noexecute(hub_.taints(agent)))
+    return;  // taken off meanwhile (an alarm left by a binding that was not stored)
   log_info("pod_evicted").kv("pod", key).kv("agent", agent).kv("why", "a NoExecute taint");
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaintEviction, key, agent);
   size_t slash = key.find('/');

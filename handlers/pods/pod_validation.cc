@@ -169,21 +169,40 @@ bool string_or_absent(const JsonValue& obj, const char* key, const std::string& 
   return false;
 }
 
+// The objects of the list at `field`, each with its path; a list that is
+// not one, or an item that is not an object, is an issue instead.
+std::vector<std::pair<std::string, const JsonValue*>> list_objects(const JsonValue* list, const std::string& field,
+                                                                   std::vector<FieldIssue>* out) {
+  std::vector<std::pair<std::string, const JsonValue*>> objects;
+  if (list == nullptr || list->is_null()) return objects;
+  if (!list->is_array()) {
+    out->push_back({field, "FieldValueTypeInvalid", "Invalid value: " + list->dump() + ": must be a list"});
+    return objects;
+  }
+  for (size_t i = 0; i < list->items().size(); ++i) {
+    const JsonValue& item = list->items()[i];
+    std::string at = field + "[" + std::to_string(i) + "]";
+    if (item.is_object()) {
+      objects.emplace_back(std::move(at), &item);
+    } else {
+      out->push_back({at, "FieldValueTypeInvalid", "Invalid value: " + item.dump() + ": must be an object"});
+    }
+  }
+  return objects;
+}
+
+// A label value's errors joined as the API server joins them (empty: valid).
+void invalid_label_value(std::vector<FieldIssue>* out, const std::string& field, const std::string& value) {
+  std::string joined;
+  for (const auto& e : label_value_errors(value)) joined += (joined.empty() ? "" : ";") + e;
+  if (!joined.empty()) invalid(out, field, value, joined);
+}
+
 }  // namespace
 
 void validate_tolerations(const JsonValue* list, const std::string& field, std::vector<FieldIssue>* out) {
-  if (list == nullptr || list->is_null()) return;
-  if (!list->is_array()) {
-    out->push_back({field, "FieldValueTypeInvalid", "Invalid value: " + list->dump() + ": must be a list"});
-    return;
-  }
-  for (size_t i = 0; i < list->items().size(); ++i) {
-    const JsonValue& t = list->items()[i];
-    std::string at = field + "[" + std::to_string(i) + "]";
-    if (!t.is_object()) {
-      out->push_back({at, "FieldValueTypeInvalid", "Invalid value: " + t.dump() + ": must be an object"});
-      continue;
-    }
+  for (const auto& [at, item] : list_objects(list, field, out)) {
+    const JsonValue& t = *item;
     bool typed = true;
     for (const char* k : {"key", "operator", "value", "effect"}) typed = string_or_absent(t, k, at, out) && typed;
     const JsonValue* seconds = t.get("tolerationSeconds");
@@ -205,10 +224,7 @@ void validate_tolerations(const JsonValue* list, const std::string& field, std::
       invalid(out, at + ".effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set");
     }
     if (op.empty() || op == "Equal") {
-      std::vector<std::string> errs = label_value_errors(value);
-      std::string joined;
-      for (const auto& e : errs) joined += (joined.empty() ? "" : ";") + e;
-      if (!errs.empty()) invalid(out, at + ".operator", value, joined);
+      invalid_label_value(out, at + ".operator", value);
     } else if (op == "Exists") {
       if (!value.empty()) invalid(out, at + ".operator", value, "value must be empty when `operator` is 'Exists'");
     } else {
@@ -220,28 +236,15 @@ void validate_tolerations(const JsonValue* list, const std::string& field, std::
 }
 
 void validate_taints(const JsonValue* list, const std::string& field, std::vector<FieldIssue>* out) {
-  if (list == nullptr || list->is_null()) return;
-  if (!list->is_array()) {
-    out->push_back({field, "FieldValueTypeInvalid", "Invalid value: " + list->dump() + ": must be a list"});
-    return;
-  }
   std::set<std::pair<std::string, std::string>> seen;  // (effect, key)
-  for (size_t i = 0; i < list->items().size(); ++i) {
-    const JsonValue& t = list->items()[i];
-    std::string at = field + "[" + std::to_string(i) + "]";
-    if (!t.is_object()) {
-      out->push_back({at, "FieldValueTypeInvalid", "Invalid value: " + t.dump() + ": must be an object"});
-      continue;
-    }
+  for (const auto& [at, item] : list_objects(list, field, out)) {
+    const JsonValue& t = *item;
     bool typed = true;
     for (const char* k : {"key", "value", "effect", "timeAdded"}) typed = string_or_absent(t, k, at, out) && typed;
     if (!typed) continue;
     std::string key = t.str("key"), value = t.str("value"), effect = t.str("effect");
     for (const std::string& why : qualified_name_errors(key)) invalid(out, at + ".key", key, why);
-    std::vector<std::string> errs = label_value_errors(value);
-    std::string joined;
-    for (const auto& e : errs) joined += (joined.empty() ? "" : ";") + e;
-    if (!errs.empty()) invalid(out, at + ".value", value, joined);
+    invalid_label_value(out, at + ".value", value);
     validate_taint_effect(t.get("effect"), false, at + ".effect", out);
     if (const JsonValue* added = t.get("timeAdded"); added && added->is_string() && !parse_rfc3339_ms(added->text())) {
       invalid(out, at + ".timeAdded", added->text(), "must be an RFC 3339 time");
