@@ -10,7 +10,15 @@
 
 namespace uvsched {
 
-void watch_prefix(Store& store, Clock& clock, RequestContext& ctx, const std::string& prefix, TableRow table_row) {
+bool send_as_stored(const KeyValue& kv, StoredChange change, const WatchWrite& send) {
+  std::string_view type = change == StoredChange::kDeleted                  ? "DELETED"
+                          : change == StoredChange::kPut && kv.version != 1 ? "MODIFIED"
+                                                                            : "ADDED";
+  return send(type, with_rv(kv.value, kv.mod_revision), nullptr);
+}
+
+void watch_prefix(Store& store, Clock& clock, RequestContext& ctx, const std::string& prefix, TableRow table_row,
+                  WatchTranslate translate) {
   struct Watch {
     ResponseStream stream;
     Store::WatchId id = 0;
@@ -38,28 +46,39 @@ void watch_prefix(Store& store, Clock& clock, RequestContext& ctx, const std::st
     w->timeout = clock.new_timer();
     w->timeout->start(*ms, [w, end] { end(*w); });
   }
-  auto send = [&clock, w, table_row = std::move(table_row)](std::string_view type, const std::string& object) {
-    std::string body = object;
+  WatchWrite send = [&clock, w, table_row = std::move(table_row)](std::string_view type, const std::string& object,
+                                                                  const JsonValue* parsed) {
+    std::string row;
     if (w->table.wanted && type != "ERROR") {
-      std::string error;
-      if (auto obj = JsonValue::parse(object, &error)) {
-        body = table_row(*obj, clock.unix_ms(), w->table.row);
+      std::optional<JsonValue> own;
+      if (!parsed) {
+        std::string error;
+        own = JsonValue::parse(object, &error);
+        parsed = own ? &*own : nullptr;
       }
+      if (parsed) row = table_row(*parsed, clock.unix_ms(), w->table.row);
     }
-    return w->stream.write({"{\"type\":\"", type, "\",\"object\":", body, "}\n"});
+    return w->stream.write({"{\"type\":\"", type, "\",\"object\":", row.empty() ? object : row, "}\n"});
   };
-  auto on_events = [w, send, end](const StoreStatus& st, const std::vector<WatchEvent>& events) {
+  auto on_events = [w, send, end, translate](const StoreStatus& st, const std::vector<WatchEvent>& events) {
     if (w->ended) return;
     if (!st.ok()) {
       int code = st.code == StoreCode::kCompacted ? 410 : 503;
-      send("ERROR", k8s_status_json(code, code == 410 ? "Expired" : "ServiceUnavailable", st.message));
+      send("ERROR", k8s_status_json(code, code == 410 ? "Expired" : "ServiceUnavailable", st.message), nullptr);
       return end(*w);
     }
     for (const auto& e : events) {
-      bool deleted = e.type == WatchEvent::Type::kDelete;
-      const KeyValue& kv = deleted && e.prev_kv ? *e.prev_kv : e.kv;
-      std::string_view type = deleted ? "DELETED" : (e.kv.version == 1 ? "ADDED" : "MODIFIED");
-      if (!send(type, with_rv(kv.value, e.kv.mod_revision))) return;
+      bool ok;
+      if (e.type != WatchEvent::Type::kDelete) {
+        ok = translate(e.kv, StoredChange::kPut, send);
+      } else if (e.prev_kv) {
+        KeyValue was = *e.prev_kv;  // what was deleted, at the deletion's revision
+        was.mod_revision = e.kv.mod_revision;
+        ok = translate(was, StoredChange::kDeleted, send);
+      } else {
+        ok = translate(e.kv, StoredChange::kDeleted, send);
+      }
+      if (!ok) return end(*w);
     }
   };
   w->stream.on_close([w, end] { end(*w); });
@@ -69,11 +88,11 @@ void watch_prefix(Store& store, Clock& clock, RequestContext& ctx, const std::st
   }
   RangeOptions all;
   all.prefix = true;
-  store.get(prefix, all, [&store, w, prefix, send, on_events](RangeResult&& r) {
+  store.get(prefix, all, [&store, w, prefix, send, on_events, end, translate](RangeResult&& r) {
     if (w->ended) return;
     if (!r.status.ok()) return on_events(r.status, {});
     for (const auto& kv : r.kvs) {
-      if (!send("ADDED", with_rv(kv.value, kv.mod_revision))) return;
+      if (!translate(kv, StoredChange::kListed, send)) return end(*w);
     }
     w->id = store.watch(prefix, r.revision + 1, on_events);
   });

@@ -455,6 +455,35 @@ TEST_F(PodRegistryTest, WatchStreamsChangesFromAResourceVersion) {
       std::string::npos);  // web's creation is before the watch's resourceVersion
 }
 
+// kubectl get events -w lists, then watches from the list's resourceVersion:
+// a pod whose event it listed, deleted before it changes again, was never
+// seen changing by the watch, and its event's end was lost (it stayed on
+// kubectl's screen). The deleted pod's events are read from what it was.
+TEST_F(PodRegistryTest, AResumedEventsWatchHearsTheEventsOfADeletedPodGo) {
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", kPod)).status, 201);
+  settled("web");  // its PodScheduled=False condition written: a FailedScheduling event
+  auto listed = answered(req("GET", "/api/v1/namespaces/default/events"));
+  ASSERT_NE(listed.body.find("\"name\":\"web.FailedScheduling\""), std::string::npos) << listed.body;
+  std::string rv = field(listed.body, {"metadata", "resourceVersion"});
+  RawConnection w;
+  ASSERT_TRUE(w.connect(daemon_->port()));
+  ASSERT_TRUE(
+      w.send("GET /api/v1/namespaces/default/events?watch=1&resourceVersion=" + rv + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(w.read_until("\r\n\r\n"));  // the stream started: the store's watch is set up with it
+  ASSERT_EQ(answered(req("DELETE", "/api/v1/namespaces/default/pods/web")).status, 200);
+  auto got = w.read_until("\"type\":\"DELETED\"");
+  ASSERT_TRUE(got) << "no DELETED event";
+  std::string all = *got;
+  while (all.find('\n', all.find("\"type\":\"DELETED\"")) == std::string::npos) {
+    auto more = w.read_until("\n");
+    ASSERT_TRUE(more) << all;
+    all += *more;
+  }
+  EXPECT_NE(all.find("\"name\":\"web.FailedScheduling\""), std::string::npos) << all;
+  EXPECT_NE(all.find("\"reason\":\"FailedScheduling\""), std::string::npos) << all;
+  EXPECT_EQ(all.find("\"type\":\"ADDED\""), std::string::npos) << "the listed event is not sent again: " << all;
+}
+
 TEST_F(PodRegistryTest, BindingAndStatusSubresources) {
   ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", kPod)).status, 201);
   auto bind =
