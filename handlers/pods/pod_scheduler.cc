@@ -536,7 +536,7 @@ void PodScheduler::list_queue(RequestContext& ctx) {
     w.key("waiting_seconds").value(static_cast<double>(now - std::min(now, p.waiting_since_ms)) / 1000);
     w.key("priority").value(static_cast<int64_t>(p.priority));
     if (!p.group.empty()) w.key("group").value(p.group);
-    if (!p.nominated.empty()) w.key("nominated_node").value(p.nominated);
+    if (const Nominations::Nomination* n = nominations_.of(key)) w.key("nominated_node").value(n->agent);
     w.key("reason").value(p.last_reason).end_object();
   };
   // The order they will be tried in: by when each is due, and among those
@@ -565,7 +565,7 @@ void PodScheduler::list_queue(RequestContext& ctx) {
 
 void PodScheduler::drop_pending(const std::string& key) {
   hub_.offers().unlisten(key);  // before the entry its filter points into goes
-  if (auto p = pending_.find(key); p != pending_.end()) unnominate(key, p->second);
+  nominations_.forget(key);
   pending_.erase(key);
   queue_.remove(key);
 }
@@ -825,102 +825,48 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
   }
   // The hold runs from when its last victim was seen gone, not from the
   // preemption: under load a KILL can take longer than the hold itself.
-  if (had_victims) entry.nominated_at_ms = now;
+  if (had_victims) nominations_.hold_from(key, now);
   // Its victims are gone, but their room comes back only with the agent's
   // next offer: it waits for that (a while), rather than evicting elsewhere.
-  if (!entry.nominated.empty()) {
-    const AgentHub::Agent* agent = hub_.agent(entry.nominated);
-    if (agent && agent->connected && now < entry.nominated_at_ms + kNominationHoldMs)
-      return "Waiting for the room its preemption made on " + entry.nominated + " to be offered.";
-    unnominate(key, entry);
+  if (const Nominations::Nomination* n = nominations_.of(key)) {
+    const AgentHub::Agent* agent = hub_.agent(n->agent);
+    if (agent && agent->connected && now < n->since_ms + kNominationHoldMs)
+      return "Waiting for the room its preemption made on " + n->agent + " to be offered.";
+    nominations_.forget(key);
   }
+  // No possible victim below this pod's priority: nothing to weigh (most pods, most of the time).
+  if (std::optional<int32_t> lowest = tasks_.lowest_victim_priority(); !lowest || *lowest >= entry.priority) return "";
   // A measurement of this loop's own work, not a time it acts on: read
   // from the steady clock, not the injected one.
   auto started = std::chrono::steady_clock::now();
-  auto observe = [&] {
-    preemption_decisions_.observe("",
-                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  if (!offered_this_pass_) offered_this_pass_ = offered_by_agent(hub_.offers());
+  // An agent already evicting for another pod of at least this priority:
+  // its victims' room is that pod's (and its victims are on their way out).
+  auto reserved = [this, &key, &entry](const std::string& agent) {
+    return !nominations_.empty() && nominations_.reserved_for_other(agent, key, entry.priority);
   };
-  // No possible victim below this pod's priority: nothing to weigh (most pods, most of the time).
-  if (std::optional<int32_t> lowest = tasks_.lowest_victim_priority(); !lowest || *lowest >= entry.priority) return "";
-  // What each agent has on offer now.
-  if (!offered_this_pass_) {
-    offered_this_pass_.emplace();
-    // (all() sorts every offer by arrival with a lookup per comparison: at
-    // 5,000 offers that alone was the slowest decisions' 5-10 ms.)
-    hub_.offers().for_each_live([this](const Offer& o) {
-      auto& f = (*offered_this_pass_)[o.agent];
-      f.first += o.resources.cpus;
-      f.second += o.resources.mem_mib;
-    });
-  }
-  const auto& free = *offered_this_pass_;
-  PodNeeds placement_only = entry.needs;  // the node's name and labels, not its resources
-  placement_only.cpus = placement_only.mem_mib = 0;
-  placement_only.host_ports.clear();
-  std::vector<PreemptionNode> nodes;
-  std::vector<std::string> names;
-  std::vector<std::string_view> pods;
-  // As kube-scheduler bounds its dry runs (minCandidateNodesAbsolute): the
-  // first agents where evictions would make room are enough to choose from.
   constexpr size_t kCandidateAgents = 100;
-  size_t candidates = 0;
-  tasks_.for_each_agent_with_victims_below(entry.priority, [&](uint32_t index) {
-    if (candidates >= kCandidateAgents) return false;
-    const std::string& host = tasks_.agent_name(index);
-    const AgentHub::Agent* agent = hub_.agent(host);
-    if (!agent || !agent->connected) return true;
-    // An agent already evicting for another pod of at least this priority:
-    // its victims' room is that pod's (and its victims are on their way out).
-    if (!nominated_on_.empty() && reserved_for_other(host, {key, entry.priority, false})) return true;
-    Offer anywhere;
-    anywhere.agent = host;
-    if (cordon_misfit(placement_only, hub_.cordoned(host)) || taint_misfit(placement_only, hub_.taints(host)) ||
-        misfit(placement_only, anywhere, agent->labels)) {
-      return true;
-    }
-    PreemptionNode node;
-    for (const auto& [pod, task] : tasks_.on_agent(index)) {
-      if (task->deleted || task->evicted || task->priority >= entry.priority) continue;
-      node.pods.push_back({pods.size(), task->priority, task->cpus, task->mem_mib, task->grouped});
-      pods.push_back(pod);
-    }
-    if (node.pods.empty()) return true;
-    node.id = names.size();
-    names.push_back(host);
-    if (auto f = free.find(host); f != free.end()) {
-      node.free_cpus = f->second.first;
-      node.free_mem_mib = f->second.second;
-    }
-    double cpus = node.free_cpus, mem = node.free_mem_mib;
-    for (const auto& c : node.pods) {
-      if (!c.protected_) cpus += c.cpus, mem += c.mem_mib;
-    }
-    if (cpus + 1e-9 >= entry.needs.cpus && mem + 1e-9 >= entry.needs.mem_mib) ++candidates;
-    nodes.push_back(std::move(node));
-    return true;
-  });
+  PreemptionCandidates candidates =
+      preemption_candidates(tasks_, hub_, entry.needs, entry.priority, *offered_this_pass_, reserved, kCandidateAgents);
   std::optional<PreemptionChoice> choice =
-      choose_preemption(entry.needs.cpus, entry.needs.mem_mib, entry.priority, nodes);
-  observe();
+      choose_preemption(entry.needs.cpus, entry.needs.mem_mib, entry.priority, candidates.nodes);
+  preemption_decisions_.observe("", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!choice) return "";
-  const std::string& node = names[choice->node];
-  for (size_t v : choice->victims) {
-    std::string victim(pods[v]);
+  const std::string node = candidates.agents[choice->node];
+  std::vector<std::string> victims;  // (copies: evicting changes the task registry the views point into)
+  for (size_t v : choice->victims) victims.emplace_back(candidates.pods[v]);
+  for (const auto& victim : victims) {
     if (PodTask* t = tasks_.by_pod(victim)) entry.victims.emplace_back(victim, t->serial);
     evict(victim, key, entry.priority, node);
   }
-  nominate(key, entry, node);
-  preemptions_.add("", static_cast<double>(choice->victims.size()));
+  nominations_.nominate(key, node, entry.priority, clock_.now_ms());
+  preemptions_.add("", static_cast<double>(victims.size()));
   update_pod(PodRegistry::kPodPrefix + key, [node](JsonValue& p) {
     p.ensure({"status"}).set("nominatedNodeName", JsonValue::string(node));
     return true;
   });
-  log_info("pods_preempted")
-      .kv("preemptor", key)
-      .kv("node", node)
-      .kv("victims", static_cast<uint64_t>(choice->victims.size()));
-  return "Preempting " + std::to_string(choice->victims.size()) + " lower-priority pod(s) on " + node + ".";
+  log_info("pods_preempted").kv("preemptor", key).kv("node", node).kv("victims", static_cast<uint64_t>(victims.size()));
+  return "Preempting " + std::to_string(victims.size()) + " lower-priority pod(s) on " + node + ".";
 }
 
 // A victim of preemption: told why (the DisruptionTarget condition, which
@@ -947,32 +893,6 @@ bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
          (!hub_.tainted() || !taint_misfit(needs, hub_.taints(offer.agent))) && !misfit(needs, offer, agent->labels);
 }
 
-bool PodScheduler::reserved_for_other(const std::string& agent, const Seeker& who) const {
-  auto n = nominated_on_.find(agent);
-  if (n == nominated_on_.end()) return false;
-  for (const auto& other : n->second) {
-    if (other == who.key) continue;
-    if (auto p = pending_.find(other); p != pending_.end() && p->second.priority >= who.priority) return true;
-  }
-  return false;
-}
-
-void PodScheduler::nominate(const std::string& key, Pending& entry, const std::string& agent) {
-  unnominate(key, entry);
-  entry.nominated = agent;
-  entry.nominated_at_ms = clock_.now_ms();
-  nominated_on_[agent].insert(key);
-}
-
-void PodScheduler::unnominate(const std::string& key, Pending& entry) {
-  if (entry.nominated.empty()) return;
-  if (auto n = nominated_on_.find(entry.nominated); n != nominated_on_.end()) {
-    n->second.erase(key);
-    if (n->second.empty()) nominated_on_.erase(n);
-  }
-  entry.nominated.clear();
-}
-
 PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Seeker& who, uint64_t now,
                                                  const std::set<std::string>* taken) {
   Search s;
@@ -980,7 +900,7 @@ PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Se
   auto look = [&](const Offer& o) {
     ++looks_;
     if (taken && taken->count(o.id)) return false;
-    if (!nominated_on_.empty() && reserved_for_other(o.agent, who)) {
+    if (!nominations_.empty() && nominations_.reserved_for_other(o.agent, who.key, who.priority)) {
       s.seen.saw(o, MisfitKind::kCpu);  // as kube-scheduler counts a nominated pod's requests as used
       return false;
     }
@@ -1386,9 +1306,8 @@ void PodScheduler::offers_arrived(const std::vector<std::string>& offer_ids) {
   for (const auto& id : offer_ids) {
     for (const auto& key : hub_.offers().wake(id)) queue_.breakout(key, now);  // skip the rest of the backoff
     // Room on an agent a preemption was for: its preemptors are tried now too.
-    const std::string* agent = nominated_on_.empty() ? nullptr : hub_.offers().agent_of(id);
-    if (auto n = agent ? nominated_on_.find(*agent) : nominated_on_.end(); n != nominated_on_.end()) {
-      for (const auto& key : n->second) queue_.breakout(key, now);
+    if (const std::string* agent = nominations_.empty() ? nullptr : hub_.offers().agent_of(id)) {
+      for (const auto& key : nominations_.pods_on(*agent)) queue_.breakout(key, now);
     }
   }
   pass_.schedule();

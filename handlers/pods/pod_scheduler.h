@@ -9,8 +9,6 @@
 // from the pods' annotations in every namespace.
 #pragma once
 
-#include <absl/container/flat_hash_map.h>
-
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,10 +23,12 @@
 #include "handlers/pods/pod_alarms.h"
 #include "handlers/pods/pod_groups.h"
 #include "handlers/pods/pod_writer.h"
+#include "handlers/pods/preemption_candidates.h"
 #include "handlers/pods/scheduling_log.h"
 #include "handlers/pods/task_reconciliation.h"
 #include "handlers/router.h"
 #include "policy/delay_queue.h"
+#include "policy/nominations.h"
 #include "policy/pending_reason.h"
 #include "policy/placement.h"
 #include "policy/pod_task.h"
@@ -131,8 +131,6 @@ class PodScheduler final : public AgentEvents {
     int32_t priority = 0;  // spec.priority: the queue's order, and whom it may preempt
     bool preempt_never = false;
     std::vector<std::pair<std::string, uint64_t>> victims;  // the tasks (pod, serial) it preempted, until they end
-    std::string nominated;                                  // the agent its preemption made room on
-    uint64_t nominated_at_ms = 0;                           // monotonic
     std::string last_reason;
     bool from_create = false;       // queued by its create: the watch's copy of the create is nothing new
     uint64_t waiting_since_ms = 0;  // monotonic: when it was first queued
@@ -200,9 +198,6 @@ class PodScheduler final : public AgentEvents {
   };
   Search search_offers(const PodNeeds& needs, const Seeker& who, uint64_t now,
                        const std::set<std::string>* taken = nullptr);
-  bool reserved_for_other(const std::string& agent, const Seeker& who) const;
-  void nominate(const std::string& key, Pending& entry, const std::string& agent);
-  void unnominate(const std::string& key, Pending& entry);
   // A pod no offer fits: counted, backed off, queued for its next try and
   // listening for an offer that fits. True when `reason` is news to the pod.
   bool wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now);
@@ -278,10 +273,10 @@ class PodScheduler final : public AgentEvents {
   std::map<std::string, std::string> group_of_;  // member pod -> its group, for the pods in groups
   std::set<std::string> groups_tried_;           // in this pass: one try of a group for all its members due
   size_t looks_ = 0;                             // offers weighed (search_offers), for kLooksPerPass
-  std::map<std::string, std::set<std::string>> nominated_on_;  // agent -> the pods nominated to it
+  Nominations nominations_;                      // the waiting pods a preemption made room for, and where
   // What each agent has on offer, summed once per pass for the preemptions
   // weighed in it (an offer's arrival or use within a pass is not seen).
-  std::optional<absl::flat_hash_map<std::string, std::pair<double, double>>> offered_this_pass_;
+  std::optional<OfferedByAgent> offered_this_pass_;
   CounterFamily& preemptions_;
   HistogramFamily& preemption_decisions_;  // how long choosing victims takes
   SchedulingLog recent_;                   // for the status page (GET /v1/scheduling-events)
