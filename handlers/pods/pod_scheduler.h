@@ -6,7 +6,9 @@
 // backs off (1 s doubling to 60 s), says why in its PodScheduled condition,
 // and is woken early by an offer that fits. Deleting a launched pod sends
 // KILL; its object goes when the task is gone. On start, tasks are recovered
-// from the pods' annotations in every namespace.
+// from the pods' annotations in every namespace. (Defined in two files:
+// pod_scheduler.cc queues and places pods; pod_task_lifecycle.cc follows a
+// launched pod's task to its end.)
 #pragma once
 
 #include <map>
