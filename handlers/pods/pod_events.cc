@@ -44,12 +44,15 @@ JsonValue pod_event(const JsonValue& pod, const std::string& type, const std::st
 std::vector<JsonValue> pod_events(const JsonValue& pod) {
   std::vector<JsonValue> out;
   const JsonValue* scheduled = nullptr;
-  const JsonValue* disrupted = nullptr;
+  const JsonValue* disrupted = nullptr;  // preempted
+  const JsonValue* evicted = nullptr;    // by the taint manager
   if (const JsonValue* conds = pod.find({"status", "conditions"}); conds && conds->is_array()) {
     for (const JsonValue& c : conds->items()) {
-      if (c.is_object() && c.str("type") == "PodScheduled") scheduled = &c;
-      if (c.is_object() && c.str("type") == "DisruptionTarget" && c.str("reason") == "PreemptionByScheduler")
-        disrupted = &c;
+      if (!c.is_object()) continue;
+      if (c.str("type") == "PodScheduled") scheduled = &c;
+      if (c.str("type") != "DisruptionTarget") continue;
+      if (c.str("reason") == "PreemptionByScheduler") disrupted = &c;
+      if (c.str("reason") == "DeletionByTaintManager") evicted = &c;
     }
   }
   std::string created = meta_str(pod, "creationTimestamp");
@@ -70,6 +73,11 @@ std::vector<JsonValue> pod_events(const JsonValue& pod) {
   if (disrupted)
     out.push_back(
         pod_event(pod, "Normal", "Preempted", disrupted->str("message"), disrupted->str("lastTransitionTime")));
+  // Deleted by the taint manager, as it records it (the pod is gone once its task is).
+  if (evicted)
+    out.push_back(pod_event(pod, "Normal", "TaintManagerEviction",
+                            "Marking for deletion Pod " + meta_str(pod, "namespace") + "/" + meta_str(pod, "name"),
+                            evicted->str("lastTransitionTime")));
   // Failed past its activeDeadlineSeconds, as a kubelet records it (when its containers were stopped).
   if (const JsonValue* reason = pod.find({"status", "reason"}); reason && reason->text() == "DeadlineExceeded") {
     std::string when = created;

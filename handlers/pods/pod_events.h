@@ -3,7 +3,8 @@
 // pod's PodScheduled=False condition is a Warning FailedScheduling (its
 // message says why), a bound pod's binding a Normal Scheduled, a preemption
 // victim's DisruptionTarget condition a Normal Preempted naming the preemptor,
-// a pod failed past its activeDeadlineSeconds a Normal DeadlineExceeded.
+// the taint manager's a Normal TaintManagerEviction, and a pod failed past its
+// activeDeadlineSeconds a Normal DeadlineExceeded.
 #pragma once
 
 #include <string>

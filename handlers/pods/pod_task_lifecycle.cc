@@ -141,8 +141,10 @@ void PodScheduler::weigh_noexecute(const std::string& agent) {
 }
 
 // A pod on an agent with a NoExecute taint it does not (or no longer)
-// tolerates is deleted, as the taint manager deletes it: its task is killed
-// and the object goes once the task is gone.
+// tolerates is deleted, as the taint manager deletes it: first it is marked
+// with the DisruptionTarget condition (a Job's podFailurePolicy reads it, to
+// tell an eviction from a failure of the pod's own), then its task is
+// killed and the object goes once the task is gone.
 void PodScheduler::toleration_ended(const std::string& key) {
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->deleted) return;
@@ -151,9 +153,19 @@ void PodScheduler::toleration_ended(const std::string& key) {
     return;  // taken off meanwhile (an alarm left by a binding that was not stored)
   log_info("pod_evicted").kv("pod", key).kv("agent", agent).kv("why", "a NoExecute taint");
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaintEviction, key, agent);
-  size_t slash = key.find('/');
-  handle_delete(key.substr(0, slash), key.substr(slash + 1), [key](HttpResponse&& r) {
-    if (r.status >= 300) log_warn("pod_eviction_failed").kv("pod", key).kv("status", static_cast<uint64_t>(r.status));
+  auto mark = [stamp = rfc3339(clock_.unix_ms())](JsonValue& p) {
+    set_condition(p, "DisruptionTarget", "True", "DeletionByTaintManager",
+                  "Taint manager: deleting due to NoExecute taint", stamp);
+    return true;
+  };
+  update_pod(PodRegistry::kPodPrefix + key, mark, [this, key, serial = task->serial](const PodWriter::Result&) {
+    // (Marked or not, it goes: a store that failed fails the delete too, said below.)
+    PodTask* now = tasks_.by_pod(key);
+    if (!now || now->serial != serial || now->deleted) return;  // ended meanwhile: not on the agent any more
+    size_t slash = key.find('/');
+    handle_delete(key.substr(0, slash), key.substr(slash + 1), [key](HttpResponse&& r) {
+      if (r.status >= 300) log_warn("pod_eviction_failed").kv("pod", key).kv("status", static_cast<uint64_t>(r.status));
+    });
   });
 }
 

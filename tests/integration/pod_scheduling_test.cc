@@ -1173,6 +1173,16 @@ TEST_F(PodSchedulingTest, KubectlTaintNoExecuteEvictsRunningPodsThatDoNotTolerat
   ASSERT_EQ(run_shell(kubectl + "taint node edge-x maintenance=now:NoExecute", &out), 0) << out;
   std::string kill = agent.next("KILL");
   EXPECT_NE(kill.find(plain), std::string::npos) << kill << daemon_->log();
+  // Until its task is gone, the pod says why it goes, as the taint manager marks it.
+  out.clear();
+  ASSERT_EQ(
+      run_shell(kubectl + "get pod plain -o jsonpath='{.status.conditions[?(@.type==\"DisruptionTarget\")].reason}'",
+                &out),
+      0)
+      << out;
+  EXPECT_EQ(out, "DeletionByTaintManager");
+  ASSERT_EQ(run_shell(kubectl + "get events --field-selector reason=TaintManagerEviction", &out), 0) << out;
+  EXPECT_NE(out.find("Marking for deletion Pod default/plain"), std::string::npos) << out;
   agent.status(plain, "TASK_KILLED");
   EXPECT_TRUE(pod_shows("plain", "404")) << get_pod("plain");
   EXPECT_EQ(of_type(agent.events_before_marker(), "KILL"), "") << "the pod that tolerates it was evicted";

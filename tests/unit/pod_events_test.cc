@@ -59,6 +59,24 @@ TEST(PodEvents, APodPastItsDeadlineSaysSo) {
   EXPECT_EQ(events[1].str("lastTimestamp"), "2026-01-01T00:01:00Z");
 }
 
+TEST(PodEvents, APodTheTaintManagerDeletesSaysSo) {
+  auto events = pod_events(pod(
+      R"("spec":{"nodeName":"edge-1"},"status":{"phase":"Running","conditions":[{"type":"DisruptionTarget",)"
+      R"("status":"True","reason":"DeletionByTaintManager","message":"Taint manager: deleting due to NoExecute taint",)"
+      R"("lastTransitionTime":"2026-01-01T00:02:00Z"}]})"));
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].str("type"), "Normal");
+  EXPECT_EQ(events[1].str("reason"), "TaintManagerEviction");
+  EXPECT_EQ(events[1].str("message"), "Marking for deletion Pod ns/p");
+  EXPECT_EQ(events[1].str("lastTimestamp"), "2026-01-01T00:02:00Z");
+  // A preemption's DisruptionTarget is a Preempted event, not this one.
+  auto preempted = pod_events(pod(
+      R"("spec":{"nodeName":"edge-1"},"status":{"conditions":[{"type":"DisruptionTarget","status":"True",)"
+      R"("reason":"PreemptionByScheduler","message":"Preempted by ns/high","lastTransitionTime":"2026-01-01T00:02:00Z"}]})"));
+  ASSERT_EQ(preempted.size(), 2u);
+  EXPECT_EQ(preempted[1].str("reason"), "Preempted");
+}
+
 TEST(PodEvents, APodNotYetTriedHasNone) {
   EXPECT_TRUE(pod_events(pod(R"("spec":{},"status":{"phase":"Pending"})")).empty());
 }

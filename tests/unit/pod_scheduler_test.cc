@@ -338,6 +338,11 @@ TEST_F(PodSchedulerTest, ANoExecuteTaintEvictsTheRunningPodsThatDoNotTolerateIt)
   ASSERT_EQ(edge->events("KILL").size(), 1u);
   EXPECT_NE(edge->events("KILL")[0].find(task["plain"]), std::string::npos);
   EXPECT_NE(pod("plain").find("deletionTimestamp"), std::string::npos) << pod("plain");
+  EXPECT_NE(pod("plain").find(R"({"type":"DisruptionTarget","status":"True","reason":"DeletionByTaintManager",)"
+                              R"("message":"Taint manager: deleting due to NoExecute taint")"),
+            std::string::npos)
+      << "marked as the taint manager marks it, before it is deleted: " << pod("plain");
+  EXPECT_EQ(pod("minute").find("DisruptionTarget"), std::string::npos) << pod("minute");
   scheduler_->status_update("edge-1", {task["plain"], "TASK_KILLED", ""});
   settle();
   EXPECT_EQ(pod("plain"), "<absent>");
