@@ -14,12 +14,16 @@ struct Resource {
   bool namespaced;
   std::initializer_list<const char*> verbs;
   std::initializer_list<const char*> short_names;
+  const char* group = nullptr;  // a subresource whose kind is another group's (pods/eviction: policy/v1)
+  const char* version = nullptr;
 };
 
 const Resource kResources[] = {
     {"pods", "Pod", true, {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, {"po"}},
     {"pods/status", "Pod", true, {"get", "patch", "update"}, {}},
     {"pods/binding", "Binding", true, {"create"}, {}},
+    // kubectl drain evicts through it when it is listed here (with its group and version).
+    {"pods/eviction", "Eviction", true, {"create"}, {}, "policy", "v1"},
     {"nodes", "Node", false, {"get", "list", "watch"}, {"no"}},
     {"namespaces", "Namespace", false, {"create", "delete", "get", "list", "watch"}, {"ns"}},
     {"events", "Event", true, {"list"}, {"ev"}},
@@ -32,6 +36,7 @@ std::string api_resource_list() {
   for (const auto& r : kResources) {
     w.begin_object().key("name").value(r.name).key("singularName").value("");
     w.key("namespaced").value(r.namespaced).key("kind").value(r.kind);
+    if (r.group) w.key("group").value(r.group).key("version").value(r.version);
     w.key("verbs").begin_array();
     for (const char* v : r.verbs) w.value(v);
     w.end_array();

@@ -199,13 +199,6 @@ HttpResponse unsupported_dry_run(const std::string& value) {
                    "Invalid dry run value: dryRun: Unsupported value: \"" + value + "\": supported values: \"All\"");
 }
 
-// dryRun in the query: absent, All, or refused.
-std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query) {
-  auto value = query_param(query, "dryRun");
-  if (!value) return false;
-  if (*value != "All") return unsupported_dry_run(*value);
-  return true;
-}
 }  // namespace
 
 std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply) {
@@ -226,12 +219,22 @@ std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, b
   return WriteOptions{manager ? *manager : std::string(), force, std::get<bool>(dry)};
 }
 
+std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query) {
+  auto value = query_param(query, "dryRun");
+  if (!value) return false;
+  if (*value != "All") return unsupported_dry_run(*value);
+  return true;
+}
+
 std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request) {
   auto in_query = dry_run_in_query(request.query());
   if (std::holds_alternative<HttpResponse>(in_query) || request.body.empty()) return in_query;
-  bool dry = std::get<bool>(in_query);
   std::string error;
   auto options = JsonValue::parse(request.body, &error);  // a DELETE's DeleteOptions
+  return dry_run_in_delete_options(options ? &*options : nullptr, std::get<bool>(in_query));
+}
+
+std::variant<bool, HttpResponse> dry_run_in_delete_options(const JsonValue* options, bool dry) {
   const JsonValue* list = options && options->is_object() ? options->get("dryRun") : nullptr;
   if (!list) return dry;
   if (!list->is_array()) return k8s_error(400, "BadRequest", "dryRun must be a list of strings");

@@ -71,6 +71,10 @@ struct WriteOptions {
 // false when absent, true for All, or the 400 the API server answers for
 // any other value.
 std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request);
+// dryRun in the query alone: absent, All, or refused.
+std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query);
+// dryRun in a DeleteOptions object (null: none), given the query's.
+std::variant<bool, HttpResponse> dry_run_in_delete_options(const JsonValue* options, bool dry);
 // The 400 for a write that uvsched does not dry-run (bindings, namespaces).
 std::optional<HttpResponse> refuse_dry_run(const HttpRequest& request);
 std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply);

@@ -133,6 +133,10 @@ void ObjectRegistry::start() {
   }
 }
 
+namespace {
+constexpr const char* kPolicyVersion = "policy/v1";
+}  // namespace
+
 std::string ObjectRegistry::group_list() const {
   JsonWriter w;
   w.begin_object().key("kind").value("APIGroupList").key("apiVersion").value("v1").key("groups").begin_array();
@@ -146,6 +150,13 @@ std::string ObjectRegistry::group_list() const {
     w.key("preferredVersion").begin_object().key("groupVersion").value(s->kind.api_version());
     w.key("version").value(s->kind.version).end_object().end_object();
   }
+  // The policy group, whose one member here is core's pods/eviction
+  // (discovery.cc): kubectl drain before 1.22 evicts only when it finds the
+  // group, and takes the Eviction's version from it.
+  w.begin_object().key("name").value("policy").key("versions").begin_array();
+  w.begin_object().key("groupVersion").value(kPolicyVersion).key("version").value("v1").end_object().end_array();
+  w.key("preferredVersion").begin_object().key("groupVersion").value(kPolicyVersion);
+  w.key("version").value("v1").end_object().end_object();
   // The reviews kubectl auth posts, answered by the auth gate.
   for (const ReviewResource& r : review_resources()) {
     if (std::find(seen.begin(), seen.end(), r.group) != seen.end()) continue;
@@ -202,6 +213,10 @@ std::string ObjectRegistry::resource_list(const Served& mine) const {
 
 void ObjectRegistry::add_routes(Router& router) {
   router.add("GET", "/apis", [this](RequestContext& ctx) { ctx.reply(k8s_object(200, group_list())); });
+  router.add("GET", std::string("/apis/") + kPolicyVersion, [](RequestContext& ctx) {
+    ctx.reply(k8s_object(200, std::string(R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":")") +
+                                  kPolicyVersion + R"(","resources":[]})"));
+  });
   std::vector<std::string> review_versions;
   for (const ReviewResource& r : review_resources()) {
     std::string gv = r.group_version();

@@ -29,11 +29,17 @@
 #include "storage/unwaited.h"
 
 namespace uvsched {
-namespace {
 
 std::string pod_key(const std::string& ns, const std::string& name) {
   return std::string(PodRegistry::kPodPrefix) + ns + "/" + name;
 }
+
+std::string pod_conflict_message(const std::string& name) {
+  return "Operation cannot be fulfilled on pods \"" + name +
+         "\": the object has been modified; please apply your changes to the latest version and try again";
+}
+
+namespace {
 
 std::string random_suffix() {
   static std::mt19937 rng{std::random_device{}()};
@@ -41,11 +47,6 @@ std::string random_suffix() {
   std::string s;
   for (int i = 0; i < 5; ++i) s += kChars[rng() % (sizeof kChars - 1)];
   return s;
-}
-
-std::string conflict_message(const std::string& name) {
-  return "Operation cannot be fulfilled on pods \"" + name +
-         "\": the object has been modified; please apply your changes to the latest version and try again";
 }
 
 // What the server owns in a pod's metadata stays as stored, whatever an
@@ -157,9 +158,7 @@ void PodRegistry::add_routes(Router& router) {
                unserved("pods/ephemeralcontainers" + no_kubelet +
                         "containers are started by the agent that runs it; a debugging container cannot be added"));
   }
-  router.add(
-      "POST", "/api/v1/namespaces/{ns}/pods/{name}/eviction",
-      unserved("pods/eviction is not served: there are no disruption budgets to honour; delete the pod instead"));
+  router.add("POST", "/api/v1/namespaces/{ns}/pods/{name}/eviction", [this](RequestContext& ctx) { evict_pod(ctx); });
   router.add("GET", "/api/v1/namespaces", [this](RequestContext& ctx) { list_namespaces(ctx); });
   router.add("POST", "/api/v1/namespaces", [this](RequestContext& ctx) { create_namespace(ctx); });
   router.add("GET", "/api/v1/namespaces/{ns}", [this](RequestContext& ctx) { get_namespace(ctx); });
@@ -353,7 +352,7 @@ void PodRegistry::update_pod(Responder res, const std::string& ns, const std::st
       case Outcome::kUnreadable:
         return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
       case Outcome::kConflict:
-        return res.send(k8s_error(409, "Conflict", conflict_message(name), "pods", name));
+        return res.send(k8s_error(409, "Conflict", pod_conflict_message(name), "pods", name));
       case Outcome::kStoreDown:
         return res.send(store_down(r.status));
     }
@@ -386,7 +385,7 @@ void PodRegistry::replace_pod(RequestContext& ctx, bool status_only) {
   PodChange change = [ns, name, want_rv, status_only, body = std::move(*body),
                       manager = std::get<WriteOptions>(options).manager,
                       now = rfc3339(clock_.unix_ms())](JsonValue& old, int64_t current) -> std::optional<HttpResponse> {
-    if (want_rv != 0 && want_rv != current) return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
+    if (want_rv != 0 && want_rv != current) return k8s_error(409, "Conflict", pod_conflict_message(name), "pods", name);
     JsonValue next;
     if (status_only) {
       next = std::move(old);
@@ -447,7 +446,7 @@ void PodRegistry::patch_pod(RequestContext& ctx, bool status_only) {
     const JsonValue stored = pod;
     if (const JsonValue* rv = patch.find({"metadata", "resourceVersion"});
         rv && rv->is_string() && rv->text() != std::to_string(current)) {
-      return k8s_error(409, "Conflict", conflict_message(name), "pods", name);
+      return k8s_error(409, "Conflict", pod_conflict_message(name), "pods", name);
     }
     if (auto refused = apply_patch(pod, patch, type, status_only)) return refused;
     // The patched pod is decoded as a body would be: a patch cannot give a

@@ -108,6 +108,8 @@ class PodRegistry {
   void delete_pods(RequestContext& ctx);
   void delete_one(const std::string& ns, const std::string& name, DeleteDone done);
   void bind_pod(RequestContext& ctx);
+  // POST pods/{name}/eviction (pod_eviction.cc): marked, then deleted.
+  void evict_pod(RequestContext& ctx);
   void end_watch(Watch& w);
   void watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q);
   using WatchSend = std::function<bool(std::string_view type, const std::string& object)>;
@@ -196,5 +198,10 @@ class PodRegistry {
   PreviewHook preview_hook_;
   Admission admission_;
 };
+
+// The store key of pod `name` in namespace `ns`.
+std::string pod_key(const std::string& ns, const std::string& name);
+// The API server's 409 message for an update another writer got in before.
+std::string pod_conflict_message(const std::string& name);
 
 }  // namespace uvsched

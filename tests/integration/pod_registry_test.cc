@@ -177,6 +177,22 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
       // A watch-list client (client-go's WatchListClient) is told, and falls back to list and watch.
       {"GET", "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", "", "", 422, "Invalid"},
       {"GET", "/api/v1/widgets", "", "", 404, "NotFound"},
+      // Evictions the API server refuses (and the pod stays).
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction", R"({"metadata":{"name":"other"}})", "", 400,
+       "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction", R"({"metadata":{}})", "", 400, "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction", R"({"kind":"Pod","metadata":{"name":"web"}})", "", 400,
+       "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction",
+       R"({"apiVersion":"policy/v2","kind":"Eviction","metadata":{"name":"web"}})", "", 400, "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction", R"({"metadata":{"name":"web","namespace":"other"}})", "",
+       400, "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction",
+       R"({"metadata":{"name":"web"},"deleteOptions":{"dryRun":["Some"]}})", "", 400, "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction", R"({"metadata":{"name":"web"},"deleteOptions":7})", "",
+       400, "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction", "[1]", "", 400, "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/nope/eviction", R"({"metadata":{"name":"nope"}})", "", 404, "NotFound"},
   };
   for (const auto& c : cases) {
     std::string headers = c.content_type.empty() ? "" : "Content-Type: " + c.content_type + "\r\n";
@@ -482,6 +498,44 @@ TEST_F(PodRegistryTest, AResumedEventsWatchHearsTheEventsOfADeletedPodGo) {
   EXPECT_NE(all.find("\"name\":\"web.FailedScheduling\""), std::string::npos) << all;
   EXPECT_NE(all.find("\"reason\":\"FailedScheduling\""), std::string::npos) << all;
   EXPECT_EQ(all.find("\"type\":\"ADDED\""), std::string::npos) << "the listed event is not sent again: " << all;
+}
+
+// The Eviction API with no disruption budgets: every eviction is allowed. A
+// dry run changes nothing; an eviction marks the pod as the API server does
+// and deletes it (a pod with no task at once), answering 201 Success.
+TEST_F(PodRegistryTest, AnEvictionMarksThePodAndDeletesIt) {
+  ASSERT_EQ(answered(req("POST", "/api/v1/namespaces/default/pods", kPod)).status, 201);
+  std::string watched = answered(req("GET", "/api/v1/namespaces/default/pods/web")).body;
+  std::string rv = field(watched, {"metadata", "resourceVersion"});
+  auto dry = answered(req("POST", "/api/v1/namespaces/default/pods/web/eviction?dryRun=All",
+                          R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"web"}})"));
+  EXPECT_EQ(dry.status, 201) << dry.body;
+  auto dry_in_options = answered(req("POST", "/api/v1/namespaces/default/pods/web/eviction",
+                                     R"({"metadata":{"name":"web"},"deleteOptions":{"dryRun":["All"]}})"));
+  EXPECT_EQ(dry_in_options.status, 201) << dry_in_options.body;
+  EXPECT_EQ(field(answered(req("GET", "/api/v1/namespaces/default/pods/web")).body, {"metadata", "resourceVersion"}),
+            rv)
+      << "a dry run wrote nothing";
+  RawConnection w;
+  ASSERT_TRUE(w.connect(daemon_->port()));
+  ASSERT_TRUE(
+      w.send("GET /api/v1/namespaces/default/pods?watch=1&resourceVersion=" + rv + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(w.read_until("\r\n\r\n"));
+  auto evicted = answered(req("POST", "/api/v1/namespaces/default/pods/web/eviction",
+                              R"({"apiVersion":"policy/v1beta1","kind":"Eviction","metadata":{"name":"web",)"
+                              R"("namespace":"default"},"deleteOptions":{"gracePeriodSeconds":0}})"));
+  EXPECT_EQ(evicted.status, 201) << evicted.body;
+  EXPECT_EQ(field(evicted.body, {"kind"}), "Status");
+  EXPECT_EQ(field(evicted.body, {"status"}), "Success");
+  EXPECT_EQ(answered(req("GET", "/api/v1/namespaces/default/pods/web")).status, 404);
+  auto seen = w.read_until("\"type\":\"DELETED\"");
+  ASSERT_TRUE(seen);
+  EXPECT_NE(seen->find(R"("type":"DisruptionTarget","status":"True","reason":"EvictionByEvictionAPI",)"
+                       R"("message":"Eviction API: evicting")"),
+            std::string::npos)
+      << "marked before it went: " << *seen;
+  auto again = answered(req("POST", "/api/v1/namespaces/default/pods/web/eviction", R"({"metadata":{"name":"web"}})"));
+  EXPECT_EQ(again.status, 404) << again.body;
 }
 
 TEST_F(PodRegistryTest, BindingAndStatusSubresources) {
@@ -968,6 +1022,18 @@ api.delete_collection_namespaced_pod("default", label_selector="tier=a", dry_run
 assert len(api.list_namespaced_pod("default", label_selector="tier=a").items) == 2
 api.delete_collection_namespaced_pod("default", label_selector="tier=a")
 assert [p.metadata.name for p in api.list_namespaced_pod("default").items] == ["c3"]
+# An eviction (as the descheduler posts it): a dry run leaves the pod, a real one deletes it.
+evict = client.V1Eviction(metadata=client.V1ObjectMeta(name="c3", namespace="default"))
+api.create_namespaced_pod_eviction("c3", "default", client.V1Eviction(
+    metadata=client.V1ObjectMeta(name="c3"), delete_options=client.V1DeleteOptions(dry_run=["All"])))
+assert api.read_namespaced_pod("c3", "default").metadata.name == "c3"
+api.create_namespaced_pod_eviction("c3", "default", evict)
+assert api.list_namespaced_pod("default").items == []
+try:
+    api.create_namespaced_pod_eviction("c3", "default", evict)
+    raise SystemExit("an absent pod was evicted")
+except client.exceptions.ApiException as e:
+    assert e.status == 404, e.status
 print("python client ok")
 )PY";
   std::string out;

@@ -59,6 +59,21 @@ class PodSchedulingTest : public DaemonFixture {
     }
     return false;
   }
+  // Polls a file another process writes (a kubectl left running) until
+  // `text` is in it `times` times: "" then, or else what it holds.
+  static std::string file_shows(const std::string& file, const std::string& text, size_t times = 1) {
+    auto until = std::chrono::steady_clock::now() + 30s;
+    std::string seen;
+    for (;;) {
+      std::ifstream in(file);
+      seen.assign(std::istreambuf_iterator<char>(in), {});
+      size_t n = 0;
+      for (size_t at = seen.find(text); at != std::string::npos; at = seen.find(text, at + 1)) ++n;
+      if (n >= times) return std::string();
+      if (std::chrono::steady_clock::now() > until) return seen;
+      std::this_thread::sleep_for(20ms);  // polling a file another process writes
+    }
+  }
   // The series's value; -1 when it is absent, so that a check for 0 needs the series there.
   double metric(const std::string& series) { return metric_value(port(), series); }
   void create(const std::string& body) {
@@ -1315,6 +1330,41 @@ TEST_F(PodSchedulingTest, BadAgentInputIs400AndOffersNeedASubscription) {
 
 // kubectl get nodes -w and get namespaces -w (which the list answered, and
 // kubectl could not decode): each shows what there is, then every change.
+// kubectl drain: the agent is cordoned, then its pods are evicted through the
+// Eviction API (kubectl finds it in discovery; it deleted them before, and
+// only with --force): each is marked DisruptionTarget=EvictionByEvictionAPI,
+// its task killed, and drain waits until the pod is gone.
+TEST_F(PodSchedulingTest, KubectlDrainEvictsThePodsOnAnAgent) {
+  start();
+  ScriptedAgent agent(port(), "edge-d");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(1, 1024).empty());
+  std::string task = run_task(agent, "web");
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string log = daemon_->data_dir() + "/drain.out", out;
+  ASSERT_EQ(run_shell("timeout 60 " + kubectl + "drain edge-d --force -v=6 > " + log + " 2>&1 & echo $!", &out), 0);
+  struct StopDrain {
+    pid_t pid;
+    ~StopDrain() { ::kill(pid, SIGTERM); }
+  } stop{static_cast<pid_t>(std::atol(out.c_str()))};
+  std::string kill = agent.next("KILL");
+  EXPECT_NE(kill.find(task), std::string::npos) << kill << file_shows(log, "never");
+  EXPECT_EQ(file_shows(log, "/api/v1/namespaces/default/pods/web/eviction 201 Created"), "");
+  out.clear();
+  ASSERT_EQ(
+      run_shell(kubectl + "get pod web -o jsonpath='{.status.conditions[?(@.type==\"DisruptionTarget\")].reason}'",
+                &out),
+      0)
+      << out;
+  EXPECT_EQ(out, "EvictionByEvictionAPI");
+  agent.status(task, "TASK_KILLED");
+  EXPECT_EQ(file_shows(log, "pod/web evicted"), "");  // (then 1.32 says "node/edge-d drained", 1.20 "evicted")
+  EXPECT_TRUE(pod_shows("web", "404")) << get_pod("web");
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "get node edge-d", &out), 0) << out;
+  EXPECT_NE(out.find("SchedulingDisabled"), std::string::npos) << out;
+}
+
 TEST_F(PodSchedulingTest, KubectlWatchesNodesNamespacesAndEvents) {
   start();
   std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
@@ -1338,19 +1388,7 @@ TEST_F(PodSchedulingTest, KubectlWatchesNodesNamespacesAndEvents) {
       for (pid_t p : pids) ::kill(p, SIGTERM);
     }
   } stop{watchers};
-  auto shows = [](const std::string& log, const std::string& text, size_t times) {
-    auto until = std::chrono::steady_clock::now() + 30s;
-    std::string seen;
-    for (;;) {
-      std::ifstream in(log);
-      seen.assign(std::istreambuf_iterator<char>(in), {});
-      size_t n = 0;
-      for (size_t at = seen.find(text); at != std::string::npos; at = seen.find(text, at + 1)) ++n;
-      if (n >= times) return std::string();
-      if (std::chrono::steady_clock::now() > until) return seen;
-      std::this_thread::sleep_for(20ms);  // polling a file another process writes
-    }
-  };
+  auto shows = file_shows;
   EXPECT_EQ(shows(ns_log, "kube-system", 1), "");
   ScriptedAgent agent(port(), "edge-w");
   ASSERT_TRUE(agent.subscribe());
