@@ -94,4 +94,9 @@ std::optional<int64_t> parse_quantity_milli(std::string_view s) {
   return scale(digits, exp10, exp2);
 }
 
+std::string format_quantity_milli(int64_t milli) {
+  if (milli % 1000 == 0) return std::to_string(milli / 1000);
+  return std::to_string(milli) + "m";
+}
+
 }  // namespace uvsched

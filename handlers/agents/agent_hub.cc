@@ -1,6 +1,7 @@
 #include "handlers/agents/agent_hub.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "handlers/agents/agent_events.h"
@@ -8,6 +9,7 @@
 #include "handlers/json_body.h"
 #include "handlers/json_response.h"
 #include "handlers/pods/pod_validation.h"
+#include "policy/quantity.h"
 #include "reactor/json_writer.h"
 #include "reactor/log.h"
 #include "reactor/secure_random.h"
@@ -544,7 +546,7 @@ std::vector<JsonValue> AgentHub::nodes() const {
     }
     w.key("status").begin_object();
     for (const char* which : {"capacity", "allocatable"}) {
-      w.key(which).begin_object().key("cpu").value(std::to_string(a->total.cpus));
+      w.key(which).begin_object().key("cpu").value(format_quantity_milli(std::llround(a->total.cpus * 1000)));
       w.key("memory").value(std::to_string(static_cast<int64_t>(a->total.mem_mib)) + "Mi").end_object();
     }
     w.key("conditions").begin_array().begin_object().key("type").value("Ready");

@@ -941,6 +941,8 @@ TEST_F(PodSchedulingTest, AgentsAreNodesForKubectl) {
   EXPECT_NE(nodes->body.find(R"("zone":"north")"), std::string::npos);
   EXPECT_NE(nodes->body.find(R"("type":"Ready","status":"True")"), std::string::npos);
   EXPECT_NE(nodes->body.find(R"("memory":"8192Mi")"), std::string::npos);
+  EXPECT_NE(nodes->body.find(R"("capacity":{"cpu":"8",)"), std::string::npos)
+      << "a quantity as the API server writes it (not 8.000000): " << nodes->body;
   auto one = http_request(port(), "GET", "/api/v1/nodes/edge-7");
   EXPECT_EQ(one->status, 200);
   EXPECT_EQ(answered(http_request(port(), "GET", "/api/v1/nodes/nope")).status, 404);

@@ -37,5 +37,15 @@ TEST(Quantity, ParsesExactlyToMilliUnits) {
   for (const auto& c : cases) EXPECT_EQ(parse_quantity_milli(c.text), c.milli) << c.text;
 }
 
+TEST(Quantity, FormatsAsTheApiServerWrites) {
+  EXPECT_EQ(format_quantity_milli(4000), "4");
+  EXPECT_EQ(format_quantity_milli(0), "0");
+  EXPECT_EQ(format_quantity_milli(2500), "2500m");
+  EXPECT_EQ(format_quantity_milli(1), "1m");
+  for (int64_t milli : {int64_t{1}, int64_t{999}, int64_t{1000}, int64_t{123'456'789}}) {
+    EXPECT_EQ(parse_quantity_milli(format_quantity_milli(milli)), milli) << milli;
+  }
+}
+
 }  // namespace
 }  // namespace uvsched
