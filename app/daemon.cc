@@ -302,9 +302,9 @@ void Daemon::wire_domains() {
   });
   pods_->set_node_labels_hook(
       [this](const std::string& node, LabelEdits edits) { scheduler_->node_labels_changed(node, std::move(edits)); });
-  pods_->set_delete_hook([this](const std::string& ns, const std::string& name, PodRegistry::DeleteDone done) {
-    return scheduler_->handle_delete(ns, name, std::move(done));
-  });
+  pods_->set_delete_hook(
+      [this](const std::string& ns, const std::string& name, std::optional<int64_t> grace,
+             PodRegistry::DeleteDone done) { return scheduler_->handle_delete(ns, name, grace, std::move(done)); });
   pods_->set_images_hook(
       [this](const std::string& ns, const std::string& name) { scheduler_->images_changed(ns, name); });
   pods_->set_deadline_hook([this](const std::string& ns, const std::string& name, std::optional<int64_t> deadline) {

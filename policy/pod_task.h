@@ -20,13 +20,14 @@ struct PodTask {
   TaskState state = TaskState::kPending;
   bool launched = false;
   bool bound = false;
-  bool deleted = false;  // the pod was deleted: a KILL is on its way
-  bool evicted = false;  // preempted: its KILL went, and it is no one's victim again
-  bool grouped = false;  // a member of a pod group: never preempted alone (a gang is placed, and kept, whole)
-  bool restart = false;  // its pod's images changed: killed, and the pod placed again whatever its restart policy
-  bool expired = false;  // past its pod's activeDeadlineSeconds: killed, and the pod fails whatever its policy
-  int32_t priority = 0;  // the pod's spec.priority: who may preempt it
-  float cpus = 0;        // what it holds on its agent, for preemption to weigh
+  bool deleted = false;   // the pod was deleted: a KILL is on its way
+  bool evicted = false;   // preempted: its KILL went, and it is no one's victim again
+  bool grouped = false;   // a member of a pod group: never preempted alone (a gang is placed, and kept, whole)
+  bool restart = false;   // its pod's images changed: killed, and the pod placed again whatever its restart policy
+  bool expired = false;   // past its pod's activeDeadlineSeconds: killed, and the pod fails whatever its policy
+  int32_t priority = 0;   // the pod's spec.priority: who may preempt it
+  uint32_t grace_s = 30;  // how long it gets to stop when killed (its KILL's grace period)
+  float cpus = 0;         // what it holds on its agent, for preemption to weigh
   float mem_mib = 0;
 };
 

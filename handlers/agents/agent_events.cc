@@ -62,10 +62,15 @@ std::string decline_event(std::span<const std::string> offer_ids, int refuse_sec
   return m;
 }
 
-std::string kill_event(std::string_view task_id) {
+std::string kill_event(std::string_view task_id, std::optional<uint32_t> grace_seconds) {
   std::string m = R"({"type":"KILL","task_id":{"value":)";
   append_json_string(m, task_id);
-  m += "}}";
+  m += "}";
+  if (grace_seconds) {
+    m += R"(,"kill_policy":{"grace_period":{"nanoseconds":)" +
+         std::to_string(uint64_t{*grace_seconds} * 1'000'000'000) + "}}";
+  }
+  m += "}";
   return m;
 }
 

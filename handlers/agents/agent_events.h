@@ -24,7 +24,9 @@ std::string launch_event_head(std::string_view task_id, std::string_view pod, st
 // The head, then the pod's JSON text, then the closing braces.
 std::string launch_event(std::string_view head, std::string_view pod_json);
 
-std::string kill_event(std::string_view task_id);
+// With a grace period, as Mesos' kill_policy says it: the task gets that long
+// to stop (SIGTERM, then SIGKILL) before it is killed outright.
+std::string kill_event(std::string_view task_id, std::optional<uint32_t> grace_seconds = std::nullopt);
 
 // How long an agent should wait before offering declined resources again
 // (Mesos' Filters.refuse_seconds default).

@@ -226,6 +226,33 @@ std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query) {
   return true;
 }
 
+std::variant<std::optional<int64_t>, HttpResponse> grace_period_of(const HttpRequest& request) {
+  std::optional<int64_t> in_query;
+  if (auto value = query_param(request.query(), "gracePeriodSeconds")) {
+    int64_t n = 0;
+    const char* last = value->data() + value->size();
+    auto [stop, failure] = std::from_chars(value->data(), last, n);
+    if (value->empty() || failure != std::errc() || stop != last) {
+      return k8s_error(400, "BadRequest",
+                       "gracePeriodSeconds must be a whole number of seconds, not \"" + *value + "\"");
+    }
+    in_query = n;
+  }
+  if (request.body.empty()) return in_query;
+  std::string error;
+  auto options = JsonValue::parse(request.body, &error);
+  return grace_period_in_delete_options(options ? &*options : nullptr, in_query);
+}
+
+std::variant<std::optional<int64_t>, HttpResponse> grace_period_in_delete_options(const JsonValue* options,
+                                                                                  std::optional<int64_t> from_query) {
+  const JsonValue* g = options && options->is_object() ? options->get("gracePeriodSeconds") : nullptr;
+  if (!g || g->is_null()) return from_query;
+  std::optional<int64_t> n = g->as_integer();
+  if (!n) return k8s_error(400, "BadRequest", "gracePeriodSeconds must be a whole number of seconds");
+  return n;
+}
+
 std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request) {
   auto in_query = dry_run_in_query(request.query());
   if (std::holds_alternative<HttpResponse>(in_query) || request.body.empty()) return in_query;

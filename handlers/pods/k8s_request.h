@@ -71,6 +71,13 @@ struct WriteOptions {
 // false when absent, true for All, or the 400 the API server answers for
 // any other value.
 std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request);
+// A delete's gracePeriodSeconds, in its query or its DeleteOptions body (the
+// body's wins, as the API server reads them): nullopt when absent, or the 400
+// for one that is not a whole number.
+std::variant<std::optional<int64_t>, HttpResponse> grace_period_of(const HttpRequest& request);
+// The same read from a DeleteOptions object (null: none), given the query's.
+std::variant<std::optional<int64_t>, HttpResponse> grace_period_in_delete_options(const JsonValue* options,
+                                                                                  std::optional<int64_t> from_query);
 // dryRun in the query alone: absent, All, or refused.
 std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query);
 // dryRun in a DeleteOptions object (null: none), given the query's.

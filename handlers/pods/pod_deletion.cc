@@ -1,6 +1,10 @@
 #include "handlers/pods/pod_deletion.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <utility>
+
+#include "handlers/pods/pod_validation.h"
 
 namespace uvsched {
 
@@ -13,34 +17,70 @@ bool ready_to_go(const JsonValue& pod) {
   return pod.find({"metadata", "deletionTimestamp"}) != nullptr && !has_finalizers(pod);
 }
 
-void delete_pod_object(Store& store, std::string key, std::string now, bool hold,
+int64_t deletion_grace_seconds(const JsonValue& pod, std::optional<int64_t> requested) {
+  int64_t period = 30;
+  if (requested) {
+    period = *requested;
+  } else if (const JsonValue* spec = pod.find({"spec", "terminationGracePeriodSeconds"})) {
+    if (std::optional<int64_t> n = spec->as_integer()) period = *n;
+  }
+  const JsonValue* node = pod.find({"spec", "nodeName"});
+  if (!node || !node->is_string() || node->text().empty()) return 0;
+  const JsonValue* phase = pod.find({"status", "phase"});
+  if (phase && phase->is_string() && (phase->text() == "Succeeded" || phase->text() == "Failed")) return 0;
+  return period < 0 ? 1 : period;
+}
+
+uint32_t termination_grace_seconds(const JsonValue& pod) {
+  std::optional<int64_t> period;
+  if (const JsonValue* d = pod.find({"metadata", "deletionGracePeriodSeconds"})) period = d->as_integer();
+  if (!period) {
+    const JsonValue* spec = pod.find({"spec", "terminationGracePeriodSeconds"});
+    period = spec ? spec->as_integer() : std::nullopt;
+  }
+  int64_t p = period.value_or(30);
+  return static_cast<uint32_t>(p < 0 ? 1 : std::min<int64_t>(p, UINT32_MAX));
+}
+
+void delete_pod_object(Store& store, std::string key, int64_t now_unix_ms, std::optional<DeleteHold> hold,
                        std::function<void(PodDeletion&&)> done, int attempts) {
-  store.get(key, {}, [&store, key, now, hold, done = std::move(done), attempts](RangeResult&& r) mutable {
+  store.get(key, {}, [&store, key, now_unix_ms, hold, done = std::move(done), attempts](RangeResult&& r) mutable {
     if (!r.status.ok()) return done(PodDeletion{r.status});
     if (r.kvs.empty()) return done(PodDeletion{});
     const KeyValue& kv = r.kvs[0];
     std::string error;
     auto pod = JsonValue::parse(kv.value, &error);
     if (hold && !pod) return done(PodDeletion{{StoreCode::kInvalid, "the stored pod is unreadable: " + error}});
-    bool keep = hold || (pod && has_finalizers(*pod));
-    if (keep && pod->find({"metadata", "deletionTimestamp"})) {
-      return done(PodDeletion{StoreStatus{}, true, false, kv.value, r.revision});  // marked already
+    int64_t grace = hold ? deletion_grace_seconds(*pod, hold->requested_grace) : 0;
+    bool finalized = pod && has_finalizers(*pod);
+    bool keep = (hold && grace > 0) || finalized;
+    int64_t ends_ms = now_unix_ms + grace * 1000;
+    if (const JsonValue* marked = pod ? pod->find({"metadata", "deletionTimestamp"}) : nullptr; marked && keep) {
+      // Marked already: kept as it is, unless this deletion ends sooner.
+      std::optional<int64_t> was = marked->is_string() ? parse_rfc3339_ms(marked->text()) : std::nullopt;
+      if (!hold || (was && *was <= ends_ms)) {
+        const JsonValue* g = pod->find({"metadata", "deletionGracePeriodSeconds"});
+        std::optional<int64_t> kept = g ? g->as_integer() : std::nullopt;
+        return done(PodDeletion{StoreStatus{}, true, false, kv.value, r.revision, kept.value_or(grace)});
+      }
     }
     std::string object = kv.value;
     TxnRequest t;
     t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, kv.mod_revision, {}});
     if (keep) {
-      pod->ensure({"metadata"}).set("deletionTimestamp", JsonValue::string(now));
+      JsonValue& meta = pod->ensure({"metadata"});
+      meta.set("deletionTimestamp", JsonValue::string(rfc3339(ends_ms)));
+      if (hold) meta.set("deletionGracePeriodSeconds", JsonValue::integer(grace));
       object = pod->dump();
       t.success.push_back({TxnOp::Type::kPut, key, object, 0, false});
     } else {
       t.success.push_back({TxnOp::Type::kDelete, key, {}, 0, false});
     }
-    store.txn(std::move(t), [&store, key, now, hold, done = std::move(done), attempts, keep,
+    store.txn(std::move(t), [&store, key, now_unix_ms, hold, done = std::move(done), attempts, keep, grace,
                              object = std::move(object)](TxnResult&& tr) mutable {
       if (!tr.status.ok()) return done(PodDeletion{tr.status});
-      if (tr.succeeded) return done(PodDeletion{StoreStatus{}, true, !keep, std::move(object), tr.revision});
-      if (attempts > 1) return delete_pod_object(store, key, now, hold, std::move(done), attempts - 1);
+      if (tr.succeeded) return done(PodDeletion{StoreStatus{}, true, !keep, std::move(object), tr.revision, grace});
+      if (attempts > 1) return delete_pod_object(store, key, now_unix_ms, hold, std::move(done), attempts - 1);
       done(PodDeletion{StoreStatus::unavailable("the pod kept changing while it was being deleted")});
     });
   });

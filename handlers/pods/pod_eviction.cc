@@ -59,6 +59,8 @@ void PodRegistry::evict_pod(RequestContext& ctx) {
   if (auto* refused = std::get_if<HttpResponse>(&in_query)) return ctx.reply(std::move(*refused));
   auto dry = dry_run_in_delete_options(eviction->get("deleteOptions"), std::get<bool>(in_query));
   if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
+  auto grace = grace_period_in_delete_options(eviction->get("deleteOptions"), std::nullopt);
+  if (auto* refused = std::get_if<HttpResponse>(&grace)) return ctx.reply(std::move(*refused));
   Responder res = ctx.responder;
   auto not_found = [name] { return k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name); };
   if (std::get<bool>(dry)) {
@@ -78,7 +80,8 @@ void PodRegistry::evict_pod(RequestContext& ctx) {
     set_condition(pod, "DisruptionTarget", "True", kEvictedReason, kEvictedMessage, stamp);
     return PodWriter::Verdict::kPut;
   };
-  u.done = [this, res, ns, name, not_found](PodWriter::Result&& r) mutable {
+  u.done = [this, res, ns, name, not_found,
+            grace = std::get<std::optional<int64_t>>(grace)](PodWriter::Result&& r) mutable {
     using Outcome = PodWriter::Outcome;
     switch (r.outcome) {
       case Outcome::kMissing:
@@ -93,7 +96,7 @@ void PodRegistry::evict_pod(RequestContext& ctx) {
       case Outcome::kDeclined:
         break;
     }
-    delete_one(ns, name, [res, not_found](HttpResponse&& deleted) mutable {
+    delete_one(ns, name, grace, [res, not_found](HttpResponse&& deleted) mutable {
       if (deleted.status == 200) return res.send(evicted());
       res.send(deleted.status == 404 ? not_found() : std::move(deleted));
     });

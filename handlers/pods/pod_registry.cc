@@ -510,6 +510,8 @@ void PodRegistry::delete_pod(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   auto dry = dry_run_of(ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
+  auto grace = grace_period_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&grace)) return ctx.reply(std::move(*refused));
   std::string ns = ctx.param("ns"), name = ctx.param("name");
   if (std::get<bool>(dry)) {
     // A dry-run delete: the pod as it is, and nothing deleted or killed.
@@ -522,12 +524,14 @@ void PodRegistry::delete_pod(RequestContext& ctx) {
     return;
   }
   Responder res = ctx.responder;
-  delete_one(ns, name, [res](HttpResponse&& r) mutable { res.send(std::move(r)); });
+  delete_one(ns, name, std::get<std::optional<int64_t>>(grace),
+             [res](HttpResponse&& r) mutable { res.send(std::move(r)); });
 }
 
-void PodRegistry::delete_one(const std::string& ns, const std::string& name, DeleteDone done) {
-  if (delete_hook_ && delete_hook_(ns, name, done)) return;
-  delete_pod_object(store_, pod_key(ns, name), rfc3339(clock_.unix_ms()), /*hold=*/false,
+void PodRegistry::delete_one(const std::string& ns, const std::string& name, std::optional<int64_t> grace,
+                             DeleteDone done) {
+  if (delete_hook_ && delete_hook_(ns, name, grace, done)) return;
+  delete_pod_object(store_, pod_key(ns, name), clock_.unix_ms(), std::nullopt,
                     [done = std::move(done), name](PodDeletion&& d) {
                       if (!d.status.ok()) return done(store_down(d.status));
                       if (!d.found)
@@ -562,6 +566,8 @@ void PodRegistry::delete_pods(RequestContext& ctx) {
   if (auto refused = refuse_bad_list_options(query)) return ctx.reply(std::move(*refused));
   auto dry = dry_run_of(ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
+  auto grace = grace_period_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&grace)) return ctx.reply(std::move(*refused));
   std::string error;
   auto selected = PodQuery::parse(query, &error);
   if (!selected) return ctx.reply(k8s_error(400, "BadRequest", error));
@@ -569,8 +575,8 @@ void PodRegistry::delete_pods(RequestContext& ctx) {
   all.prefix = true;
   std::string ns = ctx.param("ns");
   store_.get(pod_key(ns, ""), all,
-             [this, res = ctx.responder, ns, q = std::move(*selected),
-              dry_run = std::get<bool>(dry)](RangeResult&& r) mutable {
+             [this, res = ctx.responder, ns, q = std::move(*selected), dry_run = std::get<bool>(dry),
+              grace = std::get<std::optional<int64_t>>(grace)](RangeResult&& r) mutable {
                if (!r.status.ok()) return res.send(store_down(r.status));
                auto c = std::make_shared<DeletedPods>(DeletedPods{res, {}, std::nullopt, 0});
                std::vector<std::string> names;
@@ -586,7 +592,7 @@ void PodRegistry::delete_pods(RequestContext& ctx) {
                c->left = names.size();
                if (names.empty()) return c->finish(store_.revision());
                for (const auto& name : names) {
-                 delete_one(ns, name, [this, c](HttpResponse&& out) {
+                 delete_one(ns, name, grace, [this, c](HttpResponse&& out) {
                    if (out.status == 200) {
                      c->add(out.body);
                    } else if (out.status != 404 && !c->failure) {

@@ -55,7 +55,9 @@ class PodRegistry {
   // launched pod: KILL first, the object goes once its task is gone) and
   // will call `done` with the answer.
   using DeleteDone = std::function<void(HttpResponse&&)>;
-  using DeleteHook = std::function<bool(const std::string& ns, const std::string& name, DeleteDone done)>;
+  // `grace`: the DeleteOptions' gracePeriodSeconds, when the client gave one.
+  using DeleteHook = std::function<bool(const std::string& ns, const std::string& name, std::optional<int64_t> grace,
+                                        DeleteDone done)>;
   void set_delete_hook(DeleteHook hook) { delete_hook_ = std::move(hook); }
   // Told once an update that changed a pod's container images is stored (a
   // kubelet restarts those containers; its task must be launched again).
@@ -106,7 +108,7 @@ class PodRegistry {
   // delete_collection_namespaced_pod): each pod the selectors pick is deleted
   // as by its own DELETE; the answer lists them, as the API server's does.
   void delete_pods(RequestContext& ctx);
-  void delete_one(const std::string& ns, const std::string& name, DeleteDone done);
+  void delete_one(const std::string& ns, const std::string& name, std::optional<int64_t> grace, DeleteDone done);
   void bind_pod(RequestContext& ctx);
   // POST pods/{name}/eviction (pod_eviction.cc): marked, then deleted.
   void evict_pod(RequestContext& ctx);

@@ -336,6 +336,7 @@ std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
     log_info("task_restarting").kv("pod", key).kv("task", task_id).kv("why", "its pod's container images changed");
   }
   t.priority = priority_of(*pod);
+  t.grace_s = termination_grace_seconds(*pod);
   // Its deadline is followed again (one that passed meanwhile kills it now).
   if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.at_unix(key, *deadline);
   PodNeeds needs = pod_needs(*pod);
@@ -425,6 +426,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   Pending& entry = pending_entry(key);
   entry.needs = pod_needs(*pod);
   entry.priority = priority_of(*pod);
+  entry.grace_s = termination_grace_seconds(*pod);
   entry.preempt_never = preempt_never(*pod);
   std::string group = PodGroups::group_of(*pod);
   if (group != entry.group) {
@@ -930,7 +932,9 @@ void PodScheduler::resync(const std::string& key) {
 // crash the pods' annotations name every task an agent may be running.
 void PodScheduler::launch(const std::string& key, const PodNeeds& needs, const Offer& offer) {
   auto entry = pending_.find(key);
-  PreparedLaunch p = prepare_launch(key, needs, offer, entry == pending_.end() ? 0 : entry->second.priority);
+  PreparedLaunch p = entry == pending_.end()
+                         ? prepare_launch(key, needs, offer, 0, 30)
+                         : prepare_launch(key, needs, offer, entry->second.priority, entry->second.grace_s);
   update_pod(PodRegistry::kPodPrefix + key, std::move(p.bind),
              [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
                  const PodWriter::Result& r) { bound(key, serial, offer, r.written(), launch_event(head, r.stored)); });
@@ -958,7 +962,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   if (search.offer) {
     placements_.add(placed_label());
     Offer chosen = *search.offer;
-    PreparedLaunch p = prepare_launch(key, needs, chosen, priority_of(pod));
+    PreparedLaunch p = prepare_launch(key, needs, chosen, priority_of(pod), termination_grace_seconds(pod));
     p.bind(pod);
     return [this, key, serial = p.serial, offer = std::move(p.offer_id), head = std::move(p.launch_head)](
                bool written, int64_t revision, const std::string& json) {
@@ -970,6 +974,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   Pending& entry = pending_entry(key);
   entry.needs = std::move(needs);
   entry.priority = priority_of(pod);
+  entry.grace_s = termination_grace_seconds(pod);
   entry.preempt_never = preempt_never(pod);
   entry.from_create = true;
   std::string reason = why_pending(search, entry.needs);
@@ -997,7 +1002,7 @@ std::string PodScheduler::preview_placement(const JsonValue& pod) {
 }
 
 PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key, const PodNeeds& needs,
-                                                          const Offer& offer, int32_t priority) {
+                                                          const Offer& offer, int32_t priority, uint32_t grace_s) {
   const AgentHub::Agent* agent = hub_.agent(offer.agent);
   std::string agent_id = agent ? agent->agent_id : "";
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kScheduled, key, offer.agent);
@@ -1007,6 +1012,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   task.cpus = static_cast<float>(needs.cpus);
   task.mem_mib = static_cast<float>(needs.mem_mib);
   task.priority = priority;
+  task.grace_s = grace_s;
   if (auto p = pending_.find(key); p != pending_.end()) task.grouped = !p->second.group.empty();
   std::string id = PodTaskRegistry::id_of(key, task);
   std::string head = launch_event_head(id, key, agent_id, needs.cpus, needs.mem_mib, needs.host_ports);

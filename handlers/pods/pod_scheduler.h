@@ -79,7 +79,11 @@ class PodScheduler final : public AgentEvents {
 
   // The registry asks before deleting a pod: true when the pod has a live
   // task, in which case a KILL goes out and `done` is given the answer.
-  bool handle_delete(const std::string& ns, const std::string& name, std::function<void(HttpResponse&&)> done);
+  // `grace` is the DeleteOptions' gracePeriodSeconds, when given: the pod's
+  // own (spec.terminationGracePeriodSeconds) otherwise; 0 removes the object
+  // at once, as a forced delete does, while the KILL still goes.
+  bool handle_delete(const std::string& ns, const std::string& name, std::optional<int64_t> grace,
+                     std::function<void(HttpResponse&&)> done);
   // An update changed the pod's container images (stored): as a kubelet
   // restarts such containers whatever the restart policy, its task is killed
   // and the pod placed again, to run what it now names.
@@ -128,9 +132,10 @@ class PodScheduler final : public AgentEvents {
   // before it may preempt elsewhere.
   static constexpr uint64_t kNominationHoldMs = 30'000;
   struct Pending {
-    PodNeeds needs;        // what placement reads of the pod
-    std::string group;     // the pod group it belongs to ("ns/name"), or ""
-    int32_t priority = 0;  // spec.priority: the queue's order, and whom it may preempt
+    PodNeeds needs;         // what placement reads of the pod
+    std::string group;      // the pod group it belongs to ("ns/name"), or ""
+    int32_t priority = 0;   // spec.priority: the queue's order, and whom it may preempt
+    uint32_t grace_s = 30;  // spec.terminationGracePeriodSeconds, for its task
     bool preempt_never = false;
     std::vector<std::pair<std::string, uint64_t>> victims;  // the tasks (pod, serial) it preempted, until they end
     std::string last_reason;
@@ -217,7 +222,8 @@ class PodScheduler final : public AgentEvents {
   };
   // The task is added; the binding is not yet written, and the offer stays claimed until it is.
   // `priority` (spec.priority) is the task's, for preemption to weigh.
-  PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer, int32_t priority);
+  PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer, int32_t priority,
+                                uint32_t grace_s);
   void kill(const std::string& pod, const PodTask& task);
   // A pod's activeDeadlineSeconds passed: its task is killed (the pod fails
   // when it ends), or a pod waiting to start again fails where it waits.

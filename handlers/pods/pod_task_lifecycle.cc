@@ -25,7 +25,7 @@
 namespace uvsched {
 
 void PodScheduler::kill(const std::string& key, const PodTask& task) {
-  hub_.send(tasks_.agent_of(task), kill_event(PodTaskRegistry::id_of(key, task)));
+  hub_.send(tasks_.agent_of(task), kill_event(PodTaskRegistry::id_of(key, task), task.grace_s));
 }
 
 void PodScheduler::deadline_passed(const std::string& key) {
@@ -72,7 +72,7 @@ void PodScheduler::deadline_changed(const std::string& ns, const std::string& na
   }
 }
 
-bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
+bool PodScheduler::handle_delete(const std::string& ns, const std::string& name, std::optional<int64_t> grace,
                                  std::function<void(HttpResponse&&)> done) {
   std::string key = ns + "/" + name;
   PodTask* task = tasks_.by_pod(key);
@@ -83,13 +83,16 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
   // quick agent's TASK_KILLED removed the pod before this read it, and the
   // client heard 404 for a delete that worked. A store that failed is said,
   // so the client asks again (and the task, still reporting, is killed then).
-  delete_pod_object(store_, PodRegistry::kPodPrefix + key, rfc3339(clock_.unix_ms()), /*hold=*/true,
+  delete_pod_object(store_, PodRegistry::kPodPrefix + key, clock_.unix_ms(), DeleteHold{grace},
                     [this, done = std::move(done), name, key](PodDeletion&& d) mutable {
                       if (d.status.code == StoreCode::kInvalid)
                         return done(k8s_error(500, "InternalError", d.status.message));
                       if (!d.status.ok()) return done(k8s_error(503, "ServiceUnavailable", "the store is unavailable"));
-                      if (PodTask* t = tasks_.by_pod(key); t && t->deleted && t->state != TaskState::kGone)
+                      if (PodTask* t = tasks_.by_pod(key); t && t->deleted && t->state != TaskState::kGone) {
+                        if (d.found)
+                          t->grace_s = static_cast<uint32_t>(std::clamp<int64_t>(d.grace_seconds, 0, UINT32_MAX));
                         kill(key, *t);
+                      }
                       if (!d.found)
                         return done(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
                       done(k8s_object(200, std::move(d.object)));
@@ -163,7 +166,7 @@ void PodScheduler::toleration_ended(const std::string& key) {
     PodTask* now = tasks_.by_pod(key);
     if (!now || now->serial != serial || now->deleted) return;  // ended meanwhile: not on the agent any more
     size_t slash = key.find('/');
-    handle_delete(key.substr(0, slash), key.substr(slash + 1), [key](HttpResponse&& r) {
+    handle_delete(key.substr(0, slash), key.substr(slash + 1), std::nullopt, [key](HttpResponse&& r) {
       if (r.status >= 300) log_warn("pod_eviction_failed").kv("pod", key).kv("status", static_cast<uint64_t>(r.status));
     });
   });
@@ -314,7 +317,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
       tasks_.erase_pod(pod);
       deadlines_.forget(pod);
       evictions_.forget(pod);
-      delete_pod_object(store_, key, rfc3339(clock_.unix_ms()), /*hold=*/false,
+      delete_pod_object(store_, key, clock_.unix_ms(), std::nullopt,
                         unwaited<PodDeletion>("pod_delete", key));  // kept if finalizers hold it
       return;
     case TaskAction::kRemoveFailed: {

@@ -177,6 +177,9 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
       // A watch-list client (client-go's WatchListClient) is told, and falls back to list and watch.
       {"GET", "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", "", "", 422, "Invalid"},
       {"GET", "/api/v1/widgets", "", "", 404, "NotFound"},
+      {"DELETE", "/api/v1/namespaces/default/pods/web?gracePeriodSeconds=soon", "", "", 400, "BadRequest"},
+      {"DELETE", "/api/v1/namespaces/default/pods/web", R"({"gracePeriodSeconds":"30"})", "", 400, "BadRequest"},
+      {"DELETE", "/api/v1/namespaces/default/pods?gracePeriodSeconds=1.5", "", "", 400, "BadRequest"},
       // Evictions the API server refuses (and the pod stays).
       {"POST", "/api/v1/namespaces/default/pods/web/eviction", R"({"metadata":{"name":"other"}})", "", 400,
        "BadRequest"},
@@ -192,6 +195,8 @@ TEST_F(PodRegistryTest, ErrorsAreStatusObjects) {
       {"POST", "/api/v1/namespaces/default/pods/web/eviction", R"({"metadata":{"name":"web"},"deleteOptions":7})", "",
        400, "BadRequest"},
       {"POST", "/api/v1/namespaces/default/pods/web/eviction", "[1]", "", 400, "BadRequest"},
+      {"POST", "/api/v1/namespaces/default/pods/web/eviction",
+       R"({"metadata":{"name":"web"},"deleteOptions":{"gracePeriodSeconds":true}})", "", 400, "BadRequest"},
       {"POST", "/api/v1/namespaces/default/pods/nope/eviction", R"({"metadata":{"name":"nope"}})", "", 404, "NotFound"},
   };
   for (const auto& c : cases) {

@@ -1336,6 +1336,50 @@ TEST_F(PodSchedulingTest, BadAgentInputIs400AndOffersNeedASubscription) {
 // Eviction API (kubectl finds it in discovery; it deleted them before, and
 // only with --force): each is marked DisruptionTarget=EvictionByEvictionAPI,
 // its task killed, and drain waits until the pod is gone.
+// A deleted pod's task is killed with the pod's grace period, as a kubelet
+// gives its containers terminationGracePeriodSeconds: the KILL carries it
+// (Mesos' kill_policy) and the pod shows it (deletionGracePeriodSeconds,
+// and a deletionTimestamp that far ahead). kubectl delete --grace-period
+// shortens it; --grace-period=0 --force removes the object at once while the
+// task is still killed.
+TEST_F(PodSchedulingTest, KubectlDeleteGivesTheTaskItsGracePeriod) {
+  start();
+  ScriptedAgent agent(port(), "edge-g");
+  ASSERT_TRUE(agent.subscribe());
+  ASSERT_FALSE(agent.offer(2, 2048).empty());
+  create(pod_json("slow", "500m", R"(,"terminationGracePeriodSeconds":45)"));
+  std::string slow = task_id_of(agent.next("LAUNCH"));
+  agent.status(slow, "TASK_RUNNING");
+  ASSERT_TRUE(pod_shows("slow", R"("phase":"Running")")) << get_pod("slow");
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  ASSERT_EQ(run_shell(kubectl + "delete pod slow --wait=false", &out), 0) << out;
+  std::string kill = agent.next("KILL");
+  EXPECT_NE(kill.find(slow), std::string::npos) << kill;
+  EXPECT_NE(kill.find(R"("kill_policy":{"grace_period":{"nanoseconds":45000000000}})"), std::string::npos) << kill;
+  EXPECT_TRUE(pod_shows("slow", R"("deletionGracePeriodSeconds":45)")) << get_pod("slow");
+  // Asked again, sooner: the agent hears the shorter grace.
+  ASSERT_EQ(run_shell(kubectl + "delete pod slow --grace-period=3 --wait=false", &out), 0) << out;
+  kill = agent.next("KILL");
+  EXPECT_NE(kill.find(R"("nanoseconds":3000000000)"), std::string::npos) << kill;
+  EXPECT_TRUE(pod_shows("slow", R"("deletionGracePeriodSeconds":3)")) << get_pod("slow");
+  agent.status(slow, "TASK_KILLED");
+  EXPECT_TRUE(pod_shows("slow", "404")) << get_pod("slow");
+
+  ASSERT_FALSE(agent.offer(1, 1024).empty());
+  std::string stuck = run_task(agent, "stuck");
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "delete pod stuck --grace-period=0 --force", &out), 0) << out;
+  EXPECT_EQ(get_pod("stuck"), "404") << "a forced delete does not wait for the task";
+  kill = agent.next("KILL");
+  EXPECT_NE(kill.find(stuck), std::string::npos) << kill;
+  EXPECT_NE(kill.find(R"("nanoseconds":0)"), std::string::npos) << kill;
+  agent.status(stuck, "TASK_KILLED");  // (its end finds the object gone: nothing to do)
+  ASSERT_FALSE(agent.offer(1, 1024).empty());
+  create(pod_json("after", "500m"));
+  EXPECT_FALSE(task_id_of(agent.next("LAUNCH")).empty()) << daemon_->log();
+}
+
 TEST_F(PodSchedulingTest, KubectlDrainEvictsThePodsOnAnAgent) {
   start();
   ScriptedAgent agent(port(), "edge-d");

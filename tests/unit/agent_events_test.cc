@@ -75,7 +75,18 @@ TEST(AgentEvents, KillNamesItsTaskWhateverItHolds) {
     ASSERT_EQ(parser.parse(event).get(doc), simdjson::SUCCESS) << event;
     EXPECT_EQ(std::string_view(doc["type"]), "KILL");
     EXPECT_EQ(std::string_view(doc["task_id"]["value"]), id);
+    EXPECT_EQ(doc["kill_policy"].error(), simdjson::NO_SUCH_FIELD) << "no grace period given: none said";
   }
+  // With a grace period, as Mesos' kill_policy says it (nanoseconds).
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(kill_event("t", 30)).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(uint64_t(doc["kill_policy"]["grace_period"]["nanoseconds"]), 30'000'000'000u);
+  std::string none = kill_event("t", 0);
+  ASSERT_EQ(parser.parse(none).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(uint64_t(doc["kill_policy"]["grace_period"]["nanoseconds"]), 0u) << "a forced kill says 0";
+  ASSERT_EQ(parser.parse(kill_event("t", UINT32_MAX)).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(uint64_t(doc["kill_policy"]["grace_period"]["nanoseconds"]), uint64_t{UINT32_MAX} * 1'000'000'000);
 }
 
 }  // namespace
