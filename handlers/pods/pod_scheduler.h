@@ -5,7 +5,7 @@
 // annotations); task statuses move the pod's phase; a pod that fits nowhere
 // backs off (1 s doubling to 60 s), says why in its PodScheduled condition,
 // and is woken early by an offer that fits. Deleting a launched pod sends
-// KILL; its object goes when the task is gone. On start, tasks are recovered
+// KILL with the pod's grace period; its object goes when the task is gone. On start, tasks are recovered
 // from the pods' annotations in every namespace. (Defined in two files:
 // pod_scheduler.cc queues and places pods; pod_task_lifecycle.cc follows a
 // launched pod's task to its end.)
@@ -221,7 +221,8 @@ class PodScheduler final : public AgentEvents {
     std::function<bool(JsonValue&)> bind;  // writes the binding into the pod
   };
   // The task is added; the binding is not yet written, and the offer stays claimed until it is.
-  // `priority` (spec.priority) is the task's, for preemption to weigh.
+  // `priority` (spec.priority) is the task's, for preemption to weigh;
+  // `grace_s` (spec.terminationGracePeriodSeconds) the grace its KILLs give.
   PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer, int32_t priority,
                                 uint32_t grace_s);
   void kill(const std::string& pod, const PodTask& task);
