@@ -295,7 +295,7 @@ void Daemon::make_domains() {
 // the ML cap counts the functions the live offers hold.
 void Daemon::wire_domains() {
   hub_->set_events(scheduler_.get());
-  pods_->set_nodes([this] { return hub_->nodes(); });
+  pods_->set_nodes([this] { return hub_->nodes(); }, [this] { return hub_->nodes_version(); });
   pods_->set_cordon_hook([this](const std::string& node, bool on) { scheduler_->cordon_changed(node, on); });
   pods_->set_taints_hook([this](const std::string& node, std::vector<Taint> taints) {
     scheduler_->taints_changed(node, std::move(taints));

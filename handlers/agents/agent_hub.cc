@@ -94,6 +94,7 @@ void AgentHub::drop_all() {
   }
   offers_ = OfferRegistry({settings_.offer_ttl_ms, settings_.offer_linger_ms});
   recently_lost_.clear();
+  ++nodes_version_;
   log_info("agents_dropped").kv("agents", static_cast<uint64_t>(agents.size())).kv("why", "no longer the leader");
 }
 
@@ -129,6 +130,7 @@ void AgentHub::expect(const std::string& hostname) {
   slot = std::make_unique<Agent>();
   slot->hostname = hostname;
   slot->subscribed_unix_ms = clock_.unix_ms();
+  ++nodes_version_;
   slot->lost_timer = clock_.new_timer();
   slot->lost_timer->start(settings_.agent_timeout_ms, [this, hostname] { lose(hostname); });
   log_info("agent_expected").kv("agent", hostname).kv("timeout_ms", settings_.agent_timeout_ms);
@@ -186,6 +188,7 @@ void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resour
   a.subscribed_unix_ms = clock_.unix_ms();
   a.channel = std::move(channel);
   a.connected = true;
+  ++nodes_version_;
   a.channel->on_close([this, host] { disconnected(host); });
   JsonWriter w;
   w.begin_object()
@@ -224,6 +227,7 @@ void AgentHub::disconnected(const std::string& hostname) {
   Agent& a = *it->second;
   if (a.channel && a.channel->open()) return;  // a newer stream replaced this one
   a.connected = false;
+  ++nodes_version_;
   // The stopping daemon closed it: no agent went away, and nothing may fire
   // into a scheduler that has stopped.
   if (stopped_) return;
@@ -239,6 +243,7 @@ void AgentHub::lose(const std::string& hostname) {
   agent_events_.add(labels({{"event", "lost"}}));
   offers_.invalidate_agent(hostname, clock_.now_ms());
   agents_.erase(it);  // SlaveLost: it must subscribe afresh
+  ++nodes_version_;
   if (recently_lost_.size() == kLostKept) recently_lost_.pop_front();
   recently_lost_.push_back({hostname, clock_.unix_ms()});
   if (events_) events_->agent_lost(hostname);
@@ -573,11 +578,13 @@ void AgentHub::set_label_edits(const std::string& hostname, LabelEdits edits) {
     label_edits_[hostname] = std::move(edits);
   }
   if (auto it = agents_.find(hostname); it != agents_.end()) relabel(*it->second);
+  ++nodes_version_;
 }
 
 void AgentHub::replace_label_edits(std::map<std::string, LabelEdits> all) {
   label_edits_ = std::move(all);
   for (auto& [host, a] : agents_) relabel(*a);
+  ++nodes_version_;
 }
 
 const std::vector<Taint>& AgentHub::taints(const std::string& hostname) const {
@@ -601,12 +608,14 @@ void AgentHub::set_taints(const std::string& hostname, std::vector<Taint> taints
   } else {
     taints_[hostname] = std::move(taints);
   }
+  ++nodes_version_;
 }
 
 void AgentHub::replace_taints(std::map<std::string, std::vector<Taint>> all) {
   taints_ = std::move(all);
   preferences_ = 0;
   for (const auto& [host, taints] : taints_) preferences_ += preferences_in(taints);
+  ++nodes_version_;
 }
 
 void AgentHub::set_cordoned(const std::string& hostname, bool on) {
@@ -615,6 +624,7 @@ void AgentHub::set_cordoned(const std::string& hostname, bool on) {
   } else {
     cordoned_.erase(hostname);
   }
+  ++nodes_version_;
 }
 
 }  // namespace uvsched

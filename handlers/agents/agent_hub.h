@@ -128,13 +128,20 @@ class AgentHub {
   const std::deque<LostAgent>& recently_lost() const { return recently_lost_; }
   // Node objects for the pod registry's /api/v1/nodes.
   std::vector<JsonValue> nodes() const;
+  // Moves whenever nodes() would answer otherwise (an agent expected,
+  // subscribed, disconnected or lost; a label, taint or cordon changed): a
+  // node watch reads the nodes again only then, not every second.
+  uint64_t nodes_version() const { return nodes_version_; }
   // Cordoned agents (kubectl cordon: the node's spec.unschedulable): no new
   // pod is placed on them unless it tolerates node.kubernetes.io/unschedulable;
   // what runs there stays. By hostname, kept whether or not the agent is
   // subscribed; the pod registry stores them and the scheduler loads them.
   bool cordoned(const std::string& hostname) const { return cordoned_.count(hostname) > 0; }
   void set_cordoned(const std::string& hostname, bool on);
-  void replace_cordoned(std::set<std::string> hosts) { cordoned_ = std::move(hosts); }
+  void replace_cordoned(std::set<std::string> hosts) {
+    cordoned_ = std::move(hosts);
+    ++nodes_version_;
+  }
   // Labels set or taken off a node through the API (kubectl label node), by
   // hostname: laid over what the agent subscribed with, now and whenever it
   // subscribes again. Kept whether or not the agent is subscribed; the pod
@@ -175,6 +182,7 @@ class AgentHub {
   void lose(const std::string& hostname);
   // Its labels as placement and the node show them: what it subscribed with, and the operator's edits.
   void relabel(Agent& a) const;
+  uint64_t nodes_version_ = 0;  // (nodes_version)
   void tick_offers();
   void arm_offer_timer(uint64_t now);
   void heartbeat();

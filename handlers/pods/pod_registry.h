@@ -41,7 +41,12 @@ class PodRegistry {
   using NodeLister = std::function<std::vector<JsonValue>()>;
 
   PodRegistry(Store& store, Clock& clock, PodWriter& writer, std::function<bool()> is_leader);
-  void set_nodes(NodeLister nodes) { nodes_ = std::move(nodes); }
+  // `version`, when given, moves whenever `nodes` would answer otherwise: a
+  // node watch reads the nodes only when it has moved.
+  void set_nodes(NodeLister nodes, std::function<uint64_t()> version = nullptr) {
+    nodes_ = std::move(nodes);
+    nodes_version_ = std::move(version);
+  }
   // Told once a node's cordon (spec.unschedulable) is stored changed.
   using CordonHook = std::function<void(const std::string& node, bool cordoned)>;
   void set_cordon_hook(CordonHook hook) { cordon_hook_ = std::move(hook); }
@@ -190,6 +195,7 @@ class PodRegistry {
   std::deque<SnapshotRead> snapshot_queue_;
   size_t snapshots_in_flight_ = 0;
   NodeLister nodes_;
+  std::function<uint64_t()> nodes_version_;
   CordonHook cordon_hook_;
   NodeLabelsHook node_labels_hook_;
   DeleteHook delete_hook_;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -268,6 +269,48 @@ TEST_F(AgentHubTest, TheOperatorsLabelEditsAreLaidOverTheAgentsOwn) {
   EXPECT_EQ(hub_->agent("edge-1")->labels, (Labels{{"rack", "7"}, {"zone", "a"}}));
   hub_->replace_label_edits({});  // a new leader's load: none stored
   EXPECT_EQ(hub_->agent("edge-1")->labels, (Labels{{"disk", "nvme"}, {"rack", "7"}}));
+}
+
+// A node watch reads the nodes again only when nodes_version moved: so
+// whatever changes what nodes() answers must move it. Each step below is one
+// kind of change, or none (offers, heartbeats): the version moves exactly
+// when the nodes' text does.
+TEST_F(AgentHubTest, TheNodesVersionMovesWheneverTheNodesChange) {
+  auto text = [this] {
+    std::string all;
+    for (const JsonValue& n : hub_->nodes()) all += n.dump() + "\n";
+    return all;
+  };
+  std::shared_ptr<RecordingChannel> edge;
+  struct Step {
+    const char* name;
+    std::function<void()> run;
+  };
+  std::vector<Step> steps = {
+      {"an agent subscribes", [&] { edge = subscribe("edge-1"); }},
+      {"offers (the nodes stay)", [&] { post(router_, "/v1/agents/edge-1/offers", offers({"edge-1-a"})); }},
+      {"heartbeats (the nodes stay)", [&] { clock_.advance(kHeartbeatMs); }},
+      {"labelled",
+       [&] {
+         hub_->set_label_edits("edge-1", {{"zone", std::string("north")}});
+       }},
+      {"all labels replaced", [&] { hub_->replace_label_edits({}); }},
+      {"cordoned", [&] { hub_->set_cordoned("edge-1", true); }},
+      {"all cordons replaced", [&] { hub_->replace_cordoned({}); }},
+      {"tainted", [&] { hub_->set_taints("edge-1", {{.key = "k", .effect = "NoSchedule"}}); }},
+      {"all taints replaced", [&] { hub_->replace_taints({}); }},
+      {"another expected", [&] { hub_->expect("edge-2"); }},
+      {"disconnected", [&] { edge->hang_up(); }},
+      {"lost", [&] { clock_.advance(kAgentTimeoutMs); }},
+      {"subscribes again", [&] { edge = subscribe("edge-1"); }},
+      {"all dropped", [&] { hub_->drop_all(); }},
+  };
+  for (const auto& step : steps) {
+    std::string before = text();
+    uint64_t version = hub_->nodes_version();
+    step.run();
+    EXPECT_EQ(text() != before, hub_->nodes_version() != version) << step.name;
+  }
 }
 
 TEST_F(AgentHubTest, ASecondSubscribeReplacesTheFirstStream) {
