@@ -199,6 +199,26 @@ HttpResponse unsupported_dry_run(const std::string& value) {
                    "Invalid dry run value: dryRun: Unsupported value: \"" + value + "\": supported values: \"All\"");
 }
 
+// dryRun in the query: absent, All, or refused.
+std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query) {
+  auto value = query_param(query, "dryRun");
+  if (!value) return false;
+  if (*value != "All") return unsupported_dry_run(*value);
+  return true;
+}
+
+// dryRun in a DeleteOptions object (null: none), over the query's.
+std::variant<bool, HttpResponse> dry_run_in_options(const JsonValue* options, bool dry) {
+  const JsonValue* list = options && options->is_object() ? options->get("dryRun") : nullptr;
+  if (!list) return dry;
+  if (!list->is_array()) return k8s_error(400, "BadRequest", "dryRun must be a list of strings");
+  for (const auto& v : list->items()) {
+    if (!v.is_string() || v.text() != "All") return unsupported_dry_run(v.is_string() ? v.text() : v.dump());
+    dry = true;
+  }
+  return dry;
+}
+
 }  // namespace
 
 std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply) {
@@ -219,16 +239,12 @@ std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, b
   return WriteOptions{manager ? *manager : std::string(), force, std::get<bool>(dry)};
 }
 
-std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query) {
-  auto value = query_param(query, "dryRun");
-  if (!value) return false;
-  if (*value != "All") return unsupported_dry_run(*value);
-  return true;
-}
-
-std::variant<std::optional<int64_t>, HttpResponse> grace_period_of(const HttpRequest& request) {
-  std::optional<int64_t> in_query;
-  if (auto value = query_param(request.query(), "gracePeriodSeconds")) {
+std::variant<DeleteOptions, HttpResponse> delete_options_in_query(std::string_view query) {
+  DeleteOptions o;
+  auto dry = dry_run_in_query(query);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return std::move(*refused);
+  o.dry_run = std::get<bool>(dry);
+  if (auto value = query_param(query, "gracePeriodSeconds")) {
     int64_t n = 0;
     const char* last = value->data() + value->size();
     auto [stop, failure] = std::from_chars(value->data(), last, n);
@@ -236,21 +252,30 @@ std::variant<std::optional<int64_t>, HttpResponse> grace_period_of(const HttpReq
       return k8s_error(400, "BadRequest",
                        "gracePeriodSeconds must be a whole number of seconds, not \"" + *value + "\"");
     }
-    in_query = n;
+    o.grace_seconds = n;
   }
-  if (request.body.empty()) return in_query;
-  std::string error;
-  auto options = JsonValue::parse(request.body, &error);
-  return grace_period_in_delete_options(options ? &*options : nullptr, in_query);
+  return o;
 }
 
-std::variant<std::optional<int64_t>, HttpResponse> grace_period_in_delete_options(const JsonValue* options,
-                                                                                  std::optional<int64_t> from_query) {
-  const JsonValue* g = options && options->is_object() ? options->get("gracePeriodSeconds") : nullptr;
-  if (!g || g->is_null()) return from_query;
-  std::optional<int64_t> n = g->as_integer();
-  if (!n) return k8s_error(400, "BadRequest", "gracePeriodSeconds must be a whole number of seconds");
-  return n;
+std::variant<DeleteOptions, HttpResponse> delete_options_in(const JsonValue* options, DeleteOptions o) {
+  auto dry = dry_run_in_options(options, o.dry_run);
+  if (auto* refused = std::get_if<HttpResponse>(&dry)) return std::move(*refused);
+  o.dry_run = std::get<bool>(dry);
+  if (!options || !options->is_object()) return o;
+  if (const JsonValue* g = options->get("gracePeriodSeconds"); g && !g->is_null()) {
+    std::optional<int64_t> n = g->as_integer();
+    if (!n) return k8s_error(400, "BadRequest", "gracePeriodSeconds must be a whole number of seconds");
+    o.grace_seconds = n;
+  }
+  return o;
+}
+
+std::variant<DeleteOptions, HttpResponse> delete_options_of(const HttpRequest& request) {
+  auto in_query = delete_options_in_query(request.query());
+  if (std::holds_alternative<HttpResponse>(in_query) || request.body.empty()) return in_query;
+  std::string error;
+  auto options = JsonValue::parse(request.body, &error);  // a DELETE's DeleteOptions
+  return delete_options_in(options ? &*options : nullptr, std::get<DeleteOptions>(in_query));
 }
 
 std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request) {
@@ -258,18 +283,7 @@ std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request) {
   if (std::holds_alternative<HttpResponse>(in_query) || request.body.empty()) return in_query;
   std::string error;
   auto options = JsonValue::parse(request.body, &error);  // a DELETE's DeleteOptions
-  return dry_run_in_delete_options(options ? &*options : nullptr, std::get<bool>(in_query));
-}
-
-std::variant<bool, HttpResponse> dry_run_in_delete_options(const JsonValue* options, bool dry) {
-  const JsonValue* list = options && options->is_object() ? options->get("dryRun") : nullptr;
-  if (!list) return dry;
-  if (!list->is_array()) return k8s_error(400, "BadRequest", "dryRun must be a list of strings");
-  for (const auto& v : list->items()) {
-    if (!v.is_string() || v.text() != "All") return unsupported_dry_run(v.is_string() ? v.text() : v.dump());
-    dry = true;
-  }
-  return dry;
+  return dry_run_in_options(options ? &*options : nullptr, std::get<bool>(in_query));
 }
 
 std::optional<HttpResponse> refuse_dry_run(const HttpRequest& request) {

@@ -71,17 +71,18 @@ struct WriteOptions {
 // false when absent, true for All, or the 400 the API server answers for
 // any other value.
 std::variant<bool, HttpResponse> dry_run_of(const HttpRequest& request);
-// A delete's gracePeriodSeconds, in its query or its DeleteOptions body (the
-// body's wins, as the API server reads them): nullopt when absent, or the 400
-// for one that is not a whole number.
-std::variant<std::optional<int64_t>, HttpResponse> grace_period_of(const HttpRequest& request);
-// The same read from a DeleteOptions object (null: none), given the query's.
-std::variant<std::optional<int64_t>, HttpResponse> grace_period_in_delete_options(const JsonValue* options,
-                                                                                  std::optional<int64_t> from_query);
-// dryRun in the query alone: absent, All, or refused.
-std::variant<bool, HttpResponse> dry_run_in_query(std::string_view query);
-// dryRun in a DeleteOptions object (null: none), given the query's.
-std::variant<bool, HttpResponse> dry_run_in_delete_options(const JsonValue* options, bool dry);
+// What a delete asks, in its query and its DeleteOptions body (the body's
+// wins, as the API server reads them): dryRun (All, or absent), and
+// gracePeriodSeconds (nullopt when absent); or the 400 for a value refused.
+struct DeleteOptions {
+  bool dry_run = false;
+  std::optional<int64_t> grace_seconds;
+};
+std::variant<DeleteOptions, HttpResponse> delete_options_of(const HttpRequest& request);
+// The query's part alone, and a DeleteOptions object (null: none) read over
+// it (an Eviction carries its DeleteOptions inside).
+std::variant<DeleteOptions, HttpResponse> delete_options_in_query(std::string_view query);
+std::variant<DeleteOptions, HttpResponse> delete_options_in(const JsonValue* options, DeleteOptions from_query);
 // The 400 for a write that uvsched does not dry-run (bindings, namespaces).
 std::optional<HttpResponse> refuse_dry_run(const HttpRequest& request);
 std::variant<WriteOptions, HttpResponse> write_options(std::string_view query, bool apply);

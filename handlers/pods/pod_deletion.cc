@@ -17,29 +17,33 @@ bool ready_to_go(const JsonValue& pod) {
   return pod.find({"metadata", "deletionTimestamp"}) != nullptr && !has_finalizers(pod);
 }
 
+namespace {
+
+// A period as Kubernetes takes it: a negative one is 1.
+int64_t at_least_one_if_negative(int64_t seconds) { return seconds < 0 ? 1 : seconds; }
+
+// spec.terminationGracePeriodSeconds, 30 when unset.
+int64_t spec_grace_seconds(const JsonValue& pod) {
+  const JsonValue* spec = pod.find({"spec", "terminationGracePeriodSeconds"});
+  return (spec ? spec->as_integer() : std::nullopt).value_or(30);
+}
+
+}  // namespace
+
 int64_t deletion_grace_seconds(const JsonValue& pod, std::optional<int64_t> requested) {
-  int64_t period = 30;
-  if (requested) {
-    period = *requested;
-  } else if (const JsonValue* spec = pod.find({"spec", "terminationGracePeriodSeconds"})) {
-    if (std::optional<int64_t> n = spec->as_integer()) period = *n;
-  }
+  int64_t period = requested ? *requested : spec_grace_seconds(pod);
   const JsonValue* node = pod.find({"spec", "nodeName"});
   if (!node || !node->is_string() || node->text().empty()) return 0;
   const JsonValue* phase = pod.find({"status", "phase"});
   if (phase && phase->is_string() && (phase->text() == "Succeeded" || phase->text() == "Failed")) return 0;
-  return period < 0 ? 1 : period;
+  return at_least_one_if_negative(period);
 }
 
 uint32_t termination_grace_seconds(const JsonValue& pod) {
-  std::optional<int64_t> period;
-  if (const JsonValue* d = pod.find({"metadata", "deletionGracePeriodSeconds"})) period = d->as_integer();
-  if (!period) {
-    const JsonValue* spec = pod.find({"spec", "terminationGracePeriodSeconds"});
-    period = spec ? spec->as_integer() : std::nullopt;
-  }
-  int64_t p = period.value_or(30);
-  return static_cast<uint32_t>(p < 0 ? 1 : std::min<int64_t>(p, UINT32_MAX));
+  const JsonValue* deleting = pod.find({"metadata", "deletionGracePeriodSeconds"});
+  std::optional<int64_t> period = deleting ? deleting->as_integer() : std::nullopt;
+  return static_cast<uint32_t>(
+      std::min<int64_t>(at_least_one_if_negative(period.value_or(spec_grace_seconds(pod))), UINT32_MAX));
 }
 
 void delete_pod_object(Store& store, std::string key, int64_t now_unix_ms, std::optional<DeleteHold> hold,

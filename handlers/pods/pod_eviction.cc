@@ -55,18 +55,16 @@ void PodRegistry::evict_pod(RequestContext& ctx) {
   if (!eviction || !eviction->is_object())
     return ctx.reply(k8s_error(400, "BadRequest", eviction ? "the body must be an Eviction" : error));
   if (auto refused = refuse_eviction(*eviction, ns, name)) return ctx.reply(std::move(*refused));
-  auto in_query = dry_run_in_query(ctx.request.query());
+  auto in_query = delete_options_in_query(ctx.request.query());
   if (auto* refused = std::get_if<HttpResponse>(&in_query)) return ctx.reply(std::move(*refused));
-  auto dry = dry_run_in_delete_options(eviction->get("deleteOptions"), std::get<bool>(in_query));
-  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
-  auto grace = grace_period_in_delete_options(eviction->get("deleteOptions"), std::nullopt);
-  if (auto* refused = std::get_if<HttpResponse>(&grace)) return ctx.reply(std::move(*refused));
+  auto asked = delete_options_in(eviction->get("deleteOptions"), std::get<DeleteOptions>(in_query));
+  if (auto* refused = std::get_if<HttpResponse>(&asked)) return ctx.reply(std::move(*refused));
+  const DeleteOptions& options = std::get<DeleteOptions>(asked);
   Responder res = ctx.responder;
-  auto not_found = [name] { return k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name); };
-  if (std::get<bool>(dry)) {
-    store_.get(pod_key(ns, name), {}, [res, not_found](RangeResult&& r) mutable {
+  if (options.dry_run) {
+    store_.get(pod_key(ns, name), {}, [res, name](RangeResult&& r) mutable {
       if (!r.status.ok()) return res.send(store_down(r.status));
-      res.send(r.kvs.empty() ? not_found() : evicted());
+      res.send(r.kvs.empty() ? pod_not_found(name) : evicted());
     });
     return;
   }
@@ -80,12 +78,11 @@ void PodRegistry::evict_pod(RequestContext& ctx) {
     set_condition(pod, "DisruptionTarget", "True", kEvictedReason, kEvictedMessage, stamp);
     return PodWriter::Verdict::kPut;
   };
-  u.done = [this, res, ns, name, not_found,
-            grace = std::get<std::optional<int64_t>>(grace)](PodWriter::Result&& r) mutable {
+  u.done = [this, res, ns, name, grace = options.grace_seconds](PodWriter::Result&& r) mutable {
     using Outcome = PodWriter::Outcome;
     switch (r.outcome) {
       case Outcome::kMissing:
-        return res.send(not_found());
+        return res.send(pod_not_found(name));
       case Outcome::kStoreDown:
         return res.send(store_down(r.status));
       case Outcome::kConflict:
@@ -96,9 +93,8 @@ void PodRegistry::evict_pod(RequestContext& ctx) {
       case Outcome::kDeclined:
         break;
     }
-    delete_one(ns, name, grace, [res, not_found](HttpResponse&& deleted) mutable {
-      if (deleted.status == 200) return res.send(evicted());
-      res.send(deleted.status == 404 ? not_found() : std::move(deleted));
+    delete_one(ns, name, grace, [res](HttpResponse&& deleted) mutable {
+      res.send(deleted.status == 200 ? evicted() : std::move(deleted));  // (a 404, a store down: as a DELETE's)
     });
   };
   writer_.update(std::move(u));

@@ -34,6 +34,10 @@ std::string pod_key(const std::string& ns, const std::string& name) {
   return std::string(PodRegistry::kPodPrefix) + ns + "/" + name;
 }
 
+HttpResponse pod_not_found(const std::string& name) {
+  return k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name);
+}
+
 std::string pod_conflict_message(const std::string& name) {
   return "Operation cannot be fulfilled on pods \"" + name +
          "\": the object has been modified; please apply your changes to the latest version and try again";
@@ -348,7 +352,7 @@ void PodRegistry::update_pod(Responder res, const std::string& ns, const std::st
         return res.send(std::move(**refusal));
       case Outcome::kMissing:
         if (how.on_missing) return how.on_missing();
-        return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+        return res.send(pod_not_found(name));
       case Outcome::kUnreadable:
         return res.send(k8s_error(500, "InternalError", "stored pod is unreadable"));
       case Outcome::kConflict:
@@ -508,24 +512,22 @@ void PodRegistry::apply_pod(RequestContext& ctx) {
 
 void PodRegistry::delete_pod(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
-  auto dry = dry_run_of(ctx.request);
-  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
-  auto grace = grace_period_of(ctx.request);
-  if (auto* refused = std::get_if<HttpResponse>(&grace)) return ctx.reply(std::move(*refused));
+  auto asked = delete_options_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&asked)) return ctx.reply(std::move(*refused));
+  const DeleteOptions& options = std::get<DeleteOptions>(asked);
   std::string ns = ctx.param("ns"), name = ctx.param("name");
-  if (std::get<bool>(dry)) {
+  if (options.dry_run) {
     // A dry-run delete: the pod as it is, and nothing deleted or killed.
     Responder res = ctx.responder;
     store_.get(pod_key(ns, name), {}, [res, name](RangeResult&& r) mutable {
       if (!r.status.ok()) return res.send(store_down(r.status));
-      if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+      if (r.kvs.empty()) return res.send(pod_not_found(name));
       res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
     });
     return;
   }
   Responder res = ctx.responder;
-  delete_one(ns, name, std::get<std::optional<int64_t>>(grace),
-             [res](HttpResponse&& r) mutable { res.send(std::move(r)); });
+  delete_one(ns, name, options.grace_seconds, [res](HttpResponse&& r) mutable { res.send(std::move(r)); });
 }
 
 void PodRegistry::delete_one(const std::string& ns, const std::string& name, std::optional<int64_t> grace,
@@ -534,8 +536,7 @@ void PodRegistry::delete_one(const std::string& ns, const std::string& name, std
   delete_pod_object(store_, pod_key(ns, name), clock_.unix_ms(), std::nullopt,
                     [done = std::move(done), name](PodDeletion&& d) {
                       if (!d.status.ok()) return done(store_down(d.status));
-                      if (!d.found)
-                        return done(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+                      if (!d.found) return done(pod_not_found(name));
                       done(k8s_object(200, with_rv(d.object, d.revision)));
                     });
 }
@@ -564,10 +565,8 @@ void PodRegistry::delete_pods(RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
   std::string_view query = ctx.request.query();
   if (auto refused = refuse_bad_list_options(query)) return ctx.reply(std::move(*refused));
-  auto dry = dry_run_of(ctx.request);
-  if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
-  auto grace = grace_period_of(ctx.request);
-  if (auto* refused = std::get_if<HttpResponse>(&grace)) return ctx.reply(std::move(*refused));
+  auto asked = delete_options_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&asked)) return ctx.reply(std::move(*refused));
   std::string error;
   auto selected = PodQuery::parse(query, &error);
   if (!selected) return ctx.reply(k8s_error(400, "BadRequest", error));
@@ -575,15 +574,15 @@ void PodRegistry::delete_pods(RequestContext& ctx) {
   all.prefix = true;
   std::string ns = ctx.param("ns");
   store_.get(pod_key(ns, ""), all,
-             [this, res = ctx.responder, ns, q = std::move(*selected), dry_run = std::get<bool>(dry),
-              grace = std::get<std::optional<int64_t>>(grace)](RangeResult&& r) mutable {
+             [this, res = ctx.responder, ns, q = std::move(*selected),
+              options = std::get<DeleteOptions>(asked)](RangeResult&& r) mutable {
                if (!r.status.ok()) return res.send(store_down(r.status));
                auto c = std::make_shared<DeletedPods>(DeletedPods{res, {}, std::nullopt, 0});
                std::vector<std::string> names;
                for (const auto& kv : r.kvs) {
                  auto pod = parse_stored(kv);
                  if (!pod || !q.selects(*pod)) continue;
-                 if (dry_run) {
+                 if (options.dry_run) {
                    c->add(with_rv(kv.value, kv.mod_revision));
                  } else {
                    names.push_back(kv.key.substr(kv.key.rfind('/') + 1));
@@ -592,7 +591,7 @@ void PodRegistry::delete_pods(RequestContext& ctx) {
                c->left = names.size();
                if (names.empty()) return c->finish(store_.revision());
                for (const auto& name : names) {
-                 delete_one(ns, name, grace, [this, c](HttpResponse&& out) {
+                 delete_one(ns, name, options.grace_seconds, [this, c](HttpResponse&& out) {
                    if (out.status == 200) {
                      c->add(out.body);
                    } else if (out.status != 404 && !c->failure) {
@@ -641,7 +640,7 @@ void PodRegistry::get_pod(RequestContext& ctx) {
   int64_t now = clock_.unix_ms();
   store_.get(pod_key(ctx.param("ns"), name), {}, [res, name, table, now](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
-    if (r.kvs.empty()) return res.send(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+    if (r.kvs.empty()) return res.send(pod_not_found(name));
     auto pod = table.wanted ? parse_stored(r.kvs[0]) : std::nullopt;
     if (pod) {
       return res.send(k8s_object(200, pod_table({*pod}, std::to_string(r.kvs[0].mod_revision), now, table.row)));

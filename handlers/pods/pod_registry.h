@@ -209,6 +209,8 @@ class PodRegistry {
 
 // The store key of pod `name` in namespace `ns`.
 std::string pod_key(const std::string& ns, const std::string& name);
+// The API server's 404 for a pod not there.
+HttpResponse pod_not_found(const std::string& name);
 // The API server's 409 message for an update another writer got in before.
 std::string pod_conflict_message(const std::string& name);
 

@@ -93,8 +93,7 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
                           t->grace_s = static_cast<uint32_t>(std::clamp<int64_t>(d.grace_seconds, 0, UINT32_MAX));
                         kill(key, *t);
                       }
-                      if (!d.found)
-                        return done(k8s_error(404, "NotFound", "pods \"" + name + "\" not found", "pods", name));
+                      if (!d.found) return done(pod_not_found(name));
                       done(k8s_object(200, std::move(d.object)));
                     });
   return true;
