@@ -160,6 +160,7 @@ int Daemon::start() {
   if (!elected) {  // alone on its store: it leads from the start
     ml_->start();
     scheduler_->start();
+    budgets_->start();
   }
   log_info("listening")
       .kv("addr", config_.listen_host + ":" + std::to_string(server_->port()))
@@ -183,6 +184,7 @@ int Daemon::abandon_start(int rc) {
     scheduler_.reset();
     hub_.reset();
     priorities_.reset();
+    budgets_.reset();
     objects_.reset();
     pods_.reset();
   });
@@ -268,7 +270,9 @@ void Daemon::make_domains() {
   ObjectKind classes = priority_class_kind();
   classes.forbid = [this](const JsonValue& pc) { return priorities_->second_default(pc); };
   objects_->add_kind(std::move(classes));
+  objects_->add_kind(pod_disruption_budget_kind());
   objects_->add_routes(router_);
+  budgets_ = std::make_unique<DisruptionBudgets>(*store_, clock_, *pod_writer_);
   AgentHub::Settings agents;
   agents.offer_ttl_ms = config_.offer_ttl_ms;
   agents.offer_linger_ms = config_.offer_linger_ttl_ms;
@@ -313,6 +317,10 @@ void Daemon::wire_domains() {
   pods_->set_admission({.ready = [this] { return priorities_->loaded(); },
                         .when_ready = [this](std::function<void()> cb) { priorities_->when_loaded(std::move(cb)); },
                         .admit = [this](JsonValue& pod) { return priorities_->admit(pod); }});
+  pods_->set_eviction_check(
+      [this](const std::string& ns, const JsonValue& pod, bool dry_run, PodRegistry::EvictionVerdict verdict) {
+        budgets_->admit_eviction(ns, pod, dry_run, std::move(verdict));
+      });
   pods_->set_preview_hook([this](const JsonValue& pod) { return scheduler_->preview_placement(pod); });
   pods_->set_create_hook([this](const std::string& ns, const std::string& name, JsonValue& pod) {
     return scheduler_->place_on_create(ns, name, pod);
@@ -377,6 +385,11 @@ void Daemon::start_election() {
     if (!leading) hub_->drop_all();
     scheduler_->leadership_changed(leading);
     ml_->leadership_changed(leading);
+    if (leading) {
+      budgets_->start();
+    } else {
+      budgets_->stop();
+    }
     redirect_.leadership_changed();
     ml_redirect_.leadership_changed();
   });
@@ -473,6 +486,7 @@ void Daemon::stop(std::function<void()> done) {
   ml_redirect_.hand_on_all();
   if (ml_) ml_->stop();
   if (scheduler_) scheduler_->stop();
+  if (budgets_) budgets_->stop();
   if (priorities_) priorities_->stop();
   if (hub_) hub_->stop();
   *after = [this, done = std::move(done)]() mutable {

@@ -22,6 +22,7 @@
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/ops/readiness.h"
 #include "handlers/ops/standby_redirect.h"
+#include "handlers/pods/disruption_budgets.h"
 #include "handlers/pods/object_registry.h"
 #include "handlers/pods/pod_registry.h"
 #include "handlers/pods/pod_scheduler.h"
@@ -107,7 +108,8 @@ class Daemon {
   std::unique_ptr<MlScheduler> ml_;
   std::unique_ptr<PodWriter> pod_writer_;  // the registry's and the scheduler's one way to update a pod
   std::unique_ptr<PodRegistry> pods_;
-  std::unique_ptr<ObjectRegistry> objects_;        // PodGroups and PriorityClasses
+  std::unique_ptr<ObjectRegistry> objects_;        // PodGroups, PriorityClasses, PodDisruptionBudgets
+  std::unique_ptr<DisruptionBudgets> budgets_;     // their statuses, and the evictions they hold back
   std::unique_ptr<PriorityClassBook> priorities_;  // a new pod's priority
   std::unique_ptr<AgentHub> hub_;
   std::unique_ptr<PodScheduler> scheduler_;

@@ -112,6 +112,25 @@ LabelSelector LabelSelector::equals_all(const Labels& required) {
   return sel;
 }
 
+void LabelSelector::require(std::string key, SetOp op, std::vector<std::string> values) {
+  Requirement::Op as = Requirement::Op::kIn;
+  switch (op) {
+    case SetOp::kIn:
+      as = Requirement::Op::kIn;
+      break;
+    case SetOp::kNotIn:
+      as = Requirement::Op::kNotIn;
+      break;
+    case SetOp::kExists:
+      as = Requirement::Op::kExists;
+      break;
+    case SetOp::kDoesNotExist:
+      as = Requirement::Op::kNotExists;
+      break;
+  }
+  reqs_.push_back({std::move(key), as, std::move(values)});
+}
+
 bool LabelSelector::matches(const Labels& labels) const {
   for (const auto& r : reqs_) {
     auto it = labels.find(r.key);

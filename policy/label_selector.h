@@ -19,6 +19,11 @@ class LabelSelector {
   static std::optional<LabelSelector> parse(std::string_view text, std::string* error);
   // Every key=value of a map must match (nodeSelector semantics).
   static LabelSelector equals_all(const Labels& required);
+  // One of a metav1.LabelSelector's matchExpressions, added to what this
+  // selector requires (its matchLabels: equals_all). Values are not checked
+  // here: the object's validation does that.
+  enum class SetOp { kIn, kNotIn, kExists, kDoesNotExist };
+  void require(std::string key, SetOp op, std::vector<std::string> values);
 
   bool matches(const Labels& labels) const;
   bool empty() const { return reqs_.empty(); }

@@ -13,16 +13,21 @@ class ProtoReader {
  public:
   explicit ProtoReader(std::string_view bytes) : rest_(bytes) {}
 
+  using OnBytes = std::function<bool(uint64_t field, std::string_view value)>;
+  using OnVarint = std::function<void(uint64_t field, uint64_t value)>;
   // Calls `on_bytes` for each length-delimited field and skips the others.
-  bool each_bytes(const std::function<bool(uint64_t field, std::string_view value)>& on_bytes) {
+  bool each_bytes(const OnBytes& on_bytes) { return each(on_bytes, nullptr); }
+  // The same, and `on_varint` for each varint field (integers, enums, booleans).
+  bool each(const OnBytes& on_bytes, const OnVarint& on_varint) {
     while (!rest_.empty()) {
       uint64_t key;
       if (!varint(&key)) return false;
       uint64_t field = key >> 3;
       switch (key & 7) {
         case 0: {
-          uint64_t ignored;
-          if (!varint(&ignored)) return false;
+          uint64_t value;
+          if (!varint(&value)) return false;
+          if (on_varint) on_varint(field, value);
           break;
         }
         case 1:
@@ -147,7 +152,83 @@ bool read_strings(std::string_view bytes, std::initializer_list<const char*> nam
   });
 }
 
+// IntOrString: type 1 (0 an int, 1 a string), intVal 2, strVal 3; as its JSON.
+bool read_int_or_string(std::string_view bytes, JsonValue* out) {
+  uint64_t type = 0;
+  int64_t int_val = 0;
+  std::string str_val;
+  bool ok = ProtoReader(bytes).each(
+      [&](uint64_t f, std::string_view v) {
+        if (f == 3) str_val.assign(v);
+        return true;
+      },
+      [&](uint64_t f, uint64_t v) {
+        if (f == 1) type = v;
+        if (f == 2) int_val = static_cast<int32_t>(static_cast<uint32_t>(v));  // an int32, sign-extended on the wire
+      });
+  *out = type == 1 ? JsonValue::string(str_val) : JsonValue::integer(int_val);
+  return ok;
+}
+
+// LabelSelector: matchLabels 1 (map entries), matchExpressions 2 (key 1, operator 2, values 3).
+bool read_label_selector(std::string_view bytes, JsonValue* out) {
+  *out = JsonValue::object();
+  return ProtoReader(bytes).each_bytes([&](uint64_t f, std::string_view v) {
+    if (f == 1) return read_entry(v, &out->at("matchLabels"));
+    if (f != 2) return true;
+    JsonValue req = JsonValue::object();
+    bool ok = ProtoReader(v).each_bytes([&](uint64_t rf, std::string_view rv) {
+      if (rf == 1) req.set("key", text(rv));
+      if (rf == 2) req.set("operator", text(rv));
+      if (rf == 3) append(req.at("values"), rv);
+      return true;
+    });
+    JsonValue& list = out->at("matchExpressions");
+    if (!list.is_array()) list = JsonValue::array();
+    list.push(std::move(req));
+    return ok;
+  });
+}
+
 }  // namespace
+
+std::optional<JsonValue> pod_disruption_budget_from_protobuf(std::string_view body, std::string* error) {
+  auto envelope = open_envelope(body, error);
+  if (!envelope) return std::nullopt;
+  if (envelope->kind != "PodDisruptionBudget" || envelope->api_version != "policy/v1") {
+    return *error = "a protobuf body is taken here only for a policy/v1 PodDisruptionBudget, not " +
+                    envelope->api_version + " " + envelope->kind,
+           std::nullopt;
+  }
+  JsonValue pdb = JsonValue::object();
+  pdb.set("apiVersion", JsonValue::string("policy/v1"));
+  pdb.set("kind", JsonValue::string("PodDisruptionBudget"));
+  // metadata 1; spec 2: minAvailable 1, selector 2, maxUnavailable 3,
+  // unhealthyPodEvictionPolicy 4. The status (3) is the server's.
+  bool ok = ProtoReader(envelope->raw).each_bytes([&](uint64_t f, std::string_view v) {
+    if (f == 1) return read_meta(v, &pdb.at("metadata"));
+    if (f != 2) return true;
+    JsonValue& spec = pdb.at("spec");
+    spec = JsonValue::object();
+    return ProtoReader(v).each_bytes([&](uint64_t sf, std::string_view sv) {
+      switch (sf) {
+        case 1:
+          return read_int_or_string(sv, &spec.at("minAvailable"));
+        case 2:
+          return read_label_selector(sv, &spec.at("selector"));
+        case 3:
+          return read_int_or_string(sv, &spec.at("maxUnavailable"));
+        case 4:
+          if (!sv.empty()) spec.set("unhealthyPodEvictionPolicy", text(sv));
+          return true;
+        default:
+          return true;
+      }
+    });
+  });
+  if (!ok) return *error = "malformed protobuf PodDisruptionBudget", std::nullopt;
+  return pdb;
+}
 
 std::optional<JsonValue> namespace_from_protobuf(std::string_view body, std::string* error) {
   auto envelope = open_envelope(body, error);

@@ -93,14 +93,9 @@ HttpResponse k8s_error_with_causes(int code, std::string_view reason, std::strin
   if (!kind.empty()) w.key("kind").value(kind);
   w.key("causes").begin_array();
   for (const auto& c : causes) {
-    w.begin_object()
-        .key("reason")
-        .value(c.reason)
-        .key("message")
-        .value(c.message)
-        .key("field")
-        .value(c.field)
-        .end_object();
+    w.begin_object().key("reason").value(c.reason).key("message").value(c.message);
+    if (!c.field.empty()) w.key("field").value(c.field);  // a cause about no one field has none (omitempty)
+    w.end_object();
   }
   w.end_array().end_object().key("code").value(code).end_object();
   return k8s_object(code, w.take());

@@ -10,6 +10,7 @@
 #include "handlers/pods/pod_validation.h"
 #include "handlers/pods/prefix_watch.h"
 #include "handlers/pods/stored_object.h"
+#include "handlers/pods/strategic_merge.h"
 #include "reactor/json_writer.h"
 #include "reactor/url.h"
 #include "storage/unwaited.h"
@@ -76,12 +77,23 @@ struct WriteRequest {
   bool dry_run = false;
 };
 std::variant<WriteRequest, HttpResponse> read_write(const ObjectKind& kind, const HttpRequest& request) {
-  if (auto refused = refuse_media_type(request)) return std::move(*refused);
+  bool protobuf = kind.from_protobuf && sends_protobuf(request);
+  if (!protobuf) {
+    if (auto refused = refuse_media_type(request)) return std::move(*refused);
+  }
   auto dry = dry_run_of(request);
   if (auto* refused = std::get_if<HttpResponse>(&dry)) return std::move(*refused);
   std::string error;
-  auto obj = JsonValue::parse(request.body, &error);
+  auto obj = protobuf ? kind.from_protobuf(request.body, &error) : JsonValue::parse(request.body, &error);
   if (!obj || !obj->is_object()) return k8s_error(400, "BadRequest", obj ? "the body must be a " + kind.kind : error);
+  // As the API server decodes a body for a typed path: what it leaves out
+  // (the official clients send no apiVersion or kind unless the caller set
+  // them) is the path's; what it says otherwise is checked (check_identity).
+  for (auto [field, value] :
+       {std::pair<const char*, std::string>{"apiVersion", kind.api_version()}, {"kind", kind.kind}}) {
+    const JsonValue* v = obj->get(field);
+    if (!v || v->is_null() || (v->is_string() && v->text().empty())) obj->set(field, JsonValue::string(value));
+  }
   return WriteRequest{std::move(*obj), std::get<bool>(dry)};
 }
 
@@ -150,13 +162,16 @@ std::string ObjectRegistry::group_list() const {
     w.key("preferredVersion").begin_object().key("groupVersion").value(s->kind.api_version());
     w.key("version").value(s->kind.version).end_object().end_object();
   }
-  // The policy group, whose one member here is core's pods/eviction
-  // (discovery.cc): kubectl drain before 1.22 evicts only when it finds the
-  // group, and takes the Eviction's version from it.
-  w.begin_object().key("name").value("policy").key("versions").begin_array();
-  w.begin_object().key("groupVersion").value(kPolicyVersion).key("version").value("v1").end_object().end_array();
-  w.key("preferredVersion").begin_object().key("groupVersion").value(kPolicyVersion);
-  w.key("version").value("v1").end_object().end_object();
+  // The policy group even when no kind of it is served here: core's
+  // pods/eviction (discovery.cc) is its Eviction, and kubectl drain before
+  // 1.22 evicts only when it finds the group, taking the Eviction's version from it.
+  if (std::find(seen.begin(), seen.end(), "policy") == seen.end()) {
+    seen.emplace_back("policy");
+    w.begin_object().key("name").value("policy").key("versions").begin_array();
+    w.begin_object().key("groupVersion").value(kPolicyVersion).key("version").value("v1").end_object().end_array();
+    w.key("preferredVersion").begin_object().key("groupVersion").value(kPolicyVersion);
+    w.key("version").value("v1").end_object().end_object();
+  }
   // The reviews kubectl auth posts, answered by the auth gate.
   for (const ReviewResource& r : review_resources()) {
     if (std::find(seen.begin(), seen.end(), r.group) != seen.end()) continue;
@@ -213,10 +228,13 @@ std::string ObjectRegistry::resource_list(const Served& mine) const {
 
 void ObjectRegistry::add_routes(Router& router) {
   router.add("GET", "/apis", [this](RequestContext& ctx) { ctx.reply(k8s_object(200, group_list())); });
-  router.add("GET", std::string("/apis/") + kPolicyVersion, [](RequestContext& ctx) {
-    ctx.reply(k8s_object(200, std::string(R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":")") +
-                                  kPolicyVersion + R"(","resources":[]})"));
-  });
+  if (std::none_of(served_.begin(), served_.end(),
+                   [](const auto& s) { return s->kind.api_version() == kPolicyVersion; })) {
+    router.add("GET", std::string("/apis/") + kPolicyVersion, [](RequestContext& ctx) {
+      ctx.reply(k8s_object(200, std::string(R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":")") +
+                                    kPolicyVersion + R"(","resources":[]})"));
+    });
+  }
   std::vector<std::string> review_versions;
   for (const ReviewResource& r : review_resources()) {
     std::string gv = r.group_version();
@@ -297,9 +315,18 @@ void ObjectRegistry::watch(const Served& s, RequestContext& ctx, const std::stri
 void ObjectRegistry::get(const Served& s, RequestContext& ctx) {
   Responder res = ctx.responder;
   std::string name = ctx.param("name");
-  store_.get(key_of(s, ctx), {}, [res, name, &s](RangeResult&& r) mutable {
+  // kubectl get <kind> <name> asks for a Table too: its columns, not just NAME and AGE.
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
+  store_.get(key_of(s, ctx), {}, [this, res, name, table, &s](RangeResult&& r) mutable {
     if (!r.status.ok()) return res.send(store_down(r.status));
     if (r.kvs.empty()) return res.send(not_found(s.kind, name));
+    if (table.wanted) {
+      auto obj = parse_stored(r.kvs[0]);
+      if (!obj) return res.send(k8s_error(500, "InternalError", "the stored object is not JSON"));
+      return res.send(k8s_object(
+          200, table_of(s.kind, {*obj}, std::to_string(r.kvs[0].mod_revision), clock_.unix_ms(), table.row)));
+    }
     res.send(k8s_object(200, with_rv(r.kvs[0].value, r.kvs[0].mod_revision)));
   });
 }
@@ -411,11 +438,14 @@ void ObjectRegistry::patch(const Served& s, RequestContext& ctx) {
   auto dry = dry_run_of(ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
   std::optional<PatchType> type = patch_type(ctx.request.header("Content-Type"));
-  if (!type || (*type != PatchType::kMerge && *type != PatchType::kJson)) {
+  bool strategic = s.kind.strategic_merge && type == PatchType::kStrategic;
+  if (!type || (*type != PatchType::kMerge && *type != PatchType::kJson && !strategic)) {
     // As the API server answers a custom resource: it has no strategic merge.
-    return ctx.reply(k8s_error(415, "UnsupportedMediaType",
-                               "the body of the request was in an unknown format - accepted media types include: "
-                               "application/json-patch+json, application/merge-patch+json"));
+    return ctx.reply(
+        k8s_error(415, "UnsupportedMediaType",
+                  std::string("the body of the request was in an unknown format - accepted media types include: "
+                              "application/json-patch+json, application/merge-patch+json") +
+                      (s.kind.strategic_merge ? ", application/strategic-merge-patch+json" : "")));
   }
   std::string error;
   auto body = JsonValue::parse(ctx.request.body, &error);
@@ -424,17 +454,20 @@ void ObjectRegistry::patch(const Served& s, RequestContext& ctx) {
   std::string name = ctx.param("name");
   bool dry_run = std::get<bool>(dry);
   store_.get(key_of(s, ctx), {},
-             [this, res, name, dry_run, merge = *type == PatchType::kMerge, p = std::move(*body),
-              &s](RangeResult&& r) mutable {
+             [this, res, name, dry_run, type = *type, p = std::move(*body), &s](RangeResult&& r) mutable {
                if (!r.status.ok()) return res.send(store_down(r.status));
                if (r.kvs.empty()) return res.send(not_found(s.kind, name));
                std::string error;
                auto old = JsonValue::parse(r.kvs[0].value, &error);
                if (!old) return res.send(k8s_error(500, "InternalError", "the stored object is not JSON"));
                JsonValue next = *old;
-               if (merge) {
-                 if (!p.is_object()) return res.send(k8s_error(400, "BadRequest", "a merge patch must be an object"));
+               if (type != PatchType::kJson && !p.is_object()) {
+                 return res.send(k8s_error(400, "BadRequest", "a merge patch must be an object"));
+               }
+               if (type == PatchType::kMerge) {
                  next.merge_patch(p);
+               } else if (type == PatchType::kStrategic) {
+                 if (!strategic_merge(next, p, "", &error)) return res.send(k8s_error(400, "BadRequest", error));
                } else if (!apply_json_patch(next, p, &error)) {
                  return res.send(k8s_request_invalid(error));
                }

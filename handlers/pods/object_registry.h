@@ -43,6 +43,15 @@ struct ObjectKind {
   // For a dry run: what uvsched would do with the object now, answered in
   // the annotation uvsched.io/dry-run-placement (null: nothing to say).
   std::function<std::string(const JsonValue& obj)> preview;
+  // A kind built into Kubernetes (not a custom resource) also takes a
+  // strategic merge patch, which kubectl apply and kubectl patch send for
+  // one: its lists merge as the pod's of the same name do
+  // (metadata.finalizers as a set, status.conditions by type); the rest as
+  // in a merge patch.
+  bool strategic_merge = false;
+  // Reads a create's protobuf body (what kubectl's typed `create` sends for
+  // a built-in kind); null: only JSON is taken (415 otherwise).
+  std::function<std::optional<JsonValue>(std::string_view body, std::string* error)> from_protobuf;
   std::string api_version() const { return group + "/" + version; }
   std::string prefix() const { return "/registry/" + group + "/" + resource + "/"; }
 };

@@ -1,8 +1,9 @@
 // The Eviction API (POST /api/v1/namespaces/{ns}/pods/{name}/eviction), which
 // `kubectl drain`, the official clients' create_namespaced_pod_eviction and
 // tools such as the descheduler use to take a pod off its node politely. The
-// API server checks the pod's disruption budgets first; uvsched has none, so
-// every eviction is allowed. As the API server does, the pod is marked first
+// pod's disruption budget is weighed first (disruption_budgets.h: a 429 when
+// the eviction would break it, which kubectl drain waits out and tries
+// again). As the API server does, the pod is marked first
 // (DisruptionTarget=True, EvictionByEvictionAPI: a Job's podFailurePolicy
 // tells an eviction from a failure by it), then deleted as a DELETE deletes
 // it (its task killed, the object gone once the task is), and the answer is
@@ -61,13 +62,24 @@ void PodRegistry::evict_pod(RequestContext& ctx) {
   if (auto* refused = std::get_if<HttpResponse>(&asked)) return ctx.reply(std::move(*refused));
   const DeleteOptions& options = std::get<DeleteOptions>(asked);
   Responder res = ctx.responder;
-  if (options.dry_run) {
-    store_.get(pod_key(ns, name), {}, [res, name](RangeResult&& r) mutable {
-      if (!r.status.ok()) return res.send(store_down(r.status));
-      res.send(r.kvs.empty() ? pod_not_found(name) : evicted());
-    });
-    return;
-  }
+  store_.get(pod_key(ns, name), {},
+             [this, res, ns, name, dry_run = options.dry_run, grace = options.grace_seconds](RangeResult&& r) mutable {
+               if (!r.status.ok()) return res.send(store_down(r.status));
+               if (r.kvs.empty()) return res.send(pod_not_found(name));
+               std::string error;
+               auto pod = JsonValue::parse(r.kvs[0].value, &error);
+               auto go = [this, res, ns, name, dry_run, grace](std::optional<HttpResponse> refusal) mutable {
+                 if (refusal) return res.send(std::move(*refusal));
+                 if (dry_run) return res.send(evicted());
+                 mark_and_delete(res, ns, name, grace);
+               };
+               if (!pod || !eviction_check_) return go(std::nullopt);
+               eviction_check_(ns, *pod, dry_run, std::move(go));
+             });
+}
+
+void PodRegistry::mark_and_delete(Responder res, const std::string& ns, const std::string& name,
+                                  std::optional<int64_t> grace) {
   PodWriter::Update u;
   u.key = pod_key(ns, name);
   u.change = [stamp = rfc3339(clock_.unix_ms())](JsonValue& pod, int64_t) {
@@ -78,7 +90,7 @@ void PodRegistry::evict_pod(RequestContext& ctx) {
     set_condition(pod, "DisruptionTarget", "True", kEvictedReason, kEvictedMessage, stamp);
     return PodWriter::Verdict::kPut;
   };
-  u.done = [this, res, ns, name, grace = options.grace_seconds](PodWriter::Result&& r) mutable {
+  u.done = [this, res, ns, name, grace](PodWriter::Result&& r) mutable {
     using Outcome = PodWriter::Outcome;
     switch (r.outcome) {
       case Outcome::kMissing:

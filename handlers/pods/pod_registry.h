@@ -91,6 +91,12 @@ class PodRegistry {
     std::function<std::optional<HttpResponse>(JsonValue& pod)> admit;
   };
   void set_admission(Admission a) { admission_ = std::move(a); }
+  // Asked before a pod is evicted (the pod as stored): nullopt lets the
+  // eviction go, else the refusal is the answer (its disruption budget).
+  using EvictionVerdict = std::function<void(std::optional<HttpResponse> refusal)>;
+  using EvictionCheck =
+      std::function<void(const std::string& ns, const JsonValue& pod, bool dry_run, EvictionVerdict verdict)>;
+  void set_eviction_check(EvictionCheck check) { eviction_check_ = std::move(check); }
   void set_preview_hook(PreviewHook hook) { preview_hook_ = std::move(hook); }
   static constexpr const char* kDryRunPlacementAnnotation = "uvsched.io/dry-run-placement";
   void add_routes(Router& router);
@@ -115,8 +121,10 @@ class PodRegistry {
   void delete_pods(RequestContext& ctx);
   void delete_one(const std::string& ns, const std::string& name, std::optional<int64_t> grace, DeleteDone done);
   void bind_pod(RequestContext& ctx);
-  // POST pods/{name}/eviction (pod_eviction.cc): marked, then deleted.
+  // POST pods/{name}/eviction (pod_eviction.cc): weighed against its
+  // disruption budget, marked, then deleted.
   void evict_pod(RequestContext& ctx);
+  void mark_and_delete(Responder res, const std::string& ns, const std::string& name, std::optional<int64_t> grace);
   void end_watch(Watch& w);
   void watch_pods(RequestContext& ctx, const std::string& prefix, std::shared_ptr<Query> q);
   using WatchSend = std::function<bool(std::string_view type, const std::string& object)>;
@@ -205,6 +213,7 @@ class PodRegistry {
   CreateHook create_hook_;
   PreviewHook preview_hook_;
   Admission admission_;
+  EvictionCheck eviction_check_;
 };
 
 // The store key of pod `name` in namespace `ns`.

@@ -1027,6 +1027,27 @@ api.delete_collection_namespaced_pod("default", label_selector="tier=a", dry_run
 assert len(api.list_namespaced_pod("default", label_selector="tier=a").items) == 2
 api.delete_collection_namespaced_pod("default", label_selector="tier=a")
 assert [p.metadata.name for p in api.list_namespaced_pod("default").items] == ["c3"]
+# A disruption budget over c3: its status comes from the pods it selects (c3
+# waits: expected, not healthy), and a pod that has not started is evicted whatever it says.
+policy = client.PolicyV1Api(client.ApiClient(cfg))
+policy.create_namespaced_pod_disruption_budget("default", client.V1PodDisruptionBudget(
+    metadata=client.V1ObjectMeta(name="b"),
+    spec=client.V1PodDisruptionBudgetSpec(min_available=1, selector=client.V1LabelSelector(match_labels={"tier": "b"}))))
+import time
+deadline = time.monotonic() + 10
+while policy.read_namespaced_pod_disruption_budget("b", "default").status.observed_generation != 1:
+    assert time.monotonic() < deadline, "the budget's status was never computed"
+    time.sleep(0.05)
+st = policy.read_namespaced_pod_disruption_budget("b", "default").status
+assert (st.expected_pods, st.current_healthy, st.desired_healthy, st.disruptions_allowed) == (1, 0, 1, 0), st
+assert st.conditions[0].reason == "InsufficientPods", st
+assert [b.metadata.name for b in policy.list_pod_disruption_budget_for_all_namespaces().items] == ["b"]
+try:
+    policy.create_namespaced_pod_disruption_budget("default", {"metadata": {"name": "bad"},
+        "spec": {"minAvailable": 1, "maxUnavailable": "10%"}})
+    raise SystemExit("a budget with both was stored")
+except client.exceptions.ApiException as e:
+    assert e.status == 422 and "cannot be both set" in e.body, (e.status, e.body)
 # An eviction (as the descheduler posts it): a dry run leaves the pod, a real one deletes it.
 evict = client.V1Eviction(metadata=client.V1ObjectMeta(name="c3", namespace="default"))
 api.create_namespaced_pod_eviction("c3", "default", client.V1Eviction(
@@ -1039,6 +1060,7 @@ try:
     raise SystemExit("an absent pod was evicted")
 except client.exceptions.ApiException as e:
     assert e.status == 404, e.status
+policy.delete_namespaced_pod_disruption_budget("b", "default")
 print("python client ok")
 )PY";
   std::string out;

@@ -1411,6 +1411,82 @@ TEST_F(PodSchedulingTest, KubectlDrainEvictsThePodsOnAnAgent) {
   EXPECT_NE(out.find("SchedulingDisabled"), std::string::npos) << out;
 }
 
+// kubectl create pdb, then kubectl drain of two agents whose pods the budget
+// covers: the first pod goes (two healthy, one needed), the second is refused
+// with 429 while it is the last, and kubectl drain tries again every 5 s
+// until a new pod elsewhere makes room; then it goes too.
+TEST_F(PodSchedulingTest, KubectlDrainWaitsForThePodsDisruptionBudget) {
+  start();
+  ScriptedAgent a(port(), "edge-pa"), b(port(), "edge-pb"), c(port(), "edge-pc");
+  ASSERT_TRUE(a.subscribe() && b.subscribe() && c.subscribe());
+  ASSERT_FALSE(a.offer(1, 1024).empty());
+  std::string first = run_task(a, "web-1");
+  ASSERT_FALSE(b.offer(1, 1024).empty());
+  std::string second = run_task(b, "web-2");
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  // kubectl create pdb sends it as protobuf (`notin` a value no pod has selects
+  // every pod). kubectl before 1.21 makes a policy/v1beta1 one, which a 1.25+
+  // API server, as uvsched, no longer serves: it fails as it would there.
+  int created = run_shell(kubectl + "create pdb web --selector='app notin (none)' --min-available=1", &out);
+  if (out.find("policy/v1beta1") != std::string::npos) {
+    EXPECT_NE(out.find(R"(no matches for kind "PodDisruptionBudget" in version "policy/v1beta1")"), std::string::npos)
+        << out;
+    out.clear();
+    created = run_shell("printf '%s' '{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":"
+                        "{\"name\":\"web\"},\"spec\":{\"minAvailable\":1,\"selector\":{}}}' | " +
+                            kubectl + "apply -f -",
+                        &out);
+  }
+  ASSERT_EQ(created, 0) << out;
+  auto budget_shows = [&](const std::string& text) {
+    auto until = std::chrono::steady_clock::now() + 10s;
+    std::string body;
+    while (std::chrono::steady_clock::now() < until) {
+      auto r = http_request(port(), "GET", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web");
+      body = r ? r->body : "";
+      if (body.find(text) != std::string::npos) return std::string();
+      std::this_thread::sleep_for(20ms);
+    }
+    return body;
+  };
+  EXPECT_EQ(budget_shows(R"("disruptionsAllowed":1,"currentHealthy":2,"desiredHealthy":1,"expectedPods":2)"), "");
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "get pdb web", &out), 0) << out;
+  EXPECT_NE(out.find("web    1               N/A               1                     "), std::string::npos) << out;
+
+  std::string log = daemon_->data_dir() + "/drain-a.out";
+  out.clear();
+  ASSERT_EQ(run_shell("timeout 60 " + kubectl + "drain edge-pa --force > " + log + " 2>&1 & echo $!", &out), 0);
+  struct StopDrain {
+    std::vector<pid_t> pids;
+    ~StopDrain() {
+      for (pid_t p : pids) ::kill(p, SIGTERM);
+    }
+  } stop{{static_cast<pid_t>(std::atol(out.c_str()))}};
+  std::string kill = a.next("KILL");
+  EXPECT_NE(kill.find(first), std::string::npos) << kill << file_shows(log, "never");
+  a.status(first, "TASK_KILLED");
+  EXPECT_EQ(file_shows(log, "pod/web-1 evicted"), "");
+  EXPECT_EQ(budget_shows(R"("disruptionsAllowed":0,"currentHealthy":1,"desiredHealthy":1,"expectedPods":1)"), "");
+
+  std::string log_b = daemon_->data_dir() + "/drain-b.out";
+  out.clear();
+  ASSERT_EQ(run_shell("timeout 60 " + kubectl + "drain edge-pb --force > " + log_b + " 2>&1 & echo $!", &out), 0);
+  stop.pids.push_back(static_cast<pid_t>(std::atol(out.c_str())));
+  EXPECT_EQ(file_shows(log_b, "Cannot evict pod as it would violate the pod's disruption budget."), "");
+  EXPECT_TRUE(pod_shows("web-2", R"("phase":"Running")")) << get_pod("web-2");
+  EXPECT_TRUE(lacks("web-2", "DisruptionTarget"));
+  // Room elsewhere: a third pod runs, and the budget lets the second go.
+  ASSERT_FALSE(c.offer(1, 1024).empty());
+  run_task(c, "web-3");
+  kill = b.next("KILL", 20s);  // (kubectl drain tries again after 5 s)
+  EXPECT_NE(kill.find(second), std::string::npos) << kill << file_shows(log_b, "never");
+  b.status(second, "TASK_KILLED");
+  EXPECT_EQ(file_shows(log_b, "pod/web-2 evicted"), "");
+  EXPECT_TRUE(pod_shows("web-2", "404")) << get_pod("web-2");
+}
+
 TEST_F(PodSchedulingTest, KubectlWatchesNodesNamespacesAndEvents) {
   start();
   std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";

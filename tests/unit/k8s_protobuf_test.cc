@@ -77,5 +77,36 @@ TEST(K8sProtobuf, RulesAndSubjectReviewsAndWhatIsNoReview) {
   EXPECT_FALSE(self_review_from_protobuf(cut.substr(0, 70), &error));
 }
 
+// The bytes kubectl 1.32 sent for `kubectl create pdb web2 --selector='app=web,tier in (a,b)'
+// --min-available=50%` (captured from it against uvsched), and for `--max-unavailable=1`.
+TEST(K8sProtobuf, KubectlsPodDisruptionBudgetBecomesItsJson) {
+  const std::string percent(
+      "\x6b\x38\x73\x00\x0a\x20\x0a\x09\x70\x6f\x6c\x69\x63\x79\x2f\x76\x31\x12\x13\x50\x6f\x64\x44\x69\x73\x72\x75\x70"
+      "\x74\x69\x6f\x6e\x42\x75\x64\x67\x65\x74\x12\x4f\x0a\x14\x0a\x04\x77\x65\x62\x32\x12\x00\x1a\x00\x22\x00\x2a\x00"
+      "\x32\x00\x38\x00\x42\x00\x12\x2b\x0a\x09\x08\x01\x10\x00\x1a\x03\x35\x30\x25\x12\x1e\x0a\x0a\x0a\x03\x61\x70\x70"
+      "\x12\x03\x77\x65\x62\x12\x10\x0a\x04\x74\x69\x65\x72\x12\x02\x49\x6e\x1a\x01\x61\x1a\x01\x62\x1a\x0a\x08\x00\x18"
+      "\x00\x20\x00\x28\x00\x30\x00\x1a\x00\x22\x00",
+      123);
+  std::string error;
+  auto pdb = pod_disruption_budget_from_protobuf(percent, &error);
+  ASSERT_TRUE(pdb) << error;
+  EXPECT_EQ(pdb->dump(), R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web2"},)"
+                         R"("spec":{"minAvailable":"50%","selector":{"matchLabels":{"app":"web"},)"
+                         R"("matchExpressions":[{"key":"tier","operator":"In","values":["a","b"]}]}}})");
+  // maxUnavailable 1: an int (type 0, intVal 1), with the empty strVal kubectl sends.
+  std::string spec = field(2, field(1, field(1, "app") + field(2, "web"))) +
+                     field(3, std::string("\x08\x00\x10\x01", 4) + field(3, ""));
+  std::string type_meta = field(1, "policy/v1") + field(2, "PodDisruptionBudget");
+  std::string body =
+      std::string("k8s\0", 4) + field(1, type_meta) + field(2, field(1, field(1, "web3")) + field(2, spec));
+  pdb = pod_disruption_budget_from_protobuf(body, &error);
+  ASSERT_TRUE(pdb) << error;
+  EXPECT_EQ(pdb->dump(), R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web3"},)"
+                         R"("spec":{"selector":{"matchLabels":{"app":"web"}},"maxUnavailable":1}})");
+  EXPECT_FALSE(pod_disruption_budget_from_protobuf(envelope("Namespace", ""), &error));
+  EXPECT_NE(error.find("only for a policy/v1 PodDisruptionBudget"), std::string::npos) << error;
+  EXPECT_FALSE(pod_disruption_budget_from_protobuf(percent.substr(0, 60), &error)) << "cut short";
+}
+
 }  // namespace
 }  // namespace uvsched

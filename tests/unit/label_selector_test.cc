@@ -52,6 +52,21 @@ TEST(LabelSelector, NodeSelectorSemantics) {
   EXPECT_TRUE(LabelSelector::equals_all({}).matches({}));
 }
 
+TEST(LabelSelector, MatchLabelsAndMatchExpressionsTogether) {
+  auto sel = LabelSelector::equals_all({{"app", "web"}});
+  sel.require("tier", LabelSelector::SetOp::kIn, {"front", "edge"});
+  sel.require("env", LabelSelector::SetOp::kNotIn, {"dev"});
+  sel.require("canary", LabelSelector::SetOp::kDoesNotExist, {});
+  sel.require("team", LabelSelector::SetOp::kExists, {});
+  EXPECT_TRUE(sel.matches({{"app", "web"}, {"tier", "edge"}, {"team", "a"}}));
+  EXPECT_TRUE(sel.matches({{"app", "web"}, {"tier", "front"}, {"team", "a"}, {"env", "prod"}}));
+  EXPECT_FALSE(sel.matches({{"app", "web"}, {"tier", "back"}, {"team", "a"}}));
+  EXPECT_FALSE(sel.matches({{"app", "web"}, {"tier", "edge"}, {"team", "a"}, {"env", "dev"}}));
+  EXPECT_FALSE(sel.matches({{"app", "web"}, {"tier", "edge"}, {"team", "a"}, {"canary", "1"}}));
+  EXPECT_FALSE(sel.matches({{"app", "web"}, {"tier", "edge"}}));
+  EXPECT_FALSE(sel.matches({{"app", "db"}, {"tier", "edge"}, {"team", "a"}}));
+}
+
 TEST(FieldSelector, SupportedKeysOnly) {
   std::string error;
   auto f = parse_field_selector("spec.nodeName=n1,status.phase!=Running", {"spec.nodeName", "status.phase"}, &error);
