@@ -69,6 +69,7 @@ void DisruptionBudgets::start() {
   ++generation_;
   // Every budget is computed again once read: what changed while no one led is caught up.
   budgets_.set_on_synced([this] {
+    follow_pods();  // (budgets read before a stop are not reported again)
     for (const auto& [ns, count] : namespaces_) mark(ns);
   });
   budgets_.start();
@@ -109,7 +110,10 @@ void DisruptionBudgets::on_budget(const std::string& key, const std::string* val
     specs_[key] = text;
     mark(ns);
   }
-  // Pods are followed only while some budget needs them.
+  follow_pods();
+}
+
+void DisruptionBudgets::follow_pods() {
   if (namespaces_.empty() && pods_watch_) {
     store_.cancel_watch(pods_watch_);
     pods_watch_ = 0;

@@ -59,6 +59,8 @@ class DisruptionBudgets {
   void weigh(std::shared_ptr<Eviction> e, const std::string& key, std::vector<BudgetPodView> pods);
 
   void on_budget(const std::string& key, const std::string* value);
+  // Pods are followed only while some budget needs them.
+  void follow_pods();
   void watch_pods();
   void mark(const std::string& ns);
   void flush();

@@ -96,9 +96,16 @@ TEST_F(DisruptionBudgetsTest, TheStatusFollowsThePodsItSelects) {
   put("/registry/pods/default/c", pod("c", "web", "Running", false));  // not ready: expected, not healthy
   settle();
   EXPECT_NE(status().find(R"("currentHealthy":1,"desiredHealthy":1,"expectedPods":2)"), std::string::npos) << status();
-  // Stopped (no longer leading), it writes nothing more.
+  // Stopped (no longer leading), it writes nothing more; leading again, it
+  // catches up and follows the pods again.
   budgets_.stop();
   put("/registry/pods/default/d", pod("d", "web"));
+  settle();
+  EXPECT_EQ(allowed(), 0) << status();
+  budgets_.start();
+  settle();
+  EXPECT_EQ(allowed(), 1) << status();
+  store_.del("/registry/pods/default/d", false, [](WriteResult&&) {});
   settle();
   EXPECT_EQ(allowed(), 0) << status();
 }
