@@ -57,8 +57,8 @@ DisruptionBudgets::DisruptionBudgets(Store& store, Clock& clock, PodWriter& writ
       writer_(writer),
       budgets_(store, clock, pod_disruption_budget_kind().prefix(),
                [this](const std::string& key, const std::string* value) { on_budget(key, value); }),
+      pods_(store, clock, [this](const std::string& ns) { mark(ns); }),
       settle_(clock.new_timer()),
-      rewatch_(clock.new_timer()),
       expiry_(clock.new_timer()) {}
 
 DisruptionBudgets::~DisruptionBudgets() { stop(); }
@@ -69,8 +69,10 @@ void DisruptionBudgets::start() {
   ++generation_;
   // Every budget is computed again once read: what changed while no one led is caught up.
   budgets_.set_on_synced([this] {
-    follow_pods();  // (budgets read before a stop are not reported again)
-    for (const auto& [ns, count] : namespaces_) mark(ns);
+    for (const auto& [ns, count] : namespaces_) {
+      pods_.follow(ns);  // (budgets read before a stop are not reported again)
+      mark(ns);
+    }
   });
   budgets_.start();
 }
@@ -80,10 +82,8 @@ void DisruptionBudgets::stop() {
   running_ = false;
   ++generation_;
   budgets_.stop();
-  if (pods_watch_) store_.cancel_watch(pods_watch_);
-  pods_watch_ = 0;
+  pods_.stop();
   settle_->stop();
-  rewatch_->stop();
   expiry_->stop();
   dirty_.clear();
   expiries_.clear();
@@ -94,7 +94,10 @@ void DisruptionBudgets::on_budget(const std::string& key, const std::string* val
   bool had = specs_.count(key) > 0;
   if (!value) {
     specs_.erase(key);
-    if (had && --namespaces_[ns] == 0) namespaces_.erase(ns);
+    if (had && --namespaces_[ns] == 0) {
+      namespaces_.erase(ns);
+      pods_.unfollow(ns);  // no budget there needs them now
+    }
   } else {
     // Its own status writes come back here too: only a new spec (or a new
     // budget) is worth computing again for.
@@ -105,45 +108,11 @@ void DisruptionBudgets::on_budget(const std::string& key, const std::string* val
     // Disruptions recorded by an eviction (here, or by a leader before)
     // are counted again once they time out.
     if (auto b = pdb ? read_budget(*pdb) : std::nullopt) expire_at(ns, b->disrupted);
-    if (!had) ++namespaces_[ns];
+    if (!had && ++namespaces_[ns] == 1) pods_.follow(ns);  // computed once they are read
     if (had && specs_[key] == text) return;
     specs_[key] = text;
     mark(ns);
   }
-  follow_pods();
-}
-
-void DisruptionBudgets::follow_pods() {
-  if (namespaces_.empty() && pods_watch_) {
-    store_.cancel_watch(pods_watch_);
-    pods_watch_ = 0;
-  } else if (!namespaces_.empty() && !pods_watch_ && !rewatch_->active()) {
-    watch_pods();
-  }
-}
-
-void DisruptionBudgets::watch_pods() {
-  pods_watch_ = store_.watch(
-      PodRegistry::kPodPrefix, 0,
-      [this, gen = generation_](const StoreStatus& st, const std::vector<WatchEvent>& events) {
-        if (gen != generation_) return;
-        if (!st.ok()) {
-          log_warn("budget_pod_watch_ended").kv("error", st.message).kv("then", "watch again");
-          pods_watch_ = 0;
-          rewatch_->start(1000, [this] {
-            if (namespaces_.empty()) return;
-            watch_pods();
-            for (const auto& [ns, count] : namespaces_) mark(ns);  // what passed unseen
-          });
-          return;
-        }
-        for (const auto& e : events) {
-          std::string ns =
-              namespace_of(std::string_view(e.kv.key).substr(std::string_view(PodRegistry::kPodPrefix).size()));
-          if (namespaces_.count(ns)) mark(ns);
-        }
-      },
-      /*deleted_values=*/false);
 }
 
 void DisruptionBudgets::mark(const std::string& ns) {
@@ -160,43 +129,38 @@ void DisruptionBudgets::flush() {
 }
 
 void DisruptionBudgets::recompute(const std::string& ns) {
-  RangeOptions all;
-  all.prefix = true;
-  store_.get(PodRegistry::kPodPrefix + ns + "/", all, [this, ns, gen = generation_](RangeResult&& r) {
-    if (gen != generation_) return;
-    if (!r.status.ok()) {
-      log_warn("budget_pods_unread").kv("namespace", ns).kv("error", r.status.message).kv("then", "retry in 1 s");
-      dirty_.insert(ns);
-      if (!settle_->active()) settle_->start(1000, [this] { flush(); });
-      return;
-    }
-    auto views = std::make_shared<const std::vector<BudgetPodView>>(read_pods(r.kvs));
-    std::string prefix = pod_disruption_budget_kind().prefix() + ns + "/";
-    for (auto it = specs_.lower_bound(prefix); it != specs_.end() && it->first.rfind(prefix, 0) == 0; ++it) {
-      PodWriter::Update u;
-      u.key = it->first;
-      // Weighed on the budget as stored when written (a retry after a
-      // conflict sees the disruptions an eviction recorded meanwhile).
-      u.change = [this, ns, views](JsonValue& pdb, int64_t) {
-        auto b = read_budget(pdb);
-        if (!b) return PodWriter::Verdict::kDecline;
-        int64_t now = clock_.unix_ms();
-        BudgetStatus st = budget_status(b->spec, selected(*b, *views), b->disrupted, now);
-        expire_at(ns, st.disrupted);
-        JsonValue next = budget_status_json(st, b->generation, pdb.get("status"), now);
-        if (const JsonValue* old = pdb.get("status"); old && old->dump() == next.dump())
-          return PodWriter::Verdict::kDecline;
-        pdb.set("status", std::move(next));
-        return PodWriter::Verdict::kPut;
-      };
-      u.done = [key = it->first](PodWriter::Result&& res) {
-        using Outcome = PodWriter::Outcome;
-        if (res.written() || res.outcome == Outcome::kDeclined || res.outcome == Outcome::kMissing) return;
-        log_warn("budget_status_unwritten").kv("budget", key).kv("outcome", PodWriter::outcome_name(res.outcome));
-      };
-      writer_.update(std::move(u));
-    }
-  });
+  const auto* known = pods_.pods(ns);
+  if (!known) return;  // not read yet: computed once they are
+  auto views = std::make_shared<std::vector<BudgetPodView>>();
+  views->reserve(known->size());
+  for (const auto& [name, p] : *known) {
+    if (!p.gone) views->push_back(p.view);
+  }
+  std::string prefix = pod_disruption_budget_kind().prefix() + ns + "/";
+  for (auto it = specs_.lower_bound(prefix); it != specs_.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    PodWriter::Update u;
+    u.key = it->first;
+    // Weighed on the budget as stored when written (a retry after a
+    // conflict sees the disruptions an eviction recorded meanwhile).
+    u.change = [this, ns, views](JsonValue& pdb, int64_t) {
+      auto b = read_budget(pdb);
+      if (!b) return PodWriter::Verdict::kDecline;
+      int64_t now = clock_.unix_ms();
+      BudgetStatus st = budget_status(b->spec, selected(*b, *views), b->disrupted, now);
+      expire_at(ns, st.disrupted);
+      JsonValue next = budget_status_json(st, b->generation, pdb.get("status"), now);
+      if (const JsonValue* old = pdb.get("status"); old && old->dump() == next.dump())
+        return PodWriter::Verdict::kDecline;
+      pdb.set("status", std::move(next));
+      return PodWriter::Verdict::kPut;
+    };
+    u.done = [key = it->first](PodWriter::Result&& res) {
+      using Outcome = PodWriter::Outcome;
+      if (res.written() || res.outcome == Outcome::kDeclined || res.outcome == Outcome::kMissing) return;
+      log_warn("budget_status_unwritten").kv("budget", key).kv("outcome", PodWriter::outcome_name(res.outcome));
+    };
+    writer_.update(std::move(u));
+  }
 }
 
 void DisruptionBudgets::expire_at(const std::string& ns, const DisruptedPods& disrupted) {

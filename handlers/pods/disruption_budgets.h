@@ -21,6 +21,7 @@
 
 #include "handlers/json_value.h"
 #include "handlers/pods/disruption_budget_objects.h"
+#include "handlers/pods/namespace_pods.h"
 #include "handlers/pods/pod_writer.h"
 #include "reactor/clock.h"
 #include "reactor/http_message.h"
@@ -59,9 +60,6 @@ class DisruptionBudgets {
   void weigh(std::shared_ptr<Eviction> e, const std::string& key, std::vector<BudgetPodView> pods);
 
   void on_budget(const std::string& key, const std::string* value);
-  // Pods are followed only while some budget needs them.
-  void follow_pods();
-  void watch_pods();
   void mark(const std::string& ns);
   void flush();
   // Computes the status of every budget in `ns` from its pods as stored now.
@@ -77,11 +75,10 @@ class DisruptionBudgets {
   std::map<std::string, std::string> specs_;  // budget key -> its spec as last seen
   std::map<std::string, size_t> namespaces_;  // the namespaces with budgets, and how many
   std::set<std::string> dirty_;
+  NamespacePods pods_;  // of the namespaces with budgets
   std::unique_ptr<Timer> settle_;
-  std::unique_ptr<Timer> rewatch_;
   std::unique_ptr<Timer> expiry_;
   std::map<std::string, int64_t> expiries_;  // namespace -> when (unix ms) a recorded disruption times out
-  Store::WatchId pods_watch_ = 0;
   bool running_ = false;
   uint64_t generation_ = 0;  // answers for a stopped run are dropped
 };

@@ -70,6 +70,12 @@ Store::WatchId FakeStore::watch(std::string prefix, int64_t start_revision, Watc
 
 void FakeStore::cancel_watch(WatchId id) { watches_.erase(id); }
 
+void FakeStore::end_watches(StoreStatus why) {
+  auto ended = std::move(watches_);
+  watches_.clear();
+  for (auto& [id, w] : ended) later([cb = std::move(w.cb), why] { cb(why, {}); });
+}
+
 void FakeStore::deliver(const std::vector<WatchEvent>& events) {
   for (const auto& [id, w] : watches_) {
     std::vector<WatchEvent> mine;

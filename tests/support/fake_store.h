@@ -40,6 +40,8 @@ class FakeStore final : public Store {
   size_t queued() const { return queue_.size(); }
   // While down, every call fails kUnavailable and is not applied.
   void set_down(std::optional<std::string> why) { down_ = std::move(why); }
+  // Ends every watch with `why`, as a backend whose stream broke does.
+  void end_watches(StoreStatus why);
   // The stored value of `key`, read directly (for the test's assertions).
   std::optional<std::string> value(const std::string& key) const;
   // How many calls were made (reads included), for "nothing was written" checks.
