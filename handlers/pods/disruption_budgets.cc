@@ -55,7 +55,8 @@ DisruptionBudgets::DisruptionBudgets(Store& store, Clock& clock, PodWriter& writ
     : store_(store),
       clock_(clock),
       writer_(writer),
-      budgets_(store, clock, pod_disruption_budget_kind().prefix(),
+      prefix_(pod_disruption_budget_kind().prefix()),
+      budgets_(store, clock, prefix_,
                [this](const std::string& key, const std::string* value) { on_budget(key, value); }),
       pods_(store, clock, [this](const std::string& ns) { mark(ns); }),
       settle_(clock.new_timer()),
@@ -66,7 +67,6 @@ DisruptionBudgets::~DisruptionBudgets() { stop(); }
 void DisruptionBudgets::start() {
   if (running_) return;
   running_ = true;
-  ++generation_;
   // Every budget is computed again once read: what changed while no one led is caught up.
   budgets_.set_on_synced([this] {
     for (const auto& [ns, count] : namespaces_) {
@@ -80,7 +80,6 @@ void DisruptionBudgets::start() {
 void DisruptionBudgets::stop() {
   if (!running_) return;
   running_ = false;
-  ++generation_;
   budgets_.stop();
   pods_.stop();
   settle_->stop();
@@ -90,7 +89,7 @@ void DisruptionBudgets::stop() {
 }
 
 void DisruptionBudgets::on_budget(const std::string& key, const std::string* value) {
-  std::string ns = namespace_of(std::string_view(key).substr(pod_disruption_budget_kind().prefix().size()));
+  std::string ns = namespace_of(std::string_view(key).substr(prefix_.size()));
   bool had = specs_.count(key) > 0;
   if (!value) {
     specs_.erase(key);
@@ -136,7 +135,7 @@ void DisruptionBudgets::recompute(const std::string& ns) {
   for (const auto& [name, p] : *known) {
     if (!p.gone) views->push_back(p.view);
   }
-  std::string prefix = pod_disruption_budget_kind().prefix() + ns + "/";
+  std::string prefix = prefix_ + ns + "/";
   for (auto it = specs_.lower_bound(prefix); it != specs_.end() && it->first.rfind(prefix, 0) == 0; ++it) {
     PodWriter::Update u;
     u.key = it->first;
@@ -202,7 +201,7 @@ void DisruptionBudgets::admit_eviction(const std::string& ns, const JsonValue& p
   if (e->pod.pending || e->pod.ended || e->pod.pod.terminating) return e->done(std::nullopt);
   RangeOptions all;
   all.prefix = true;
-  store_.get(pod_disruption_budget_kind().prefix() + ns + "/", all, [this, e](RangeResult&& r) {
+  store_.get(prefix_ + ns + "/", all, [this, e](RangeResult&& r) {
     if (!r.status.ok()) return e->done(store_down(r.status));
     std::vector<KeyValue> covering;
     for (auto& kv : r.kvs) {

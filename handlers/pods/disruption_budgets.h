@@ -34,8 +34,6 @@ class DisruptionBudgets {
  public:
   // How long pod changes are gathered before the budgets of their namespaces are computed again.
   static constexpr uint64_t kSettleMs = 200;
-  // Conflicting writes of a budget an eviction tries before it gives up (429).
-  static constexpr int kEvictionAttempts = 5;
 
   DisruptionBudgets(Store& store, Clock& clock, PodWriter& writer);
   ~DisruptionBudgets();
@@ -48,8 +46,10 @@ class DisruptionBudgets {
 
   // nullopt: the pod may be evicted (any disruption it spends is recorded
   // first, unless `dry_run`); otherwise the refusal to send: 429 when it
-  // would break its budget, 500 when two budgets cover it, 403 when too many
-  // disruptions are unconfirmed, 503 when the store cannot be read.
+  // would break its budget (or when the budget changed under it
+  // PodWriter::kAttempts times), 500 when two budgets cover it, 403 when too
+  // many disruptions are unconfirmed, 503 when the store cannot be read. The
+  // pods are read afresh from the store for it, not taken from what is kept.
   using Verdict = std::function<void(std::optional<HttpResponse> refusal)>;
   void admit_eviction(const std::string& ns, const JsonValue& pod, bool dry_run, Verdict done);
 
@@ -62,7 +62,7 @@ class DisruptionBudgets {
   void on_budget(const std::string& key, const std::string* value);
   void mark(const std::string& ns);
   void flush();
-  // Computes the status of every budget in `ns` from its pods as stored now.
+  // Computes the status of every budget in `ns` from its pods as kept (pods_).
   void recompute(const std::string& ns);
   // A recorded disruption in `ns` times out then: the budget is computed again.
   void expire_at(const std::string& ns, const DisruptedPods& disrupted);
@@ -71,6 +71,7 @@ class DisruptionBudgets {
   Store& store_;
   Clock& clock_;
   PodWriter& writer_;
+  const std::string prefix_;  // where the budgets are stored
   PrefixInformer budgets_;
   std::map<std::string, std::string> specs_;  // budget key -> its spec as last seen
   std::map<std::string, size_t> namespaces_;  // the namespaces with budgets, and how many
@@ -80,7 +81,6 @@ class DisruptionBudgets {
   std::unique_ptr<Timer> expiry_;
   std::map<std::string, int64_t> expiries_;  // namespace -> when (unix ms) a recorded disruption times out
   bool running_ = false;
-  uint64_t generation_ = 0;  // answers for a stopped run are dropped
 };
 
 }  // namespace uvsched
