@@ -106,8 +106,6 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter&
       clock_(clock),
       hub_(hub),
       is_leader_(std::move(is_leader)),
-      deadlines_(clock, [this](const std::string& pod) { deadline_passed(pod); }),
-      evictions_(clock, [this](const std::string& pod) { toleration_ended(pod); }),
       queue_timer_(clock.new_timer()),
       pass_(clock, [this] { schedule_due(); }),
       placements_(metrics.counter("uvsched_pod_placements_total", "Scheduling attempts by result.")),
@@ -130,7 +128,20 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter&
                                               "Time to weigh the agents and choose the victims for a pod that fits "
                                               "nowhere.",
                                               {1e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 5e-2})),
-      reconciliation_(clock, hub, tasks_, settings.reconcile_interval_ms),
+      lifecycle_(store, clock, hub, writer, tasks_, recent_, settings.reconcile_interval_ms,
+                 {.waiting = [this](const std::string& pod) { return pending_.count(pod) != 0; },
+                  .failed_waiting =
+                      [this](const std::string& pod) {
+                        // The watch brings this write back as a waiting pod's own,
+                        // which it does not read again: the pod leaves the queue here.
+                        pod_ended(pod, "Failed");
+                        drop_pending(pod);
+                      },
+                  .recover_task = [this](const KeyValue& kv) { return recover_task(kv); },
+                  .task_moved =
+                      [this](const std::string& pod) {
+                        if (auto g = group_of_.find(pod); g != group_of_.end()) groups_.touch(g->second);
+                      }}),
       framework_(store, clock, settings.failover_timeout_ms),
       load_timer_(clock.new_timer()) {
   metrics.gauge("uvsched_pods_pending", "Pods waiting for a place.",
@@ -150,10 +161,8 @@ PodScheduler::~PodScheduler() {
 
 void PodScheduler::stop() {
   queue_timer_->stop();
-  deadlines_.clear();
-  evictions_.clear();
+  lifecycle_.stop();
   groups_.stop();
-  reconciliation_.stop();
   framework_.stop();
   load_timer_->stop();
   if (watching_) store_.cancel_watch(watch_);
@@ -167,12 +176,7 @@ void PodScheduler::forget_everything() {
   tasks_ = PodTaskRegistry();
   queue_ = DelayQueue();
   backoff_ = PodBackoff();
-  // A successor starts crashed tasks again at once, as a restarted kubelet does.
-  crash_backoff_ = PodBackoff(kCrashLoopBackoff);
-  restart_due_.clear();
-  deadlines_.clear();
-  evictions_.clear();
-  reconciliation_.clear();
+  lifecycle_.clear();
   writer_.clear();
   group_of_.clear();
 }
@@ -187,7 +191,7 @@ void PodScheduler::leadership_changed(bool leading) {
 void PodScheduler::start() {
   framework_.start();
   groups_.start();
-  reconciliation_.start();
+  lifecycle_.start();
   load();
 }
 
@@ -280,7 +284,7 @@ void PodScheduler::load_pods() {
     // Agents that re-subscribed while the pods were loading asked before their
     // tasks were known: ask them now (later ones ask when they subscribe).
     for (const auto& [host, a] : hub_.agents()) {
-      if (a->connected) reconciliation_.agent_registered(host);
+      if (a->connected) lifecycle_.agent_registered(host);
     }
     // The others with tasks have the agent timeout to come back.
     std::set<std::string> hosts;
@@ -338,14 +342,14 @@ std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
   t.priority = priority_of(*pod);
   t.grace_s = termination_grace_seconds(*pod);
   // Its deadline is followed again (one that passed meanwhile kills it now).
-  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.at_unix(key, *deadline);
+  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) lifecycle_.follow_deadline(key, *deadline);
   PodNeeds needs = pod_needs(*pod);
   t.cpus = static_cast<float>(needs.cpus);
   t.mem_mib = static_cast<float>(needs.mem_mib);
   // A NoExecute taint on its agent (loaded before the pods) is weighed again from now.
   if (hub_.tainted()) {
     if (auto stay = noexecute_stay_ms(needs.tolerations, hub_.taints(annotation(*pod, kHostAnnotation)))) {
-      evictions_.after(key, *stay);
+      lifecycle_.follow_stay(key, *stay);
     }
   }
   if (std::string group = PodGroups::group_of(*pod); !group.empty()) {
@@ -395,9 +399,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   }
   if (deleted) {
     drop_pending(key);
-    restart_due_.erase(key);
-    deadlines_.forget(key);
-    evictions_.forget(key);
+    lifecycle_.forget(key);
     if (auto g = group_of_.find(key); g != group_of_.end()) {
       groups_.leave(g->second, key);
       group_of_.erase(g);
@@ -405,7 +407,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     if (const Offer* held = hub_.offers().held_by(key)) hub_.release_offer(held->id);
     if (PodTask* task = tasks_.by_pod(key); task && !task->deleted) {
       tasks_.mark_deleted(*task);
-      kill(key, *task);  // deleted behind our back (straight in the store)
+      lifecycle_.kill(key, *task);  // deleted behind our back (straight in the store)
     }
     return;
   }
@@ -441,17 +443,15 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   }
   if (entry.last_reason.empty()) entry.last_reason = unschedulable_message(*pod);  // (after a restart)
   // A pod that started before (it waits to start again) is still bound by its deadline.
-  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) deadlines_.at_unix(key, *deadline);
+  if (std::optional<int64_t> deadline = active_deadline_unix_ms(*pod)) lifecycle_.follow_deadline(key, *deadline);
   uint64_t now = clock_.now_ms();
-  queue_.add(key, held_for_restart(key, now).value_or(now));  // an update keeps its place
+  queue_.add(key, lifecycle_.held_for_restart(key, now).value_or(now));  // an update keeps its place
   pass_.schedule();
 }
 
 void PodScheduler::pod_ended(const std::string& key, const std::string& phase) {
   writer_.forget(PodRegistry::kPodPrefix + key);  // done: nothing to update
-  restart_due_.erase(key);
-  deadlines_.forget(key);
-  evictions_.forget(key);
+  lifecycle_.forget(key);
   if (auto g = group_of_.find(key); g != group_of_.end()) {
     groups_.leave(g->second, key, phase);
     group_of_.erase(g);
@@ -561,7 +561,7 @@ void PodScheduler::schedule_due() {
   }
   uint64_t now = clock_.now_ms();
   backoff_.gc(now);
-  crash_backoff_.gc(now);
+  lifecycle_.gc(now);
   std::vector<std::string> due = queue_.pop_due(now);
   // Of the pods due, the higher priority goes first; equals keep their turn.
   std::stable_sort(due.begin(), due.end(), [this](const std::string& a, const std::string& b) {
@@ -586,20 +586,12 @@ void PodScheduler::schedule_due() {
   queue_timer_->start(1, [this] { schedule_due(); });
 }
 
-std::optional<uint64_t> PodScheduler::held_for_restart(const std::string& key, uint64_t now) {
-  auto due = restart_due_.find(key);
-  if (due == restart_due_.end()) return std::nullopt;
-  if (due->second > now) return due->second;
-  restart_due_.erase(due);
-  return std::nullopt;
-}
-
 void PodScheduler::try_place(const std::string& key) {
   auto it = pending_.find(key);
   if (it == pending_.end() || tasks_.has_pod(key)) return;
   Pending& entry = it->second;
   uint64_t now = clock_.now_ms();
-  if (auto due = held_for_restart(key, now)) {  // its crashed task backs off: no offer wakes it sooner
+  if (auto due = lifecycle_.held_for_restart(key, now)) {  // its crashed task backs off: no offer wakes it sooner
     queue_.add(key, *due, DelayQueue::Mode::kReplaceExisting);
     return;
   }
@@ -729,7 +721,7 @@ void PodScheduler::try_group(const std::string& group, uint64_t now) {
   for (const auto& m : g->members) {
     if (tasks_.has_pod(m)) {
       ++placed;
-    } else if (pending_.count(m) && !held_for_restart(m, now)) {
+    } else if (pending_.count(m) && !lifecycle_.held_for_restart(m, now)) {
       waiting.push_back(m);
     }
   }
@@ -857,7 +849,7 @@ void PodScheduler::evict(const std::string& victim, const std::string& preemptor
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kPreempted, victim, message);
   if (PodTask* task = tasks_.by_pod(victim)) {
     tasks_.mark_evicted(*task);
-    kill(victim, *task);
+    lifecycle_.kill(victim, *task);
   }
 }
 
@@ -1022,7 +1014,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
     p.ensure({"spec"}).set("nodeName", JsonValue::string(host));
     stamp_start_time(p, stamp);  // (kept from its first start through its restarts)
     // Followed from now; a binding that is not stored leaves a deadline that finds no task (deadline_passed).
-    if (std::optional<int64_t> deadline = active_deadline_unix_ms(p)) deadlines_.at_unix(key, *deadline);
+    if (std::optional<int64_t> deadline = active_deadline_unix_ms(p)) lifecycle_.follow_deadline(key, *deadline);
     JsonValue& ann = p.ensure({"metadata", "annotations"});
     ann.set(kHostAnnotation, JsonValue::string(host));
     ann.set(kTaskAnnotation, JsonValue::string(id));
@@ -1035,7 +1027,7 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
   tasks_.add(key, task);
   // Placed, it tolerates the agent's NoExecute taints: for good, or for their tolerationSeconds.
   if (hub_.tainted()) {
-    if (auto stay = noexecute_stay_ms(needs.tolerations, hub_.taints(offer.agent))) evictions_.after(key, *stay);
+    if (auto stay = noexecute_stay_ms(needs.tolerations, hub_.taints(offer.agent))) lifecycle_.follow_stay(key, *stay);
   }
   return PreparedLaunch{tasks_.by_pod(key)->serial, offer.id, std::move(head), std::move(bind)};
 }
@@ -1058,7 +1050,7 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
   if (written && !usable && !found->deleted) return roll_back(key, serial, offer_id);
   PodTask& task = *found;
   if (task.deleted) {  // deleted before it ever ran: nothing to kill, the object goes
-    apply(key, task, Transition{TaskAction::kRemoveDeleted, "deleted before launch"}, nullptr);
+    lifecycle_.end(key, task, Transition{TaskAction::kRemoveDeleted, "deleted before launch"});
     return;
   }
   uint64_t now = clock_.now_ms();
@@ -1075,12 +1067,13 @@ void PodScheduler::bound(const std::string& key, uint64_t serial, const std::str
   if (auto g = group_of_.find(key); g != group_of_.end()) groups_.touch(g->second);  // one more scheduled
   if (!hub_.send(tasks_.agent_of(task), launch)) {
     // The agent left after the offer: the task is lost like the agent's others.
-    apply(key, task, apply_status(task, "TASK_LOST"), nullptr);
+    lifecycle_.end(key, task, apply_status(task, "TASK_LOST"));
     return;
   }
   task.launched = true;
-  if (task.restart || task.expired) kill(key, task);  // its images changed, or its deadline passed, meanwhile
-  if (log_enabled(LogLevel::kDebug)) {                // the id is built only for a line that is written
+  if (task.restart || task.expired)
+    lifecycle_.kill(key, task);         // its images changed, or its deadline passed, meanwhile
+  if (log_enabled(LogLevel::kDebug)) {  // the id is built only for a line that is written
     log_debug("task_launched").kv("task", PodTaskRegistry::id_of(key, task)).kv("agent", tasks_.agent_of(task));
   }
 }
@@ -1107,7 +1100,7 @@ void PodScheduler::roll_back(const std::string& key, uint64_t serial, const std:
         PodTask* task = tasks_.by_pod(key);
         if (!task || task->serial != serial) return;
         if (!r.written()) {  // still bound in the store: lost, like a task whose agent left
-          apply(key, *task, apply_status(*task, "TASK_LOST"), nullptr);
+          lifecycle_.end(key, *task, apply_status(*task, "TASK_LOST"));
           return;
         }
         tasks_.erase_pod(key);
@@ -1129,7 +1122,7 @@ void PodScheduler::cordon_changed(const std::string& agent, bool cordoned) {
 
 void PodScheduler::taints_changed(const std::string& agent, std::vector<Taint> taints) {
   hub_.set_taints(agent, std::move(taints));
-  weigh_noexecute(agent);
+  lifecycle_.taints_changed(agent);
   std::vector<std::string> room;  // its live offers: pods waiting for a taint to go are woken
   hub_.offers().for_each_live([&](const Offer& o) {
     if (o.agent == agent) room.push_back(o.id);
@@ -1164,30 +1157,14 @@ void PodScheduler::update_pod(const std::string& key, std::function<bool(JsonVal
 
 void PodScheduler::update_pod(const std::string& key, PodWriter::TextEdit edit, std::function<bool(JsonValue&)> mutate,
                               PodWriter::Done done) {
-  PodWriter::Update u;
-  u.key = key;
-  u.edit = std::move(edit);
-  u.change = [mutate = std::move(mutate)](JsonValue& pod, int64_t) {
-    return mutate(pod) ? PodWriter::Verdict::kPut : PodWriter::Verdict::kDecline;
-  };
-  u.cached = true;
   // Only a waiting pod's own write is looked for when the watch brings it back.
-  u.own = pending_.count(key.substr(std::string_view(PodRegistry::kPodPrefix).size())) != 0;
-  // Every outcome but a write (or a change with nothing to do) is said, so
-  // no failed update of a pod goes unseen; then whoever asked hears it.
-  u.done = [key, done = std::move(done)](PodWriter::Result&& r) {
-    using Outcome = PodWriter::Outcome;
-    if (r.outcome == Outcome::kMissing) {
-      log_debug("pod_update_skipped").kv("pod", key).kv("why", "the pod is gone");
-    } else if (!r.written() && r.outcome != Outcome::kDeclined) {
-      log_warn("pod_update_failed")
-          .kv("pod", key)
-          .kv("outcome", PodWriter::outcome_name(r.outcome))
-          .kv("error", r.status.message);
-    }
-    if (done) done(std::move(r));
-  };
-  writer_.update(std::move(u));
+  bool own = pending_.count(key.substr(std::string_view(PodRegistry::kPodPrefix).size())) != 0;
+  writer_.update(kept_pod_update(key, std::move(edit), std::move(mutate), own, std::move(done)));
+}
+
+void PodScheduler::agent_registered(const std::string& agent, bool reregistered) {
+  log_debug("agent_registered").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no");
+  lifecycle_.agent_registered(agent);
 }
 
 }  // namespace uvsched

@@ -6,9 +6,10 @@
 // backs off (1 s doubling to 60 s), says why in its PodScheduled condition,
 // and is woken early by an offer that fits. Deleting a launched pod sends
 // KILL with the pod's grace period; its object goes when the task is gone. On start, tasks are recovered
-// from the pods' annotations in every namespace. (Defined in two files:
-// pod_scheduler.cc queues and places pods; pod_task_lifecycle.cc follows a
-// launched pod's task to its end.)
+// from the pods' annotations in every namespace. What it launched is
+// followed to its end by its PodTaskLifecycle (pod_task_lifecycle.h), which
+// shares its task registry; the agents' events and the registry's hooks
+// about launched pods go there.
 #pragma once
 
 #include <map>
@@ -22,12 +23,12 @@
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/pods/active_deadlines.h"
 #include "handlers/pods/framework_registration.h"
-#include "handlers/pods/pod_alarms.h"
+#include "handlers/pods/pod_binding.h"
 #include "handlers/pods/pod_groups.h"
+#include "handlers/pods/pod_task_lifecycle.h"
 #include "handlers/pods/pod_writer.h"
 #include "handlers/pods/preemption_candidates.h"
 #include "handlers/pods/scheduling_log.h"
-#include "handlers/pods/task_reconciliation.h"
 #include "handlers/router.h"
 #include "policy/delay_queue.h"
 #include "policy/nominations.h"
@@ -44,13 +45,12 @@ namespace uvsched {
 
 class PodScheduler final : public AgentEvents {
  public:
-  static constexpr const char* kHostAnnotation = "uvsched.io/bindingHost";
-  static constexpr const char* kTaskAnnotation = "uvsched.io/taskId";
-  static constexpr const char* kAgentAnnotation = "uvsched.io/agentId";
-  static constexpr const char* kOfferAnnotation = "uvsched.io/offerId";
-  // The images its task was launched with (a JSON array, init containers
-  // first): a successor that finds others in the spec restarts the task.
-  static constexpr const char* kImagesAnnotation = "uvsched.io/launchedImages";
+  // (pod_binding.h)
+  static constexpr const char* kHostAnnotation = uvsched::kHostAnnotation;
+  static constexpr const char* kTaskAnnotation = uvsched::kTaskAnnotation;
+  static constexpr const char* kAgentAnnotation = uvsched::kAgentAnnotation;
+  static constexpr const char* kOfferAnnotation = uvsched::kOfferAnnotation;
+  static constexpr const char* kImagesAnnotation = uvsched::kImagesAnnotation;
   // Offers weighed in one pass over the due pods before the rest wait for the
   // loop's next turn: a pod that fits nowhere is weighed against every offer,
   // and thousands of them due together (their backoffs end together) held the
@@ -75,7 +75,9 @@ class PodScheduler final : public AgentEvents {
   // False until the pods are loaded: statuses are refused then (503), so no
   // task is killed for being unknown before its pod could be read.
   bool ready() const override { return watching_; }
-  std::optional<std::string> refuse_status(const std::string& agent, const TaskStatus& status) const override;
+  std::optional<std::string> refuse_status(const std::string& agent, const TaskStatus& status) const override {
+    return lifecycle_.refuse_status(agent, status);
+  }
 
   // The registry asks before deleting a pod: true when the pod has a live
   // task, in which case a KILL goes out and `done` is given the answer.
@@ -83,14 +85,18 @@ class PodScheduler final : public AgentEvents {
   // own (spec.terminationGracePeriodSeconds) otherwise; 0 removes the object
   // at once, as a forced delete does, while the KILL still goes.
   bool handle_delete(const std::string& ns, const std::string& name, std::optional<int64_t> grace,
-                     std::function<void(HttpResponse&&)> done);
+                     std::function<void(HttpResponse&&)> done) {
+    return lifecycle_.handle_delete(ns, name, grace, std::move(done));
+  }
   // An update changed the pod's container images (stored): as a kubelet
   // restarts such containers whatever the restart policy, its task is killed
   // and the pod placed again, to run what it now names.
-  void images_changed(const std::string& ns, const std::string& name);
+  void images_changed(const std::string& ns, const std::string& name) { lifecycle_.images_changed(ns, name); }
   // An update changed when the pod's active deadline passes (lowered, set,
   // or its startTime written): a running pod's task is killed then.
-  void deadline_changed(const std::string& ns, const std::string& name, std::optional<int64_t> deadline_unix_ms);
+  void deadline_changed(const std::string& ns, const std::string& name, std::optional<int64_t> deadline_unix_ms) {
+    lifecycle_.deadline_changed(ns, name, deadline_unix_ms);
+  }
 
   // The registry asks before storing a new pod. A non-null answer means the
   // pod was changed in place — bound, or marked unschedulable with why — and
@@ -114,9 +120,11 @@ class PodScheduler final : public AgentEvents {
   // now on, and its live offers wake the pods waiting for room.
   void taints_changed(const std::string& agent, std::vector<Taint> taints);
   void offers_arrived(const std::vector<std::string>& offer_ids) override;
-  void status_update(const std::string& agent, const TaskStatus& status) override;
+  void status_update(const std::string& agent, const TaskStatus& status) override {
+    lifecycle_.status_update(agent, status);
+  }
   void agent_registered(const std::string& agent, bool reregistered) override;
-  void agent_lost(const std::string& agent) override;
+  void agent_lost(const std::string& agent) override { lifecycle_.agent_lost(agent); }
 
   size_t pending() const { return pending_.size(); }
   // GET /v1/queue: the waiting pods in the order they will be tried.
@@ -125,7 +133,9 @@ class PodScheduler final : public AgentEvents {
   bool watching() const { return watching_; }
   size_t tasks() const { return tasks_.size(); }
   std::string framework_id() const override { return framework_.id(); }
-  void executor_lost(const std::string& agent) override { agent_registered(agent, true); }  // reconcile its tasks now
+  void executor_lost(const std::string& agent) override {
+    lifecycle_.agent_registered(agent);
+  }  // reconcile its tasks now
 
  private:
   // How long a preemptor waits for the room its victims left to be offered
@@ -161,10 +171,8 @@ class PodScheduler final : public AgentEvents {
   void forget_everything();
   void list_queue(RequestContext& ctx);
   Pending& pending_entry(const std::string& key);  // the pod's entry, made (and stamped) when new
-  // A status for a task not followed: its pod is read from the store and the
-  // task adopted if the pod's annotations name it; killed only if the store
-  // says the pod is gone or names another task.
-  void adopt_or_kill(const std::string& agent, const TaskStatus& status);
+  // Failover: the task a bound pod's annotations name, known again (its
+  // deadline, its stay on a tainted agent and its group followed again).
   std::optional<PodTask> recover_task(const KeyValue& kv);
   void forget_unlisted(const std::set<std::string>& listed);
   void on_pod(const KeyValue& kv, bool deleted);
@@ -225,23 +233,6 @@ class PodScheduler final : public AgentEvents {
   // `grace_s` (spec.terminationGracePeriodSeconds) the grace its KILLs give.
   PreparedLaunch prepare_launch(const std::string& key, const PodNeeds& needs, const Offer& offer, int32_t priority,
                                 uint32_t grace_s);
-  void kill(const std::string& pod, const PodTask& task);
-  // A pod's activeDeadlineSeconds passed: its task is killed (the pod fails
-  // when it ends), or a pod waiting to start again fails where it waits.
-  void deadline_passed(const std::string& key);
-  // The taint manager (NoExecute taints): weighs the pods on an agent whose
-  // taints changed, and deletes one whose toleration ended.
-  void weigh_noexecute(const std::string& agent);
-  void toleration_ended(const std::string& key);
-  // `pod` by value: the task (and its key in the registry) may go here.
-  void apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status);
-  // Why a pod's task ended, for what follows: its restart policy decides for
-  // a lost or crashed task, a crash waits out a back-off first; a task
-  // replaced for new images runs again whatever the policy.
-  enum class TaskEnd { kLost, kCrashed, kReplaced };
-  void requeue_or_fail(const std::string& pod, const std::string& why, TaskEnd end);
-  // When a pod whose task crashed may be placed again (monotonic), if later than `now`.
-  std::optional<uint64_t> held_for_restart(const std::string& key, uint64_t now);
   // A guarded update of a pod through the writer, from its kept copy; `mutate`
   // false: nothing to write. `done`, when given, hears what became of it.
   void update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate, PodWriter::Done done = nullptr);
@@ -251,7 +242,6 @@ class PodScheduler final : public AgentEvents {
   void bound(const std::string& pod, uint64_t serial, const std::string& offer_id, bool written,
              const std::string& launch);
   void roll_back(const std::string& pod, uint64_t serial, const std::string& offer_id);
-  static void unbind(JsonValue& pod);
 
   Store& store_;
   Clock& clock_;
@@ -261,10 +251,6 @@ class PodScheduler final : public AgentEvents {
   PodTaskRegistry tasks_;                   // the task of each pod we launched (or recovered)
   DelayQueue queue_;
   PodBackoff backoff_;
-  PodBackoff crash_backoff_{kCrashLoopBackoff};
-  std::map<std::string, uint64_t> restart_due_;  // ns/name -> when its crashed task may start again
-  PodAlarms deadlines_;                          // the started pods with an activeDeadlineSeconds
-  PodAlarms evictions_;                          // the pods tolerating a NoExecute taint for a while
   std::unique_ptr<Timer> queue_timer_;
   ClockTurn pass_;
   Store::WatchId watch_ = 0;
@@ -289,7 +275,7 @@ class PodScheduler final : public AgentEvents {
   CounterFamily& preemptions_;
   HistogramFamily& preemption_decisions_;  // how long choosing victims takes
   SchedulingLog recent_;                   // for the status page (GET /v1/scheduling-events)
-  TaskReconciliation reconciliation_;      // asks the agents about tasks_
+  PodTaskLifecycle lifecycle_;             // what was launched, to its end
   FrameworkRegistration framework_;
   std::unique_ptr<Timer> load_timer_;  // a failed load, or a lost watch, tries again
 };

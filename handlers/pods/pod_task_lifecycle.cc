@@ -1,18 +1,13 @@
-// The pod scheduler's second half: a launched pod's task, from the agents'
-// statuses to its end. Statuses move the pod's phase and containers; a task
-// not followed is adopted from its pod's annotations or killed; an ended
-// task's pod fails, is done, or is placed again (its restart policy, after
-// a crash-loop back-off); deletes, new images, active deadlines and the
-// taint manager's evictions kill tasks; a lost agent's tasks are lost. The
-// first half, pod_scheduler.cc, queues and places the pods.
-#include "handlers/pods/pod_scheduler.h"
+#include "handlers/pods/pod_task_lifecycle.h"
 
 #include <algorithm>
 #include <string>
 
 #include "handlers/agents/agent_events.h"
+#include "handlers/pods/active_deadlines.h"
 #include "handlers/pods/container_restarts.h"
 #include "handlers/pods/k8s_status.h"
+#include "handlers/pods/pod_binding.h"
 #include "handlers/pods/pod_deletion.h"
 #include "handlers/pods/pod_fields.h"
 #include "handlers/pods/pod_needs.h"
@@ -24,11 +19,56 @@
 
 namespace uvsched {
 
-void PodScheduler::kill(const std::string& key, const PodTask& task) {
+PodTaskLifecycle::PodTaskLifecycle(Store& store, Clock& clock, AgentHub& hub, PodWriter& writer, PodTaskRegistry& tasks,
+                                   SchedulingLog& recent, uint64_t reconcile_interval_ms, Placement placement)
+    : store_(store),
+      clock_(clock),
+      hub_(hub),
+      writer_(writer),
+      tasks_(tasks),
+      recent_(recent),
+      placement_(std::move(placement)),
+      deadlines_(clock, [this](const std::string& pod) { deadline_passed(pod); }),
+      evictions_(clock, [this](const std::string& pod) { toleration_ended(pod); }),
+      reconciliation_(clock, hub, tasks, reconcile_interval_ms) {}
+
+void PodTaskLifecycle::start() { reconciliation_.start(); }
+
+void PodTaskLifecycle::stop() {
+  deadlines_.clear();
+  evictions_.clear();
+  reconciliation_.stop();
+}
+
+void PodTaskLifecycle::clear() {
+  crash_backoff_ = PodBackoff(kCrashLoopBackoff);
+  restart_due_.clear();
+  deadlines_.clear();
+  evictions_.clear();
+  reconciliation_.clear();
+}
+
+void PodTaskLifecycle::forget(const std::string& pod) {
+  restart_due_.erase(pod);
+  deadlines_.forget(pod);
+  evictions_.forget(pod);
+}
+
+std::optional<uint64_t> PodTaskLifecycle::held_for_restart(const std::string& pod, uint64_t now) {
+  auto due = restart_due_.find(pod);
+  if (due == restart_due_.end()) return std::nullopt;
+  if (due->second > now) return due->second;
+  restart_due_.erase(due);
+  return std::nullopt;
+}
+
+void PodTaskLifecycle::end(const std::string& pod, PodTask& task, const Transition& t) { apply(pod, task, t, nullptr); }
+
+void PodTaskLifecycle::kill(const std::string& key, const PodTask& task) {
   hub_.send(tasks_.agent_of(task), kill_event(PodTaskRegistry::id_of(key, task), task.grace_s));
 }
 
-void PodScheduler::deadline_passed(const std::string& key) {
+void PodTaskLifecycle::deadline_passed(const std::string& key) {
   if (PodTask* task = tasks_.by_pod(key)) {
     if (task->deleted || task->expired || task->state == TaskState::kGone || task->state == TaskState::kFinished)
       return;
@@ -55,14 +95,12 @@ void PodScheduler::deadline_passed(const std::string& key) {
       [this, key](const PodWriter::Result& r) {
         // The watch brings this write back as a waiting pod's own, which it
         // does not read again: the pod leaves the queue here.
-        if (!r.written()) return;
-        pod_ended(key, "Failed");
-        drop_pending(key);
+        if (r.written()) placement_.failed_waiting(key);
       });
 }
 
-void PodScheduler::deadline_changed(const std::string& ns, const std::string& name,
-                                    std::optional<int64_t> deadline_unix_ms) {
+void PodTaskLifecycle::deadline_changed(const std::string& ns, const std::string& name,
+                                        std::optional<int64_t> deadline_unix_ms) {
   std::string key = ns + "/" + name;
   if (!tasks_.has_pod(key)) return;  // a waiting pod's change is read from the watch
   if (deadline_unix_ms) {
@@ -72,8 +110,8 @@ void PodScheduler::deadline_changed(const std::string& ns, const std::string& na
   }
 }
 
-bool PodScheduler::handle_delete(const std::string& ns, const std::string& name, std::optional<int64_t> grace,
-                                 std::function<void(HttpResponse&&)> done) {
+bool PodTaskLifecycle::handle_delete(const std::string& ns, const std::string& name, std::optional<int64_t> grace,
+                                     std::function<void(HttpResponse&&)> done) {
   std::string key = ns + "/" + name;
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->state == TaskState::kGone || task->state == TaskState::kFinished) return false;
@@ -99,7 +137,7 @@ bool PodScheduler::handle_delete(const std::string& ns, const std::string& name,
   return true;
 }
 
-void PodScheduler::images_changed(const std::string& ns, const std::string& name) {
+void PodTaskLifecycle::images_changed(const std::string& ns, const std::string& name) {
   std::string key = ns + "/" + name;
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->deleted || task->restart || task->state == TaskState::kGone || task->state == TaskState::kFinished)
@@ -116,7 +154,7 @@ void PodScheduler::images_changed(const std::string& ns, const std::string& name
 // tolerate a NoExecute taint is deleted, one that tolerates it for a while
 // is deleted then (a time set before stays, unless this one is sooner), and
 // one that tolerates them all for good, or on an agent with none, stays.
-void PodScheduler::weigh_noexecute(const std::string& agent) {
+void PodTaskLifecycle::taints_changed(const std::string& agent) {
   std::optional<uint32_t> index = tasks_.agent_index(agent);
   if (!index) return;
   bool noexecute = has_noexecute(hub_.taints(agent));
@@ -147,7 +185,7 @@ void PodScheduler::weigh_noexecute(const std::string& agent) {
 // with the DisruptionTarget condition (a Job's podFailurePolicy reads it, to
 // tell an eviction from a failure of the pod's own), then its task is
 // killed and the object goes once the task is gone.
-void PodScheduler::toleration_ended(const std::string& key) {
+void PodTaskLifecycle::toleration_ended(const std::string& key) {
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->deleted) return;
   std::string agent = tasks_.agent_of(*task);
@@ -171,7 +209,7 @@ void PodScheduler::toleration_ended(const std::string& key) {
   });
 }
 
-void PodScheduler::status_update(const std::string& agent, const TaskStatus& status) {
+void PodTaskLifecycle::status_update(const std::string& agent, const TaskStatus& status) {
   const std::string& id = status.task_id;
   const std::string& state = status.state;
   reconciliation_.reported(id);
@@ -186,13 +224,13 @@ void PodScheduler::status_update(const std::string& agent, const TaskStatus& sta
   apply(*PodTaskRegistry::pod_of(id), *task, t, &status);
 }
 
-std::optional<std::string> PodScheduler::refuse_status(const std::string& agent, const TaskStatus& status) const {
+std::optional<std::string> PodTaskLifecycle::refuse_status(const std::string& agent, const TaskStatus& status) const {
   const PodTask* task = tasks_.by_id(status.task_id);
   if (!task || tasks_.agent_of(*task) == agent) return std::nullopt;
   return "task " + status.task_id + " was not launched on agent " + agent;
 }
 
-void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& status) {
+void PodTaskLifecycle::adopt_or_kill(const std::string& agent, const TaskStatus& status) {
   if (ends_task(status.state)) return;  // it is over: nothing to keep or kill
   std::optional<std::string> pod = PodTaskRegistry::pod_of(status.task_id);
   auto kill_unknown = [this, agent](const std::string& id, const char* why) {
@@ -210,7 +248,7 @@ void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& sta
       Transition t = apply_status(*known, status.state);
       return apply(key, *known, t, &status);
     }
-    std::optional<PodTask> t = r.kvs.empty() ? std::nullopt : recover_task(r.kvs[0]);
+    std::optional<PodTask> t = r.kvs.empty() ? std::nullopt : placement_.recover_task(r.kvs[0]);
     if (!t || PodTaskRegistry::id_of(key, *t) != status.task_id || tasks_.has_pod(key)) {
       if (status.state == "TASK_STAGING" || status.state == "TASK_STARTING") {
         // Its pod, or its binding, may still be on its way into the store
@@ -238,14 +276,14 @@ void PodScheduler::adopt_or_kill(const std::string& agent, const TaskStatus& sta
   });
 }
 
-void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status) {
+void PodTaskLifecycle::apply(std::string pod, PodTask& task, const Transition& t, const TaskStatus* status) {
   if (t.action == TaskAction::kError) {
     log_error("task_status_rejected").kv("task", PodTaskRegistry::id_of(pod, task)).kv("why", t.note);
     return;
   }
   if (t.action == TaskAction::kNone || t.action == TaskAction::kBind) return;  // TASK_STARTING: nothing to write
   std::string key = PodRegistry::kPodPrefix + pod;
-  if (auto g = group_of_.find(pod); g != group_of_.end()) groups_.touch(g->second);  // its counts moved
+  placement_.task_moved(pod);  // (its gang's counts)
   switch (t.action) {
     case TaskAction::kNone:
     case TaskAction::kBind:
@@ -342,17 +380,7 @@ void PodScheduler::apply(std::string pod, PodTask& task, const Transition& t, co
   }
 }
 
-// The binding taken off a pod: its node and the annotations naming its task.
-void PodScheduler::unbind(JsonValue& pod) {
-  if (JsonValue* spec = pod.get("spec")) spec->erase("nodeName");
-  if (JsonValue* ann = pod.find({"metadata"}) ? pod.get("metadata")->get("annotations") : nullptr) {
-    for (const char* k : {kHostAnnotation, kTaskAnnotation, kAgentAnnotation, kOfferAnnotation, kImagesAnnotation}) {
-      ann->erase(k);
-    }
-  }
-}
-
-void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& why, TaskEnd end) {
+void PodTaskLifecycle::requeue_or_fail(const std::string& pod, const std::string& why, TaskEnd end) {
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kTaskEnded, pod, why);
   update_pod(PodRegistry::kPodPrefix + pod, [this, pod, why, end](JsonValue& p) {
     const JsonValue* rp = p.find({"spec", "restartPolicy"});
@@ -383,12 +411,9 @@ void PodScheduler::requeue_or_fail(const std::string& pod, const std::string& wh
   });
 }
 
-void PodScheduler::agent_registered(const std::string& agent, bool reregistered) {
-  log_debug("agent_registered").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no");
-  reconciliation_.agent_registered(agent);
-}
+void PodTaskLifecycle::agent_registered(const std::string& agent) { reconciliation_.agent_registered(agent); }
 
-void PodScheduler::agent_lost(const std::string& agent) {
+void PodTaskLifecycle::agent_lost(const std::string& agent) {
   std::vector<std::string> pods;
   for (const auto& [key, t] : tasks_) {
     if (tasks_.agent_of(t) == agent) pods.emplace_back(key);
@@ -397,6 +422,17 @@ void PodScheduler::agent_lost(const std::string& agent) {
     PodTask* task = tasks_.by_pod(key);
     if (task) apply(key, *task, apply_status(*task, "TASK_LOST"), nullptr);
   }
+}
+
+void PodTaskLifecycle::update_pod(const std::string& key, std::function<bool(JsonValue&)> mutate,
+                                  PodWriter::Done done) {
+  update_pod(key, nullptr, std::move(mutate), std::move(done));
+}
+
+void PodTaskLifecycle::update_pod(const std::string& key, PodWriter::TextEdit edit,
+                                  std::function<bool(JsonValue&)> mutate, PodWriter::Done done) {
+  bool waiting = placement_.waiting(key.substr(std::string_view(PodRegistry::kPodPrefix).size()));
+  writer_.update(kept_pod_update(key, std::move(edit), std::move(mutate), waiting, std::move(done)));
 }
 
 }  // namespace uvsched

@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "reactor/log.h"
+
 namespace uvsched {
 namespace {
 
@@ -138,6 +140,31 @@ bool PodWriter::own_write_returned(const std::string& key, const std::string* va
 void PodWriter::clear() {
   kept_.clear();
   own_writes_.clear();
+}
+
+PodWriter::Update kept_pod_update(const std::string& key, PodWriter::TextEdit edit,
+                                  std::function<bool(JsonValue&)> mutate, bool own, PodWriter::Done done) {
+  PodWriter::Update u;
+  u.key = key;
+  u.edit = std::move(edit);
+  u.change = [mutate = std::move(mutate)](JsonValue& pod, int64_t) {
+    return mutate(pod) ? PodWriter::Verdict::kPut : PodWriter::Verdict::kDecline;
+  };
+  u.cached = true;
+  u.own = own;
+  u.done = [key, done = std::move(done)](PodWriter::Result&& r) {
+    using Outcome = PodWriter::Outcome;
+    if (r.outcome == Outcome::kMissing) {
+      log_debug("pod_update_skipped").kv("pod", key).kv("why", "the pod is gone");
+    } else if (!r.written() && r.outcome != Outcome::kDeclined) {
+      log_warn("pod_update_failed")
+          .kv("pod", key)
+          .kv("outcome", PodWriter::outcome_name(r.outcome))
+          .kv("error", r.status.message);
+    }
+    if (done) done(std::move(r));
+  };
+  return u;
 }
 
 }  // namespace uvsched

@@ -95,4 +95,12 @@ class PodWriter {
   absl::flat_hash_map<std::string, std::string> own_writes_;
 };
 
+// The scheduler's update of a pod it follows, from the copy kept here
+// (`cached`): `mutate` false means nothing to write; `own` when the pod
+// waits to be placed (its write is known when the watch brings it back).
+// Every outcome but a write, or a change with nothing to do, is logged, so
+// no failed update goes unseen; then `done`, when given, hears it.
+PodWriter::Update kept_pod_update(const std::string& key, PodWriter::TextEdit edit,
+                                  std::function<bool(JsonValue&)> mutate, bool own, PodWriter::Done done);
+
 }  // namespace uvsched
