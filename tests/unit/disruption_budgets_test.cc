@@ -20,8 +20,8 @@ using test::FakeStore;
 
 constexpr const char* kBudget = "/registry/policy/poddisruptionbudgets/default/web";
 
-std::string pod(const std::string& name, const std::string& app, const std::string& phase = "Running",
-                bool ready = true) {
+std::string budget_pod_json(const std::string& name, const std::string& app, const std::string& phase = "Running",
+                            bool ready = true) {
   return R"({"metadata":{"name":")" + name + R"(","namespace":"default","labels":{"app":")" + app +
          R"("}},"status":{"phase":")" + phase + R"(","conditions":[{"type":"Ready","status":")" +
          (ready ? "True" : "False") + R"("}]}})";
@@ -33,9 +33,9 @@ class DisruptionBudgetsTest : public ::testing::Test {
     put(kBudget, R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web",)"
                  R"("namespace":"default","generation":1},"spec":{"minAvailable":1,)"
                  R"("selector":{"matchLabels":{"app":"web"}}}})");
-    put("/registry/pods/default/a", pod("a", "web"));
-    put("/registry/pods/default/b", pod("b", "web"));
-    put("/registry/pods/default/other", pod("other", "db"));
+    put("/registry/pods/default/a", budget_pod_json("a", "web"));
+    put("/registry/pods/default/b", budget_pod_json("b", "web"));
+    put("/registry/pods/default/other", budget_pod_json("other", "db"));
   }
   void put(const std::string& key, const std::string& value) {
     store_.put(key, value, 0, [](WriteResult&&) {});
@@ -93,13 +93,13 @@ TEST_F(DisruptionBudgetsTest, TheStatusFollowsThePodsItSelects) {
   settle();
   EXPECT_EQ(allowed(), 0) << status();
   EXPECT_NE(status().find(R"("reason":"InsufficientPods")"), std::string::npos) << status();
-  put("/registry/pods/default/c", pod("c", "web", "Running", false));  // not ready: expected, not healthy
+  put("/registry/pods/default/c", budget_pod_json("c", "web", "Running", false));  // not ready: expected, not healthy
   settle();
   EXPECT_NE(status().find(R"("currentHealthy":1,"desiredHealthy":1,"expectedPods":2)"), std::string::npos) << status();
   // Stopped (no longer leading), it writes nothing more; leading again, it
   // catches up and follows the pods again.
   budgets_.stop();
-  put("/registry/pods/default/d", pod("d", "web"));
+  put("/registry/pods/default/d", budget_pod_json("d", "web"));
   settle();
   EXPECT_EQ(allowed(), 0) << status();
   budgets_.start();
@@ -145,8 +145,8 @@ TEST_F(DisruptionBudgetsTest, TwoEvictionsAtOnceCannotBothSpendTheLastDisruption
 }
 
 TEST_F(DisruptionBudgetsTest, WhatDisruptsNothingGoesAndTwoBudgetsAreAnError) {
-  put("/registry/pods/default/new", pod("new", "web", "Pending", false));
-  put("/registry/pods/default/done", pod("done", "web", "Succeeded", false));
+  put("/registry/pods/default/new", budget_pod_json("new", "web", "Pending", false));
+  put("/registry/pods/default/done", budget_pod_json("done", "web", "Succeeded", false));
   put("/registry/pods/default/gone", R"({"metadata":{"name":"gone","labels":{"app":"web"},)"
                                      R"("deletionTimestamp":"2026-01-01T00:00:00Z"},"status":{"phase":"Running"}})");
   budgets_.start();

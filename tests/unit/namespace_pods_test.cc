@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reactor/log.h"
 #include "reactor/manual_clock.h"
 #include "tests/support/fake_store.h"
 
@@ -63,14 +64,15 @@ class HeldReads final : public Store {
   int watches_ = 0;
 };
 
-std::string pod(const std::string& name, const std::string& app) {
+std::string labelled_pod(const std::string& name, const std::string& app) {
   return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app + R"("}},"status":{"phase":"Running"}})";
 }
 
 class NamespacePodsTest : public ::testing::Test {
  protected:
+  void SetUp() override { log_configure(LogLevel::kOff, LogFormat::kText); }
   void put(const std::string& ns, const std::string& name, const std::string& app) {
-    fake_.put("/registry/pods/" + ns + "/" + name, pod(name, app), 0, [](WriteResult&&) {});
+    fake_.put("/registry/pods/" + ns + "/" + name, labelled_pod(name, app), 0, [](WriteResult&&) {});
     fake_.run();
   }
   void del(const std::string& ns, const std::string& name) {

@@ -28,10 +28,12 @@ namespace {
 using test::FakeStore;
 using test::RecordingChannel;
 
-std::string key_of(const std::string& name) { return std::string(PodRegistry::kPodPrefix) + "default/" + name; }
+std::string lifecycle_pod_key(const std::string& name) {
+  return std::string(PodRegistry::kPodPrefix) + "default/" + name;
+}
 
-std::string bound_pod(const std::string& name, const std::string& task, const std::string& restart,
-                      const std::string& extra_spec = "") {
+std::string pod_bound_to(const std::string& name, const std::string& task, const std::string& restart,
+                         const std::string& extra_spec = "") {
   return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + name +
          R"(","namespace":"default","annotations":{"uvsched.io/bindingHost":"edge-1","uvsched.io/taskId":")" + task +
          R"("}},"spec":{"nodeName":"edge-1","restartPolicy":")" + restart +
@@ -56,12 +58,12 @@ class PodTaskLifecycleTest : public ::testing::Test {
     t.agent = tasks_.intern_agent("edge-1");
     t.launched = t.bound = true;
     std::string id = PodTaskRegistry::id_of("default/" + name, t);
-    store_.put(key_of(name), bound_pod(name, id, restart, extra_spec), 0, [](WriteResult&&) {});
+    store_.put(lifecycle_pod_key(name), pod_bound_to(name, id, restart, extra_spec), 0, [](WriteResult&&) {});
     tasks_.add("default/" + name, t);
     settle();
     return id;
   }
-  std::string pod(const std::string& name) { return store_.value(key_of(name)).value_or("<absent>"); }
+  std::string pod(const std::string& name) { return store_.value(lifecycle_pod_key(name)).value_or("<absent>"); }
 
   ManualClock clock_;
   FakeStore store_;
@@ -132,7 +134,7 @@ TEST_F(PodTaskLifecycleTest, AStatusFromATaskNotFollowedIsAdoptedOrKilled) {
   t.agent = tasks_.intern_agent("edge-1");
   t.launched = t.bound = true;
   std::string id = PodTaskRegistry::id_of("default/orphan", t);
-  store_.put(key_of("orphan"), bound_pod("orphan", id, "Always"), 0, [](WriteResult&&) {});
+  store_.put(lifecycle_pod_key("orphan"), pod_bound_to("orphan", id, "Always"), 0, [](WriteResult&&) {});
   settle();
   recovered_ = t;  // placement knows it again from the pod's annotations
   lifecycle_.status_update("edge-1", {id, "TASK_RUNNING", ""});
@@ -151,7 +153,7 @@ TEST_F(PodTaskLifecycleTest, AStatusFromATaskNotFollowedIsAdoptedOrKilled) {
 }
 
 TEST_F(PodTaskLifecycleTest, AWaitingPodPastItsDeadlineIsHandedBackAsFailed) {
-  store_.put(key_of("late"),
+  store_.put(lifecycle_pod_key("late"),
              R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"late","namespace":"default"},)"
              R"("spec":{"activeDeadlineSeconds":5,"containers":[{"name":"c","image":"i"}]},)"
              R"("status":{"phase":"Pending","startTime":"2026-01-01T00:00:00Z"}})",
