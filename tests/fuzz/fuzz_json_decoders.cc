@@ -5,8 +5,10 @@
 // pod and its patched self; the typed decoder as a pod and as a namespace
 // (what it keeps decodes again without a type error), and the bytes as a
 // protobuf Namespace; the input as a server-side apply configuration over a
-// pod (forced or not, and again) and as managedFields' FieldsV1. Errors,
-// never crashes.
+// pod (forced or not, and again) and as managedFields' FieldsV1; the input
+// as a PodDisruptionBudget (admitted as a create and as an update, read as
+// a budget, its status computed and written) and as a pod a budget counts,
+// and the bytes as a protobuf PodDisruptionBudget. Errors, never crashes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,6 +16,7 @@
 #include "handlers/json_body.h"
 #include "handlers/json_value.h"
 #include "handlers/ml/kubeml_types.h"
+#include "handlers/pods/disruption_budget_objects.h"
 #include "handlers/pods/field_manager.h"
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_protobuf.h"
@@ -37,6 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string error;
   if (auto ns = uvsched::namespace_from_protobuf(text, &error)) ns->dump();
   if (auto review = uvsched::self_review_from_protobuf(text, &error)) review->dump();
+  if (auto pdb = uvsched::pod_disruption_budget_from_protobuf(text, &error)) pdb->dump();
   auto pod = uvsched::JsonValue::parse(text, &error);
   if (pod) {
     for (const char* type : {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.Namespace"}) {
@@ -48,6 +52,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         auto again = uvsched::decode_typed(typed, *uvsched::schema_type(type));
         if (!again.type_errors.empty() || !again.unknown.empty() || !again.duplicate.empty()) __builtin_trap();
       }
+    }
+    if (pod->is_object()) {
+      static const uvsched::ObjectKind kBudgets = uvsched::pod_disruption_budget_kind();
+      uvsched::JsonValue created = *pod, updated = *pod;
+      kBudgets.admit(created, nullptr);
+      kBudgets.admit(updated, &*pod);
+      if (auto budget = uvsched::read_budget(created)) {
+        uvsched::BudgetPodView view = uvsched::budget_pod_view(*pod);
+        std::vector<uvsched::BudgetPod> pods;
+        if (budget->selects(view.labels)) pods.push_back(view.pod);
+        uvsched::BudgetStatus st = uvsched::budget_status(budget->spec, pods, budget->disrupted, 1'800'000'000'000);
+        uvsched::check_eviction(budget->spec, st, view.pod.healthy);
+        uvsched::budget_status_json(st, budget->generation, created.get("status"), 1'800'000'000'000).dump();
+      }
+      for (const auto& c : kBudgets.columns) c.cell(created);  // kubectl get pdb's row
     }
     auto issues = uvsched::validate_pod(*pod);
     uvsched::invalid_status_json("Pod", "x", issues);
