@@ -263,6 +263,61 @@ TEST_F(HaTest, KubectlThroughAStandbyReachesTheLeader) {
   EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();
 }
 
+// A disruption budget across a takeover: the leader lets one of two pods
+// go (minAvailable 1) and dies while that pod is still going; the new
+// leader weighs the next eviction on what the store holds, refuses it, and
+// keeps the budget's status.
+TEST_F(HaTest, ANewLeaderHoldsTheDisruptionBudgetItsPredecessorSpent) {
+  DaemonProcess a(args());
+  ASSERT_TRUE(a.start()) << a.log();
+  ASSERT_TRUE(a.wait_ready()) << a.log();
+  DaemonProcess b(args());
+  ASSERT_TRUE(b.start()) << b.log();
+  ScriptedAgent on_a(a.port(), "edge-1");
+  ASSERT_TRUE(on_a.subscribe());
+  std::vector<std::string> tasks;
+  for (const char* name : {"p0", "p1"}) {
+    ASSERT_FALSE(on_a.offer(1, 1024).empty());
+    ASSERT_TRUE(create(a.port(), name));
+    tasks.push_back(task_id_of(on_a.next("LAUNCH")));
+    ASSERT_FALSE(tasks.back().empty()) << a.log();
+    on_a.status(tasks.back(), "TASK_RUNNING");
+  }
+  auto budget = http_request(a.port(), "POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+                             R"({"metadata":{"name":"web"},"spec":{"minAvailable":1,"selector":{}}})");
+  ASSERT_TRUE(budget && budget->status == 201) << (budget ? budget->body : "");
+  auto budget_shows = [](uint16_t port, const std::string& text) {
+    return eventually(
+        [&] {
+          auto r = http_request(port, "GET", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web");
+          return r && r->status == 200 && r->body.find(text) != std::string::npos;
+        },
+        10s);
+  };
+  ASSERT_TRUE(budget_shows(a.port(), R"("disruptionsAllowed":1,"currentHealthy":2)")) << a.log();
+  auto evict = [](uint16_t port, const std::string& pod) {
+    return http_request(port, "POST", "/api/v1/namespaces/default/pods/" + pod + "/eviction",
+                        R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" + pod + R"("}})");
+  };
+  auto first = evict(a.port(), "p0");
+  ASSERT_TRUE(first && first->status == 201) << (first ? first->body : "");
+  EXPECT_NE(on_a.next("KILL").find(tasks[0]), std::string::npos);  // (not reported killed: p0 is still going)
+
+  ASSERT_EQ(a.stop(SIGKILL), 128 + SIGKILL);
+  ASSERT_TRUE(b.wait_ready(15s)) << b.log();
+  ScriptedAgent on_b(b.port(), "edge-1");
+  ASSERT_TRUE(on_b.subscribe());
+  for (const auto& t : tasks) on_b.status(t, "TASK_RUNNING");
+  auto second = evict(b.port(), "p1");
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 429) << second->body << "\n" << b.log();
+  EXPECT_NE(second->body.find("needs 1 healthy pods and has 1 currently"), std::string::npos) << second->body;
+  EXPECT_TRUE(
+      budget_shows(b.port(), R"("disruptionsAllowed":0,"currentHealthy":1,"desiredHealthy":1,"expectedPods":2)"))
+      << b.log();
+  EXPECT_EQ(b.stop(SIGTERM), 0) << b.log();
+}
+
 TEST_F(HaTest, AFrozenLeaderStepsDownWhenItResumes) {
   DaemonProcess a(args());
   ASSERT_TRUE(a.start()) << a.log();
