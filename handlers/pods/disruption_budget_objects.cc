@@ -55,62 +55,6 @@ void check_int_or_percent(const JsonValue* v, const std::string& field, std::vec
   }
 }
 
-// A metav1.LabelSelector at `field` (ValidateLabelSelector).
-void check_selector(const JsonValue* sel, const std::string& field, std::vector<FieldIssue>& issues) {
-  if (!sel || sel->is_null()) return;
-  if (!sel->is_object()) {
-    issues.push_back({field, "FieldValueTypeInvalid", "Invalid value: must be an object"});
-    return;
-  }
-  validate_labels(sel->get("matchLabels"), field + ".matchLabels", &issues);
-  const JsonValue* exprs = sel->get("matchExpressions");
-  if (!exprs || exprs->is_null()) return;
-  if (!exprs->is_array()) {
-    issues.push_back({field + ".matchExpressions", "FieldValueTypeInvalid", "Invalid value: must be an array"});
-    return;
-  }
-  for (size_t i = 0; i < exprs->items().size(); ++i) {
-    const JsonValue& e = exprs->items()[i];
-    std::string at = field + ".matchExpressions[" + std::to_string(i) + "]";
-    if (!e.is_object()) {
-      issues.push_back({at, "FieldValueTypeInvalid", "Invalid value: must be an object"});
-      continue;
-    }
-    for (const auto& err : qualified_name_errors(e.str("key")))
-      issues.push_back({at + ".key", "FieldValueInvalid", "Invalid value: \"" + e.str("key") + "\": " + err});
-    const JsonValue* values = e.get("values");
-    size_t count = values && values->is_array() ? values->items().size() : 0;
-    if (values && !values->is_null() && !values->is_array()) {
-      issues.push_back({at + ".values", "FieldValueTypeInvalid", "Invalid value: must be an array"});
-      continue;
-    }
-    std::string op = e.str("operator");
-    if (op == "In" || op == "NotIn") {
-      if (count == 0)
-        issues.push_back({at + ".values", "FieldValueRequired",
-                          "Required value: must be specified when `operator` is 'In' or 'NotIn'"});
-    } else if (op == "Exists" || op == "DoesNotExist") {
-      if (count > 0)
-        issues.push_back({at + ".values", "FieldValueForbidden",
-                          "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"});
-    } else {
-      issues.push_back(
-          {at + ".operator", "FieldValueInvalid", "Invalid value: \"" + op + "\": not a valid selector operator"});
-    }
-    for (size_t j = 0; j < count; ++j) {
-      const JsonValue& v = values->items()[j];
-      if (!v.is_string()) {
-        issues.push_back(
-            {at + ".values[" + std::to_string(j) + "]", "FieldValueTypeInvalid", "Invalid value: must be a string"});
-        continue;
-      }
-      for (const auto& err : label_value_errors(v.text()))
-        issues.push_back({at + ".values[" + std::to_string(j) + "]", "FieldValueInvalid",
-                          "Invalid value: \"" + v.text() + "\": " + err});
-    }
-  }
-}
-
 std::vector<FieldIssue> admit_budget(JsonValue& pdb, const JsonValue* old) {
   std::vector<FieldIssue> issues;
   const JsonValue* spec = pdb.get("spec");
@@ -126,7 +70,7 @@ std::vector<FieldIssue> admit_budget(JsonValue& pdb, const JsonValue* old) {
           {"spec", "FieldValueInvalid", "Invalid value: minAvailable and maxUnavailable cannot be both set"});
     check_int_or_percent(min, "spec.minAvailable", issues);
     check_int_or_percent(max, "spec.maxUnavailable", issues);
-    check_selector(spec->get("selector"), "spec.selector", issues);
+    validate_label_selector(spec->get("selector"), "spec.selector", &issues);
     if (const JsonValue* p = spec->get("unhealthyPodEvictionPolicy"); p && !p->is_null()) {
       if (!p->is_string() || (p->text() != "IfHealthyBudget" && p->text() != "AlwaysAllow"))
         issues.push_back({"spec.unhealthyPodEvictionPolicy", "FieldValueNotSupported",

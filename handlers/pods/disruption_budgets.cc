@@ -127,14 +127,20 @@ void DisruptionBudgets::flush() {
   }
 }
 
-void DisruptionBudgets::recompute(const std::string& ns) {
+std::shared_ptr<const std::vector<BudgetPodView>> DisruptionBudgets::kept_pods(const std::string& ns) const {
   const auto* known = pods_.pods(ns);
-  if (!known) return;  // not read yet: computed once they are
+  if (!known) return nullptr;
   auto views = std::make_shared<std::vector<BudgetPodView>>();
   views->reserve(known->size());
   for (const auto& [name, p] : *known) {
     if (!p.gone) views->push_back(p.view);
   }
+  return views;
+}
+
+void DisruptionBudgets::recompute(const std::string& ns) {
+  auto views = kept_pods(ns);
+  if (!views) return;  // not read yet: computed once they are
   std::string prefix = prefix_ + ns + "/";
   for (auto it = specs_.lower_bound(prefix); it != specs_.end() && it->first.rfind(prefix, 0) == 0; ++it) {
     PodWriter::Update u;
@@ -215,16 +221,21 @@ void DisruptionBudgets::admit_eviction(const std::string& ns, const JsonValue& p
       return e->done(k8s_error(500, "InternalError",
                                "Internal error occurred: This pod has more than one PodDisruptionBudget, which the "
                                "eviction subresource does not support."));
+    // The pods as kept for the budgets (as the API server weighs an eviction
+    // on what its informers saw): a drain's evictions read no namespace each;
+    // one that comes before they are read reads them.
+    if (auto kept = kept_pods(e->ns)) return weigh(e, covering[0].key, std::move(kept));
     RangeOptions pods;
     pods.prefix = true;
     store_.get(PodRegistry::kPodPrefix + e->ns + "/", pods, [this, e, key = covering[0].key](RangeResult&& p) {
       if (!p.status.ok()) return e->done(store_down(p.status));
-      weigh(e, key, read_pods(p.kvs));
+      weigh(e, key, std::make_shared<const std::vector<BudgetPodView>>(read_pods(p.kvs)));
     });
   });
 }
 
-void DisruptionBudgets::weigh(std::shared_ptr<Eviction> e, const std::string& key, std::vector<BudgetPodView> pods) {
+void DisruptionBudgets::weigh(std::shared_ptr<Eviction> e, const std::string& key,
+                              std::shared_ptr<const std::vector<BudgetPodView>> pods) {
   PodWriter::Update u;
   u.key = key;
   u.dry_run = e->dry_run;
@@ -233,7 +244,7 @@ void DisruptionBudgets::weigh(std::shared_ptr<Eviction> e, const std::string& ke
     auto b = read_budget(pdb);
     if (!b) return PodWriter::Verdict::kDecline;
     int64_t now = clock_.unix_ms();
-    BudgetStatus st = budget_status(b->spec, selected(*b, pods), b->disrupted, now);
+    BudgetStatus st = budget_status(b->spec, selected(*b, *pods), b->disrupted, now);
     switch (check_eviction(b->spec, st, e->pod.pod.healthy)) {
       case EvictionVerdict::kAllowed:
         return PodWriter::Verdict::kDecline;

@@ -6,7 +6,7 @@
 //    its namespace changes, after the budget itself does, and when a
 //    recorded disruption times out; written only when it changed;
 //  - an eviction of a pod a budget covers is weighed against that budget as
-//    it is now (its pods read afresh), and a disruption it spends is
+//    stored now (over the pods kept for it), and a disruption it spends is
 //    recorded in the budget's status.disruptedPods by a write over the
 //    revision read: two evictions at once cannot both spend the last one.
 #pragma once
@@ -49,15 +49,18 @@ class DisruptionBudgets {
   // would break its budget (or when the budget changed under it
   // PodWriter::kAttempts times), 500 when two budgets cover it, 403 when too
   // many disruptions are unconfirmed, 503 when the store cannot be read. The
-  // pods are read afresh from the store for it, not taken from what is kept.
+  // pods are those kept for the budgets, or read from the store before then.
   using Verdict = std::function<void(std::optional<HttpResponse> refusal)>;
   void admit_eviction(const std::string& ns, const JsonValue& pod, bool dry_run, Verdict done);
 
  private:
   struct Eviction;
-  // The one budget covering the pod, at `key`, against its pods as read:
+  // The one budget covering the pod, at `key`, against its namespace's pods:
   // spent (and recorded) or refused, over the budget's latest revision.
-  void weigh(std::shared_ptr<Eviction> e, const std::string& key, std::vector<BudgetPodView> pods);
+  void weigh(std::shared_ptr<Eviction> e, const std::string& key,
+             std::shared_ptr<const std::vector<BudgetPodView>> pods);
+  // The pods kept of `ns` (pods_), or null until they are read.
+  std::shared_ptr<const std::vector<BudgetPodView>> kept_pods(const std::string& ns) const;
 
   void on_budget(const std::string& key, const std::string* value);
   void mark(const std::string& ns);

@@ -133,9 +133,8 @@ class PodScheduler final : public AgentEvents {
   bool watching() const { return watching_; }
   size_t tasks() const { return tasks_.size(); }
   std::string framework_id() const override { return framework_.id(); }
-  void executor_lost(const std::string& agent) override {
-    lifecycle_.agent_registered(agent);
-  }  // reconcile its tasks now
+  // Its tasks are reconciled now.
+  void executor_lost(const std::string& agent) override { lifecycle_.agent_registered(agent); }
 
  private:
   // How long a preemptor waits for the room its victims left to be offered

@@ -306,8 +306,10 @@ namespace {
 
 size_t count_of(const JsonValue* values) { return values && values->is_array() ? values->items().size() : 0; }
 
-// apimachinery's ValidateNodeSelectorRequirement, in its words.
-void validate_label_requirement(const JsonValue& r, const std::string& at, std::vector<FieldIssue>* out) {
+// apimachinery's ValidateNodeSelectorRequirement (`numeric`: Gt and Lt
+// too) and ValidateLabelSelectorRequirement, in their words.
+void validate_label_requirement(const JsonValue& r, const std::string& at, std::vector<FieldIssue>* out,
+                                bool numeric = true) {
   std::string op = r.str("operator");
   size_t n = count_of(r.get("values"));
   if (op == "In" || op == "NotIn") {
@@ -318,7 +320,7 @@ void validate_label_requirement(const JsonValue& r, const std::string& at, std::
     if (n > 0)
       out->push_back({at + ".values", "FieldValueForbidden",
                       "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"});
-  } else if (op == "Gt" || op == "Lt") {
+  } else if (numeric && (op == "Gt" || op == "Lt")) {
     if (n != 1)
       out->push_back({at + ".values", "FieldValueRequired",
                       "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"});
@@ -722,6 +724,45 @@ std::string new_uid() {
     for (int d = g.digits - 1; d >= 0; --d) out += kHex[(g.bits >> (4 * d)) & 0xf];
   }
   return out;
+}
+
+void validate_label_selector(const JsonValue* selector, const std::string& at, std::vector<FieldIssue>* out) {
+  if (!selector || selector->is_null()) return;
+  if (!selector->is_object()) {
+    out->push_back({at, "FieldValueTypeInvalid", "Invalid value: must be an object"});
+    return;
+  }
+  validate_labels(selector->get("matchLabels"), at + ".matchLabels", out);
+  const JsonValue* exprs = selector->get("matchExpressions");
+  if (!exprs || exprs->is_null()) return;
+  if (!exprs->is_array()) {
+    out->push_back({at + ".matchExpressions", "FieldValueTypeInvalid", "Invalid value: must be an array"});
+    return;
+  }
+  for (size_t i = 0; i < exprs->items().size(); ++i) {
+    const JsonValue& e = exprs->items()[i];
+    std::string here = at + ".matchExpressions[" + std::to_string(i) + "]";
+    if (!e.is_object()) {
+      out->push_back({here, "FieldValueTypeInvalid", "Invalid value: must be an object"});
+      continue;
+    }
+    const JsonValue* values = e.get("values");
+    if (values && !values->is_null() && !values->is_array()) {
+      out->push_back({here + ".values", "FieldValueTypeInvalid", "Invalid value: must be an array"});
+      continue;
+    }
+    validate_label_requirement(e, here, out, /*numeric=*/false);
+    for (size_t j = 0; j < count_of(values); ++j) {
+      const JsonValue& v = values->items()[j];
+      std::string at_value = here + ".values[" + std::to_string(j) + "]";
+      if (!v.is_string()) {
+        out->push_back({at_value, "FieldValueTypeInvalid", "Invalid value: must be a string"});
+        continue;
+      }
+      for (const auto& why : label_value_errors(v.text()))
+        out->push_back({at_value, "FieldValueInvalid", "Invalid value: \"" + v.text() + "\": " + why});
+    }
+  }
 }
 
 }  // namespace uvsched

@@ -37,6 +37,10 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod);
 std::vector<std::string> unweighed_constraints(const JsonValue& pod);
 // A NodeSelector (a required node affinity) at `at`, as the API server checks one.
 void validate_node_affinity(const JsonValue* required, const std::string& at, std::vector<FieldIssue>* out);
+// A metav1.LabelSelector at `at` (ValidateLabelSelector): matchLabels as
+// labels, each of matchExpressions' keys, operators (In, NotIn, Exists,
+// DoesNotExist) and values.
+void validate_label_selector(const JsonValue* selector, const std::string& at, std::vector<FieldIssue>* out);
 std::vector<FieldIssue> validate_object_name(const JsonValue& obj);
 // What the API server checks of every object's metadata: its name (and
 // generateName), its labels, its annotations' keys and their 256 KiB in all,

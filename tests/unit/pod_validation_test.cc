@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "handlers/pods/pod_validation.h"
 #include "tests/support/json_literal.h"
@@ -47,6 +48,37 @@ TEST(ObjectMeta, QualifiedNamesLabelValuesAndSubdomainsAsKubernetesReadsThem) {
     EXPECT_EQ(label_value_errors(c.text).empty(), c.label_value);
     EXPECT_EQ(is_dns1123_subdomain(c.text), c.subdomain);
   }
+}
+
+// A metav1.LabelSelector (a PodDisruptionBudget's): the node selector's
+// checks of each expression, but no Gt or Lt, and every value a label value.
+TEST(LabelSelectorValidation, EachFieldAsTheApiServerChecksIt) {
+  std::vector<FieldIssue> issues;
+  JsonValue sel = json(R"({"matchLabels":{"app":"web"},"matchExpressions":[
+      {"key":"tier","operator":"In","values":["a","b"]},{"key":"x","operator":"DoesNotExist"}]})");
+  validate_label_selector(&sel, "spec.selector", &issues);
+  EXPECT_TRUE(issues.empty()) << issues[0].field << ": " << issues[0].message;
+  sel = json(R"({"matchLabels":{"a b":"c"},"matchExpressions":[{"key":"k","operator":"Gt","values":["1"]},
+      {"key":"k","operator":"In","values":[3,"bad value"]},{"key":"k","operator":"Exists","values":["x"]},
+      {"key":"k","operator":"NotIn"},{"key":"k","operator":"In","values":"x"},7]})");
+  validate_label_selector(&sel, "spec.selector", &issues);
+  std::vector<std::string> fields;
+  for (const auto& i : issues) fields.push_back(i.field + " " + i.reason);
+  EXPECT_EQ(fields, (std::vector<std::string>{
+                        "spec.selector.matchLabels FieldValueInvalid",
+                        "spec.selector.matchExpressions[0].operator FieldValueInvalid",
+                        "spec.selector.matchExpressions[1].values[0] FieldValueTypeInvalid",
+                        "spec.selector.matchExpressions[1].values[1] FieldValueInvalid",
+                        "spec.selector.matchExpressions[2].values FieldValueForbidden",
+                        "spec.selector.matchExpressions[3].values FieldValueRequired",
+                        "spec.selector.matchExpressions[4].values FieldValueTypeInvalid",
+                        "spec.selector.matchExpressions[5] FieldValueTypeInvalid",
+                    }));
+  issues.clear();
+  JsonValue not_object = json(R"("app=web")");
+  validate_label_selector(&not_object, "spec.selector", &issues);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].reason, "FieldValueTypeInvalid");
 }
 
 TEST(ObjectMeta, LengthsAreKubernetesOwn) {
