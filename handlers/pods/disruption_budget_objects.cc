@@ -114,7 +114,7 @@ ObjectKind pod_disruption_budget_kind() {
   k.short_names = {"pdb"};
   k.admit = admit_budget;
   k.from_protobuf = pod_disruption_budget_from_protobuf;
-  k.strategic_merge = true;
+  k.built_in = true;
   k.columns = {
       {"Min Available", "string",
        [](const JsonValue& b) {

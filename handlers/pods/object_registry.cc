@@ -1,9 +1,11 @@
 #include "handlers/pods/object_registry.h"
 
+#include <cassert>
 #include <cstdlib>
 #include <variant>
 
 #include "handlers/pods/access_review.h"
+#include "handlers/pods/api_schema.h"
 #include "handlers/pods/json_patch.h"
 #include "handlers/pods/k8s_request.h"
 #include "handlers/pods/pod_table.h"
@@ -11,6 +13,7 @@
 #include "handlers/pods/prefix_watch.h"
 #include "handlers/pods/stored_object.h"
 #include "handlers/pods/strategic_merge.h"
+#include "handlers/pods/typed_decode.h"
 #include "reactor/json_writer.h"
 #include "reactor/url.h"
 #include "storage/unwaited.h"
@@ -21,6 +24,10 @@ struct ObjectRegistry::Served {
   ObjectKind kind;
   std::string prefix;
   std::string list_kind;
+  // Its described type (api_schema.h): bodies are decoded against it as the
+  // API server decodes them (wrong JSON types 400, unknown fields as the
+  // request's fieldValidation says). Null: taken as sent.
+  const SchemaType* schema = nullptr;
 };
 
 namespace {
@@ -70,13 +77,28 @@ HttpResponse modified(const ObjectKind& kind, const std::string& name) {
                    kind.resource, name);
 }
 
+// `obj` decoded against its kind's described type under `mode`: the
+// refusal, or nullopt with what Warn dropped in `warnings`.
+std::optional<HttpResponse> decode_object(const ObjectKind& kind, const SchemaType& schema, JsonValue& obj,
+                                          FieldValidation mode, std::vector<std::string>* warnings) {
+  TypedDecode decoded = decode_typed(obj, schema);
+  std::string name = name_of(obj);
+  if (!kind.built_in && !decoded.schema_errors.empty())
+    return k8s_object(422, invalid_status_json(kind.kind, name, decoded.schema_errors));
+  if (decoded.refused(mode)) return typed_refusal(decoded, mode, kind.kind, name);
+  if (mode == FieldValidation::kWarn) *warnings = decoded.warnings();
+  return std::nullopt;
+}
+
 // A create's or replace's request read as the API server reads it: the
 // object, and whether it is a dry run; or the refusal to send.
 struct WriteRequest {
   JsonValue object;
   bool dry_run = false;
+  std::vector<std::string> warnings;  // Warning header values: what the decoder dropped
 };
-std::variant<WriteRequest, HttpResponse> read_write(const ObjectKind& kind, const HttpRequest& request) {
+std::variant<WriteRequest, HttpResponse> read_write(const ObjectKind& kind, const SchemaType* schema,
+                                                    const HttpRequest& request) {
   bool protobuf = kind.from_protobuf && sends_protobuf(request);
   if (!protobuf) {
     if (auto refused = refuse_media_type(request)) return std::move(*refused);
@@ -94,7 +116,14 @@ std::variant<WriteRequest, HttpResponse> read_write(const ObjectKind& kind, cons
     const JsonValue* v = obj->get(field);
     if (!v || v->is_null() || (v->is_string() && v->text().empty())) obj->set(field, JsonValue::string(value));
   }
-  return WriteRequest{std::move(*obj), std::get<bool>(dry)};
+  WriteRequest out{std::move(*obj), std::get<bool>(dry), {}};
+  if (schema) {
+    auto mode = field_validation_of(request);
+    if (auto* refused = std::get_if<HttpResponse>(&mode)) return std::move(*refused);
+    if (auto refused = decode_object(kind, *schema, out.object, std::get<FieldValidation>(mode), &out.warnings))
+      return std::move(*refused);
+  }
+  return out;
 }
 
 // What the API server checks of every object before its kind's rules.
@@ -126,6 +155,8 @@ void ObjectRegistry::add_kind(ObjectKind kind) {
   auto s = std::make_unique<Served>();
   s->prefix = kind.prefix();
   s->list_kind = kind.kind + "List";
+  s->schema = schema_of_kind(kind.group, kind.version, kind.kind);
+  assert(!s->schema || (s->schema->resource == kind.resource && s->schema->namespaced == kind.namespaced));
   s->kind = std::move(kind);
   served_.push_back(std::move(s));
 }
@@ -333,7 +364,7 @@ void ObjectRegistry::get(const Served& s, RequestContext& ctx) {
 
 void ObjectRegistry::create(const Served& s, RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
-  auto read = read_write(s.kind, ctx.request);
+  auto read = read_write(s.kind, s.schema, ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&read)) return ctx.reply(std::move(*refused));
   WriteRequest& req = std::get<WriteRequest>(read);
   JsonValue& meta = req.object.ensure({"metadata"});
@@ -345,25 +376,26 @@ void ObjectRegistry::create(const Served& s, RequestContext& ctx) {
   meta.set("uid", JsonValue::string(new_uid()));
   meta.set("creationTimestamp", JsonValue::string(rfc3339(clock_.unix_ms())));
   meta.set("generation", JsonValue::integer(1));
-  write(s, ctx.responder, std::move(req.object), nullptr, 0, 201, req.dry_run);
+  write(s, ctx.responder, std::move(req.object), nullptr, 0, 201, req.dry_run, std::move(req.warnings));
 }
 
-void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const JsonValue* old, int64_t revision,
-                           int ok_status, bool dry_run) {
+void ObjectRegistry::write(const Served& s, Responder responder, JsonValue next, const JsonValue* old, int64_t revision,
+                           int ok_status, bool dry_run, std::vector<std::string> warnings) {
+  // Every answer carries what the decoder dropped, as the API server's do.
+  auto reply = [responder, warnings = std::make_shared<const std::vector<std::string>>(std::move(warnings))](
+                   HttpResponse r) mutable { responder.send(with_warnings(std::move(r), *warnings)); };
   std::string ns = next.find({"metadata", "namespace"}) ? next.find({"metadata", "namespace"})->text() : "";
   std::string name = name_of(next);
   std::vector<FieldIssue> issues = check_identity(s.kind, next, ns);
   if (issues.empty() && s.kind.admit) issues = s.kind.admit(next, old);
-  if (!issues.empty()) return res.send(k8s_object(422, invalid_status_json(s.kind.kind, name, issues)));
+  if (!issues.empty()) return reply(k8s_object(422, invalid_status_json(s.kind.kind, name, issues)));
   if (s.kind.forbid) {
     if (auto why = s.kind.forbid(next))
-      return res.send(
-          k8s_error(403, "Forbidden", named(s.kind, name) + " is forbidden: " + *why, s.kind.resource, name));
+      return reply(k8s_error(403, "Forbidden", named(s.kind, name) + " is forbidden: " + *why, s.kind.resource, name));
   }
   if (old) {
     for (const auto& b : s.kind.builtins) {
-      if (name_of(b) == name)
-        return res.send(k8s_error(403, "Forbidden", s.kind.kind + " \"" + name + "\" is built in"));
+      if (name_of(b) == name) return reply(k8s_error(403, "Forbidden", s.kind.kind + " \"" + name + "\" is built in"));
     }
   }
   if (dry_run && s.kind.preview) {
@@ -372,14 +404,13 @@ void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const
   }
   std::string json = next.dump();
   std::string key = s.prefix + (s.kind.namespaced ? ns + "/" : "") + name;
-  if (dry_run && revision != 0) return res.send(k8s_object(ok_status, with_rv(json, revision)));
+  if (dry_run && revision != 0) return reply(k8s_object(ok_status, with_rv(json, revision)));
   if (dry_run) {  // a create: answered as the store would answer it, nothing written
-    store_.get(key, {}, [res, json, name, &s](RangeResult&& r) mutable {
-      if (!r.status.ok()) return res.send(store_down(r.status));
+    store_.get(key, {}, [reply, json, name, &s](RangeResult&& r) mutable {
+      if (!r.status.ok()) return reply(store_down(r.status));
       if (!r.kvs.empty())
-        return res.send(
-            k8s_error(409, "AlreadyExists", named(s.kind, name) + " already exists", s.kind.resource, name));
-      res.send(k8s_object(201, json));
+        return reply(k8s_error(409, "AlreadyExists", named(s.kind, name) + " already exists", s.kind.resource, name));
+      reply(k8s_object(201, json));
     });
     return;
   }
@@ -390,21 +421,20 @@ void ObjectRegistry::write(const Served& s, Responder res, JsonValue next, const
     t.compares.push_back({key, Compare::Target::kModRevision, Compare::Op::kEqual, revision, {}});
   }
   t.success.push_back({TxnOp::Type::kPut, key, json, 0, false});
-  store_.txn(std::move(t), [res, json, name, ok_status, revision, &s](TxnResult&& r) mutable {
-    if (!r.status.ok()) return res.send(store_down(r.status));
+  store_.txn(std::move(t), [reply, json, name, ok_status, revision, &s](TxnResult&& r) mutable {
+    if (!r.status.ok()) return reply(store_down(r.status));
     if (!r.succeeded) {
       if (revision == 0)
-        return res.send(
-            k8s_error(409, "AlreadyExists", named(s.kind, name) + " already exists", s.kind.resource, name));
-      return res.send(modified(s.kind, name));
+        return reply(k8s_error(409, "AlreadyExists", named(s.kind, name) + " already exists", s.kind.resource, name));
+      return reply(modified(s.kind, name));
     }
-    res.send(k8s_object(ok_status, with_rv(json, r.revision)));
+    reply(k8s_object(ok_status, with_rv(json, r.revision)));
   });
 }
 
 void ObjectRegistry::replace(const Served& s, RequestContext& ctx) {
   if (refuse_unless_leader(ctx)) return;
-  auto read = read_write(s.kind, ctx.request);
+  auto read = read_write(s.kind, s.schema, ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&read)) return ctx.reply(std::move(*refused));
   WriteRequest& req = std::get<WriteRequest>(read);
   if (name_of(req.object) != ctx.param("name"))
@@ -412,7 +442,8 @@ void ObjectRegistry::replace(const Served& s, RequestContext& ctx) {
   Responder res = ctx.responder;
   store_.get(
       key_of(s, ctx), {},
-      [this, res, next = std::move(req.object), dry_run = req.dry_run, &s](RangeResult&& r) mutable {
+      [this, res, next = std::move(req.object), dry_run = req.dry_run, warnings = std::move(req.warnings),
+       &s](RangeResult&& r) mutable {
         if (!r.status.ok()) return res.send(store_down(r.status));
         std::string name = name_of(next);
         if (r.kvs.empty()) return res.send(not_found(s.kind, name));
@@ -429,7 +460,7 @@ void ObjectRegistry::replace(const Served& s, RequestContext& ctx) {
         for (const char* k : {"uid", "creationTimestamp", "namespace"}) {
           if (const JsonValue* v = old->find({"metadata", k})) meta.set(k, *v);
         }
-        write(s, res, std::move(next), &*old, revision, 200, dry_run);
+        write(s, res, std::move(next), &*old, revision, 200, dry_run, std::move(warnings));
       });
 }
 
@@ -438,15 +469,17 @@ void ObjectRegistry::patch(const Served& s, RequestContext& ctx) {
   auto dry = dry_run_of(ctx.request);
   if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
   std::optional<PatchType> type = patch_type(ctx.request.header("Content-Type"));
-  bool strategic = s.kind.strategic_merge && type == PatchType::kStrategic;
+  bool strategic = s.kind.built_in && type == PatchType::kStrategic;
   if (!type || (*type != PatchType::kMerge && *type != PatchType::kJson && !strategic)) {
     // As the API server answers a custom resource: it has no strategic merge.
     return ctx.reply(
         k8s_error(415, "UnsupportedMediaType",
                   std::string("the body of the request was in an unknown format - accepted media types include: "
                               "application/json-patch+json, application/merge-patch+json") +
-                      (s.kind.strategic_merge ? ", application/strategic-merge-patch+json" : "")));
+                      (s.kind.built_in ? ", application/strategic-merge-patch+json" : "")));
   }
+  auto validation = field_validation_of(ctx.request);
+  if (auto* refused = std::get_if<HttpResponse>(&validation)) return ctx.reply(std::move(*refused));
   std::string error;
   auto body = JsonValue::parse(ctx.request.body, &error);
   if (!body) return ctx.reply(k8s_error(400, "BadRequest", error));
@@ -454,7 +487,8 @@ void ObjectRegistry::patch(const Served& s, RequestContext& ctx) {
   std::string name = ctx.param("name");
   bool dry_run = std::get<bool>(dry);
   store_.get(key_of(s, ctx), {},
-             [this, res, name, dry_run, type = *type, p = std::move(*body), &s](RangeResult&& r) mutable {
+             [this, res, name, dry_run, type = *type, p = std::move(*body),
+              mode = std::get<FieldValidation>(validation), &s](RangeResult&& r) mutable {
                if (!r.status.ok()) return res.send(store_down(r.status));
                if (r.kvs.empty()) return res.send(not_found(s.kind, name));
                std::string error;
@@ -471,12 +505,20 @@ void ObjectRegistry::patch(const Served& s, RequestContext& ctx) {
                } else if (!apply_json_patch(next, p, &error)) {
                  return res.send(k8s_request_invalid(error));
                }
+               // The patched object is decoded as a body would be: a patch
+               // cannot give a field a wrong type, nor (Strict) add one the
+               // type does not have.
+               std::vector<std::string> warnings;
+               if (s.schema) {
+                 if (auto refused = decode_object(s.kind, *s.schema, next, mode, &warnings))
+                   return res.send(std::move(*refused));
+               }
                JsonValue& meta = next.ensure({"metadata"});
                meta.erase("resourceVersion");
                for (const char* k : {"uid", "creationTimestamp", "namespace", "name"}) {
                  if (const JsonValue* v = old->find({"metadata", k})) meta.set(k, *v);
                }
-               write(s, res, std::move(next), &*old, r.kvs[0].mod_revision, 200, dry_run);
+               write(s, res, std::move(next), &*old, r.kvs[0].mod_revision, 200, dry_run, std::move(warnings));
              });
 }
 

@@ -1,11 +1,14 @@
 // API objects that only hold data for the scheduler to read: PodGroups
-// (scheduling.x-k8s.io/v1alpha1) and PriorityClasses (scheduling.k8s.io/v1).
+// (scheduling.x-k8s.io/v1alpha1), PriorityClasses (scheduling.k8s.io/v1) and
+// PodDisruptionBudgets (policy/v1).
 // Each kind is described once (ObjectKind: its group, names, validation,
 // defaults, table columns and built-in objects) and served the way the API
 // server serves a custom resource: create (with dryRun), get, list (JSON or
 // kubectl's Table), watch, replace over a resourceVersion, merge and JSON
-// patches, delete, and discovery under /apis/<group>/<version>. Objects are
-// JSON at /registry/<group>/<resource>/[<namespace>/]<name>.
+// patches, delete, and discovery under /apis/<group>/<version>. A kind
+// described in api_schema.h has its bodies and patched objects decoded as
+// the API server decodes them (typed_decode.h). Objects are JSON at
+// /registry/<group>/<resource>/[<namespace>/]<name>.
 #pragma once
 
 #include <functional>
@@ -43,12 +46,13 @@ struct ObjectKind {
   // For a dry run: what uvsched would do with the object now, answered in
   // the annotation uvsched.io/dry-run-placement (null: nothing to say).
   std::function<std::string(const JsonValue& obj)> preview;
-  // A kind built into Kubernetes (not a custom resource) also takes a
+  // A kind built into Kubernetes, not a custom resource. It also takes a
   // strategic merge patch, which kubectl apply and kubectl patch send for
   // one: its lists merge as the pod's of the same name do
   // (metadata.finalizers as a set, status.conditions by type); the rest as
-  // in a merge patch.
-  bool strategic_merge = false;
+  // in a merge patch. A body of the wrong JSON types is a 400, as its typed
+  // decoder says, where a custom resource's is a 422, as its schema says.
+  bool built_in = false;
   // Reads a create's protobuf body (what kubectl's typed `create` sends for
   // a built-in kind); null: only JSON is taken (415 otherwise).
   std::function<std::optional<JsonValue>(std::string_view body, std::string* error)> from_protobuf;
@@ -81,8 +85,9 @@ class ObjectRegistry {
   std::string key_of(const Served& s, const RequestContext& ctx) const;
   std::string resource_list(const Served& s) const;
   // Writes `next` over `revision` (0: a create), after admitting it; answers.
+  // `warnings` (Warning header values) go with whatever it answers.
   void write(const Served& s, Responder res, JsonValue next, const JsonValue* old, int64_t revision, int ok_status,
-             bool dry_run);
+             bool dry_run, std::vector<std::string> warnings);
   bool refuse_unless_leader(RequestContext& ctx);
 
   Store& store_;

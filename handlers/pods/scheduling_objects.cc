@@ -127,7 +127,7 @@ ObjectKind priority_class_kind() {
   k.namespaced = false;
   k.short_names = {"pc"};
   k.admit = admit_priority_class;
-  k.strategic_merge = true;
+  k.built_in = true;
   k.columns = {
       {"Value", "integer", [](const JsonValue& pc) { return integer_text(pc.get("value")); }},
       {"Global-Default", "string",

@@ -26,6 +26,35 @@ std::string_view json_type_name(const JsonValue& v) {
   return "value";
 }
 
+// JSON Schema's names: of a value's type, and of the type a field wants.
+std::string_view openapi_type_name(const JsonValue& v) {
+  if (v.type() == JsonValue::Type::kNumber) return v.as_integer() ? "integer" : "number";
+  if (v.type() == JsonValue::Type::kBool) return "boolean";
+  return json_type_name(v);
+}
+std::string_view openapi_type_name(SchemaKind kind) {
+  switch (kind) {
+    case SchemaKind::kString:
+    case SchemaKind::kTime:
+      return "string";
+    case SchemaKind::kInteger:
+      return "integer";
+    case SchemaKind::kBoolean:
+      return "boolean";
+    case SchemaKind::kQuantity:
+    case SchemaKind::kIntOrString:
+      return "integer or string";
+    case SchemaKind::kObject:
+    case SchemaKind::kFreeObject:
+    case SchemaKind::kStringMap:
+    case SchemaKind::kQuantityMap:
+      return "object";
+    case SchemaKind::kArray:
+      return "array";
+  }
+  return "value";
+}
+
 // Walks a body once, in place. The field path is one string grown and cut
 // back as the walk goes (a create decodes every pod: no string per field),
 // and copied only into what is reported.
@@ -103,12 +132,16 @@ class Decoder {
     members = std::move(kept);
   }
 
-  void wrong(const JsonValue& v, std::string_view go_type, std::string_view go_parent) {
+  void wrong(const JsonValue& v, SchemaKind want, std::string_view go_type, std::string_view go_parent) {
     std::string go_path = path_;  // Go names the field without list indexes
     for (size_t at; (at = go_path.find('[')) != std::string::npos;) go_path.erase(at, go_path.find(']', at) - at + 1);
     out_.type_errors.push_back({path_, "FieldValueTypeInvalid",
                                 "json: cannot unmarshal " + std::string(json_type_name(v)) + " into Go struct field " +
                                     std::string(go_parent) + "." + go_path + " of type " + std::string(go_type)});
+    std::string got = "\"" + std::string(openapi_type_name(v)) + "\"";
+    out_.schema_errors.push_back({path_, "FieldValueTypeInvalid",
+                                  "Invalid value: " + got + ": " + path_ + " in body must be of type " +
+                                      std::string(openapi_type_name(want)) + ": " + got});
   }
 
   // `kind` is the field's own, or its items' for the elements of a list.
@@ -120,31 +153,32 @@ class Decoder {
     switch (kind) {
       case SchemaKind::kString:
       case SchemaKind::kTime:
-        if (!v.is_string()) wrong(v, go_type, go_parent);
+        if (!v.is_string()) wrong(v, kind, go_type, go_parent);
         return;
       case SchemaKind::kInteger:
-        if (v.type() != JsonValue::Type::kNumber || !v.as_integer()) wrong(v, go_type, go_parent);
+        if (v.type() != JsonValue::Type::kNumber || !v.as_integer()) wrong(v, kind, go_type, go_parent);
         return;
       case SchemaKind::kBoolean:
-        if (v.type() != JsonValue::Type::kBool) wrong(v, go_type, go_parent);
+        if (v.type() != JsonValue::Type::kBool) wrong(v, kind, go_type, go_parent);
         return;
       case SchemaKind::kQuantity:
-        if (!v.is_string() && v.type() != JsonValue::Type::kNumber) wrong(v, go_type, go_parent);
+        if (!v.is_string() && v.type() != JsonValue::Type::kNumber) wrong(v, kind, go_type, go_parent);
         return;
       case SchemaKind::kIntOrString:
-        if (!v.is_string() && !(v.type() == JsonValue::Type::kNumber && v.as_integer())) wrong(v, go_type, go_parent);
+        if (!v.is_string() && !(v.type() == JsonValue::Type::kNumber && v.as_integer()))
+          wrong(v, kind, go_type, go_parent);
         return;
       case SchemaKind::kFreeObject:
-        if (!v.is_object()) wrong(v, go_type, go_parent);
+        if (!v.is_object()) wrong(v, kind, go_type, go_parent);
         return;
       case SchemaKind::kObject: {
-        if (!v.is_object()) return wrong(v, go_type, go_parent);
+        if (!v.is_object()) return wrong(v, kind, go_type, go_parent);
         if (const SchemaType* t = schema_type(f.ref)) object(v, *t);
         return;
       }
       case SchemaKind::kStringMap:
       case SchemaKind::kQuantityMap: {
-        if (!v.is_object()) return wrong(v, go_type, go_parent);
+        if (!v.is_object()) return wrong(v, kind, go_type, go_parent);
         SchemaKind value_kind = kind == SchemaKind::kStringMap ? SchemaKind::kString : SchemaKind::kQuantity;
         for (auto& [k, item] : v.members()) {
           size_t mark = enter_index(k);
@@ -154,7 +188,7 @@ class Decoder {
         return;
       }
       case SchemaKind::kArray: {
-        if (!v.is_array()) return wrong(v, "[]" + std::string(element_go_type(f)), go_parent);
+        if (!v.is_array()) return wrong(v, kind, "[]" + std::string(element_go_type(f)), go_parent);
         char index[24];
         for (size_t i = 0; i < v.items().size(); ++i) {
           int n = std::snprintf(index, sizeof index, "%zu", i);
@@ -201,8 +235,8 @@ bool TypedDecode::refused(FieldValidation mode) const {
 
 std::string TypedDecode::message(std::string_view kind, FieldValidation mode) const {
   if (!type_errors.empty()) {
-    return std::string(kind) + " in version \"v1\" cannot be handled as a " + std::string(kind) + ": " +
-           type_errors.front().message;
+    return std::string(kind) + " in version \"" + std::string(version) + "\" cannot be handled as a " +
+           std::string(kind) + ": " + type_errors.front().message;
   }
   std::string s = "strict decoding error: " +
                   quoted_list("unknown field", mode == FieldValidation::kStrict ? unknown : std::vector<std::string>{});
@@ -231,6 +265,7 @@ std::vector<std::string> TypedDecode::warnings() const {
 
 TypedDecode decode_typed(JsonValue& obj, const SchemaType& type) {
   TypedDecode out;
+  out.version = type.version;
   if (obj.is_object()) Decoder(&out).object(obj, type);
   return out;
 }

@@ -25,8 +25,12 @@ std::optional<FieldValidation> parse_field_validation(std::string_view value);
 
 struct TypedDecode {
   std::vector<FieldIssue> type_errors;  // the body cannot be this type: 400
-  std::vector<std::string> unknown;     // field paths the type does not have (dropped unless Strict)
-  std::vector<std::string> duplicate;   // field paths given more than once (the last kept)
+  // The same, as a custom resource's schema validation words them (its
+  // answer is a 422 Invalid: its body is decoded untyped, then checked).
+  std::vector<FieldIssue> schema_errors;
+  std::string_view version = "v1";     // of the type decoded, for message()
+  std::vector<std::string> unknown;    // field paths the type does not have (dropped unless Strict)
+  std::vector<std::string> duplicate;  // field paths given more than once (the last kept)
 
   // Whether the request is refused: type errors, or Strict with unknown or duplicate fields.
   bool refused(FieldValidation mode) const;

@@ -301,6 +301,83 @@ TEST_F(PodRegistryTest, WrongTypesAreRefusedAndUnknownFieldsFollowFieldValidatio
   EXPECT_NE(yaml->body.find("accepted media types include: application/json"), std::string::npos) << yaml->body;
 }
 
+// The registry's kinds are decoded as the API server decodes them too: a
+// built-in kind's wrong JSON type is the typed decoder's 400, a custom
+// resource's (PodGroup) its schema's 422; unknown fields follow
+// fieldValidation, in creates, replaces and patches; nothing refused is stored.
+TEST_F(PodRegistryTest, TheRegistrysKindsAreDecodedAsTheApiServerDecodesThem) {
+  const std::string budgets = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
+  const std::string classes = "/apis/scheduling.k8s.io/v1/priorityclasses";
+  const std::string groups = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
+  struct Case {
+    std::string path, body;
+    int code;
+    std::string field;
+  };
+  const Case refused[] = {
+      {budgets, R"({"metadata":{"name":"b"},"spec":{"minAvailable":true}})", 400, "spec.minAvailable"},
+      {budgets, R"({"metadata":{"name":"b"},"spec":{"selector":{"matchLabels":[]}}})", 400,
+       "spec.selector.matchLabels"},
+      {budgets, R"({"metadata":{"name":"b"},"spec":{"minAvailable":1},"status":{"disruptionsAllowed":"9"}})", 400,
+       "status.disruptionsAllowed"},
+      {classes, R"({"metadata":{"name":"c"},"value":"10"})", 400, "value"},
+      {classes, R"({"metadata":{"name":"c"},"value":10,"globalDefault":"yes"})", 400, "globalDefault"},
+      {groups, R"({"metadata":{"name":"g"},"spec":{"minMember":"3"}})", 422, "spec.minMember"},
+      {groups, R"({"metadata":{"name":"g"},"spec":{"minMember":2,"minResources":[]}})", 422, "spec.minResources"},
+  };
+  for (const Case& c : refused) {
+    auto r = req("POST", c.path, c.body);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, c.code) << c.body << ": " << r->body;
+    EXPECT_EQ(field(r->body, {"reason"}), c.code == 400 ? "BadRequest" : "Invalid") << r->body;
+    EXPECT_NE(r->body.find("\"field\":\"" + c.field + "\""), std::string::npos) << r->body;
+  }
+  EXPECT_NE(answered(req("POST", groups, refused[5].body)).body.find("spec.minMember in body must be of type integer"),
+            std::string::npos);
+  for (const auto& path : {budgets + "/b", classes + "/c", groups + "/g"})
+    EXPECT_EQ(answered(req("GET", path)).status, 404) << path << ": nothing refused is stored";
+
+  // Unknown fields: dropped with a Warning (Warn, the default), refused (Strict).
+  auto warned = req("POST", budgets, R"({"metadata":{"name":"b"},"spec":{"minAvailable":1,"bogus":2}})");
+  ASSERT_EQ(warned->status, 201) << warned->body;
+  EXPECT_NE(warned->header("Warning").find("unknown field \\\"spec.bogus\\\""), std::string::npos)
+      << warned->header("Warning");
+  EXPECT_EQ(answered(req("GET", budgets + "/b")).body.find("bogus"), std::string::npos);
+  auto strict = req("POST", classes + "?fieldValidation=Strict", R"({"metadata":{"name":"c"},"value":10,"extra":1})");
+  EXPECT_EQ(strict->status, 400) << strict->body;
+  EXPECT_EQ(field(strict->body, {"message"}), "strict decoding error: unknown field \"extra\"");
+  ASSERT_EQ(answered(req("POST", groups, R"({"metadata":{"name":"g"},"spec":{"minMember":2}})")).status, 201);
+  // A replace is decoded as a create is.
+  std::string group = answered(req("GET", groups + "/g")).body;
+  std::string replaced = group;
+  replaced.replace(replaced.find(R"("minMember":2)"), 13, R"("minMember":3,"later":1)");
+  auto put = req("PUT", groups + "/g", replaced);
+  ASSERT_EQ(put->status, 200) << put->body;
+  EXPECT_NE(put->header("Warning").find("unknown field \\\"spec.later\\\""), std::string::npos);
+  EXPECT_EQ(put->body.find("later"), std::string::npos) << put->body;
+  // A patch cannot give a field a wrong type; what it adds that the type lacks is dropped, or refused (Strict).
+  auto patched = req("PATCH", budgets + "/b", R"({"spec":{"minAvailable":[1]}})",
+                     "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(patched->status, 400) << patched->body;
+  auto patched_group =
+      req("PATCH", groups + "/g", R"({"spec":{"minMember":"4"}})", "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(patched_group->status, 422) << patched_group->body;
+  auto patch_warned =
+      req("PATCH", classes + "/c", R"({"value":11,"bogus":1})", "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(patch_warned->status, 404) << "c was refused above";
+  ASSERT_EQ(answered(req("POST", classes, R"({"metadata":{"name":"c"},"value":10})")).status, 201);
+  patch_warned = req("PATCH", classes + "/c", R"({"description":"d","bogus":1})",
+                     "Content-Type: application/merge-patch+json\r\n");
+  ASSERT_EQ(patch_warned->status, 200) << patch_warned->body;
+  EXPECT_NE(patch_warned->header("Warning").find("unknown field \\\"bogus\\\""), std::string::npos);
+  EXPECT_EQ(patch_warned->body.find("bogus"), std::string::npos) << patch_warned->body;
+  auto patch_strict = req("PATCH", budgets + "/b?fieldValidation=Strict", R"({"spec":{"bogus":1}})",
+                          "Content-Type: application/merge-patch+json\r\n");
+  EXPECT_EQ(patch_strict->status, 400) << patch_strict->body;
+  EXPECT_EQ(field(answered(req("GET", budgets + "/b")).body, {"spec"}), R"({"minAvailable":1})");
+  EXPECT_EQ(field(answered(req("GET", groups + "/g")).body, {"spec"}), R"({"minMember":3})");
+}
+
 // `kubectl create namespace` (a typed client: protobuf with 1.32, JSON with
 // 1.20), then a pod in it.
 TEST_F(PodRegistryTest, KubectlCreatesANamespaceAndAPodInIt) {
@@ -368,6 +445,24 @@ TEST_F(PodRegistryTest, KubectlExplainReachesTheLeaves) {
   EXPECT_NE(out.find("<integer>"), std::string::npos) << out;
   out = kubectl("explain pod.spec.containers.resources.requests", &code);
   EXPECT_EQ(code, 0) << out;
+  // And the registry's kinds, from their group-versions' documents (v3 with
+  // kubectl 1.32, v2 with 1.20).
+  out = kubectl("explain pdb.spec", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("minAvailable"), std::string::npos) << out;
+  EXPECT_NE(out.find("unhealthyPodEvictionPolicy\t<string>"), std::string::npos) << out;
+  out = kubectl("explain pdb.spec.selector.matchExpressions.operator", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("In, NotIn, Exists or DoesNotExist"), std::string::npos) << out;
+  out = kubectl("explain priorityclass.value", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("value <integer>"), std::string::npos) << out;
+  out = kubectl("explain podgroup.spec.minMember", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("minMember <integer>"), std::string::npos) << out;
+  out = kubectl("explain pg.status", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("scheduled\t<integer>"), std::string::npos) << out;
 }
 
 TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {

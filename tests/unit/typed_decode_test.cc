@@ -96,6 +96,33 @@ TEST(TypedDecode, UnknownAndDuplicateFieldsFollowFieldValidation) {
   EXPECT_EQ(parse_field_validation("strict"), std::nullopt);
 }
 
+// The same wrong types, as a custom resource's schema validation words them
+// (the registry answers a PodGroup's with a 422), and a type of another
+// version names its own in the decoder's message.
+TEST(TypedDecode, WrongTypesAreAlsoWordedAsASchemaWouldWordThem) {
+  JsonValue group = parse(R"({"spec":{"minMember":"3","minResources":{"cpu":[]}},"status":{"running":1.5}})");
+  TypedDecode d = decode_typed(group, *schema_of_kind("scheduling.x-k8s.io", "v1alpha1", "PodGroup"));
+  ASSERT_EQ(d.schema_errors.size(), 3u);
+  EXPECT_EQ(d.schema_errors[0].field, "spec.minMember");
+  EXPECT_EQ(d.schema_errors[0].message,
+            R"(Invalid value: "string": spec.minMember in body must be of type integer: "string")");
+  EXPECT_EQ(d.schema_errors[1].field, "spec.minResources[cpu]");
+  EXPECT_EQ(d.schema_errors[1].message,
+            R"(Invalid value: "array": spec.minResources[cpu] in body must be of type integer or string: "array")");
+  EXPECT_EQ(d.schema_errors[2].message,
+            R"(Invalid value: "number": status.running in body must be of type integer: "number")");
+  EXPECT_EQ(d.type_errors.size(), 3u);
+  EXPECT_EQ(d.message("PodGroup", FieldValidation::kWarn).substr(0, 64),
+            R"(PodGroup in version "v1alpha1" cannot be handled as a PodGroup: )");
+  JsonValue budget =
+      parse(R"({"spec":{"minAvailable":"50%","selector":{"matchExpressions":[{"key":"a","values":"b"}]}}})");
+  TypedDecode b = decode_typed(budget, *schema_of_kind("policy", "v1", "PodDisruptionBudget"));
+  ASSERT_EQ(b.type_errors.size(), 1u) << "a percentage is an IntOrString";
+  EXPECT_EQ(b.type_errors[0].field, "spec.selector.matchExpressions[0].values");
+  EXPECT_EQ(schema_of_kind("policy", "v1", "Pod"), nullptr);
+  EXPECT_EQ(schema_of_kind("", "v1", "Pod")->name, "io.k8s.api.core.v1.Pod");
+}
+
 // Every described object field refers to a described type, and every type
 // is reachable: the description is whole.
 TEST(ApiSchema, EveryReferenceIsDescribed) {
