@@ -182,6 +182,7 @@ int Daemon::abandon_start(int rc) {
   store_->close([this] {
     ml_.reset();
     scheduler_.reset();
+    node_leases_.reset();
     hub_.reset();
     priorities_.reset();
     budgets_.reset();
@@ -271,6 +272,7 @@ void Daemon::make_domains() {
   classes.forbid = [this](const JsonValue& pc) { return priorities_->second_default(pc); };
   objects_->add_kind(std::move(classes));
   objects_->add_kind(pod_disruption_budget_kind());
+  objects_->list_group(kCoordinationGroup, kCoordinationVersion);
   objects_->add_routes(router_);
   budgets_ = std::make_unique<DisruptionBudgets>(*store_, clock_, *pod_writer_);
   AgentHub::Settings agents;
@@ -279,6 +281,8 @@ void Daemon::make_domains() {
   agents.agent_timeout_ms = config_.agent_timeout_ms;
   hub_ = std::make_unique<AgentHub>(clock_, metrics_, agents);
   hub_->add_routes(router_);
+  node_leases_ = std::make_unique<NodeLeases>(clock_, [this] { return hub_->node_leases(); });
+  node_leases_->add_routes(router_);
   PodScheduler::Settings sched;
   sched.reconcile_interval_ms = config_.reconcile_interval_ms;
   sched.failover_timeout_ms = config_.failover_timeout_ms;

@@ -23,6 +23,7 @@
 #include "handlers/ops/readiness.h"
 #include "handlers/ops/standby_redirect.h"
 #include "handlers/pods/disruption_budgets.h"
+#include "handlers/pods/node_leases.h"
 #include "handlers/pods/object_registry.h"
 #include "handlers/pods/pod_registry.h"
 #include "handlers/pods/pod_scheduler.h"
@@ -112,6 +113,7 @@ class Daemon {
   std::unique_ptr<DisruptionBudgets> budgets_;     // their statuses, and the evictions they hold back
   std::unique_ptr<PriorityClassBook> priorities_;  // a new pod's priority
   std::unique_ptr<AgentHub> hub_;
+  std::unique_ptr<NodeLeases> node_leases_;  // the hub's heartbeats, as the nodes' Leases
   std::unique_ptr<PodScheduler> scheduler_;
   bool stopping_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "handlers/agents/agent_events.h"
@@ -130,6 +131,7 @@ void AgentHub::expect(const std::string& hostname) {
   slot = std::make_unique<Agent>();
   slot->hostname = hostname;
   slot->subscribed_unix_ms = clock_.unix_ms();
+  slot->ready_since_unix_ms = clock_.unix_ms();
   ++nodes_version_;
   slot->lost_timer = clock_.new_timer();
   slot->lost_timer->start(settings_.agent_timeout_ms, [this, hostname] { lose(hostname); });
@@ -186,6 +188,7 @@ void AgentHub::subscribe_on(const std::string& host, Labels agent_labels, Resour
   relabel(a);
   a.total = total;
   a.subscribed_unix_ms = clock_.unix_ms();
+  a.ready_since_unix_ms = a.renewed_unix_ms = clock_.unix_ms();
   a.channel = std::move(channel);
   a.connected = true;
   ++nodes_version_;
@@ -227,6 +230,7 @@ void AgentHub::disconnected(const std::string& hostname) {
   Agent& a = *it->second;
   if (a.channel && a.channel->open()) return;  // a newer stream replaced this one
   a.connected = false;
+  a.ready_since_unix_ms = clock_.unix_ms();
   ++nodes_version_;
   // The stopping daemon closed it: no agent went away, and nothing may fire
   // into a scheduler that has stopped.
@@ -514,7 +518,7 @@ void AgentHub::tick_offers() {
 
 void AgentHub::heartbeat() {
   for (auto& [host, a] : agents_) {
-    if (a->connected) a->channel->write("{\"type\":\"HEARTBEAT\"}\n");
+    if (a->connected && a->channel->write("{\"type\":\"HEARTBEAT\"}\n")) a->renewed_unix_ms = clock_.unix_ms();
   }
   heartbeat_timer_->start(settings_.heartbeat_ms, [this] { heartbeat(); });
 }
@@ -550,16 +554,61 @@ std::vector<JsonValue> AgentHub::nodes() const {
       w.end_array().end_object();
     }
     w.key("status").begin_object();
+    w.key("addresses").begin_array();
+    w.begin_object().key("type").value("Hostname").key("address").value(host).end_object().end_array();
     for (const char* which : {"capacity", "allocatable"}) {
       w.key(which).begin_object().key("cpu").value(format_quantity_milli(std::llround(a->total.cpus * 1000)));
       w.key("memory").value(std::to_string(static_cast<int64_t>(a->total.mem_mib)) + "Mi").end_object();
     }
+    // The heartbeat is the Lease's (node_leases): the condition's time is
+    // when it last changed, so a node changes only when nodes_version does.
+    std::string since = rfc3339(a->ready_since_unix_ms);
+    std::string message = a->connected ? "the agent is subscribed"
+                          : a->channel
+                              ? "the agent's event stream closed; it is lost unless it subscribes again within "
+                                "--agent-timeout (" +
+                                    std::to_string(settings_.agent_timeout_ms / 1000) + "s)"
+                              : "waiting for the agent, which runs tasks, to subscribe to this daemon within "
+                                "--agent-timeout (" +
+                                    std::to_string(settings_.agent_timeout_ms / 1000) + "s)";
     w.key("conditions").begin_array().begin_object().key("type").value("Ready");
-    w.key("status")
-        .value(a->connected ? "True" : "Unknown")
-        .key("reason")
-        .value(a->connected ? "AgentConnected" : "AgentDisconnected");
+    w.key("status").value(a->connected ? "True" : "Unknown");
+    w.key("lastHeartbeatTime").value(since).key("lastTransitionTime").value(since);
+    w.key("reason").value(a->connected ? "AgentConnected" : "AgentDisconnected").key("message").value(message);
     w.end_object().end_array().end_object().end_object();
+    std::string error;
+    if (auto v = JsonValue::parse(w.str(), &error)) out.push_back(std::move(*v));
+  }
+  return out;
+}
+
+namespace {
+// A Lease's times are MicroTime: RFC 3339 with six fractional digits.
+std::string rfc3339_micro(int64_t unix_ms) {
+  std::string s = rfc3339(unix_ms);
+  char fraction[16];
+  std::snprintf(fraction, sizeof fraction, ".%03d000", static_cast<int>(unix_ms % 1000));
+  return s.insert(s.size() - 1, fraction);
+}
+}  // namespace
+
+std::vector<JsonValue> AgentHub::node_leases() const {
+  std::vector<JsonValue> out;
+  for (const Agent* a : sorted_agents()) {
+    JsonWriter w;
+    w.begin_object().key("kind").value("Lease").key("apiVersion").value("coordination.k8s.io/v1");
+    w.key("metadata").begin_object().key("name").value(a->hostname).key("namespace").value("kube-node-lease");
+    w.key("creationTimestamp").value(rfc3339(a->subscribed_unix_ms));
+    if (!a->agent_id.empty()) {  // (an expected agent has none yet: nor has its node)
+      w.key("uid").value(a->agent_id + "-lease").key("ownerReferences").begin_array().begin_object();
+      w.key("apiVersion").value("v1").key("kind").value("Node").key("name").value(a->hostname);
+      w.key("uid").value(a->agent_id).end_object().end_array();
+    }
+    w.end_object();
+    w.key("spec").begin_object().key("holderIdentity").value(a->hostname);
+    w.key("leaseDurationSeconds").value(static_cast<int64_t>((settings_.agent_timeout_ms + 999) / 1000));
+    if (a->renewed_unix_ms > 0) w.key("renewTime").value(rfc3339_micro(a->renewed_unix_ms));
+    w.end_object().end_object();
     std::string error;
     if (auto v = JsonValue::parse(w.str(), &error)) out.push_back(std::move(*v));
   }

@@ -73,6 +73,13 @@ class AgentHub {
     std::shared_ptr<AgentChannel> channel;  // its event stream; null until it subscribes
     bool connected = false;
     uint64_t subscribed_unix_ms = 0;
+    // When its node's Ready condition last changed (expected, subscribed or
+    // disconnected): the node's status is written on a change, as a kubelet's.
+    int64_t ready_since_unix_ms = 0;
+    // When its stream last took a heartbeat (or it subscribed): its Lease's
+    // renewTime, the node's heartbeat, as Kubernetes keeps it since 1.17;
+    // 0 while expected.
+    int64_t renewed_unix_ms = 0;
     std::unique_ptr<Timer> lost_timer;
     // The last few FrameworkMessages and executor losses it reported, for
     // operators (GET /v1/agents/{host}); a message's data is kept up to 1 KiB.
@@ -128,6 +135,10 @@ class AgentHub {
   const std::deque<LostAgent>& recently_lost() const { return recently_lost_; }
   // Node objects for the pod registry's /api/v1/nodes.
   std::vector<JsonValue> nodes() const;
+  // Each node's Lease (coordination.k8s.io/v1, in kube-node-lease), as a
+  // kubelet renews it: what `kubectl describe node` shows as its heartbeat.
+  // Its renewTime moves with every heartbeat, not nodes_version.
+  std::vector<JsonValue> node_leases() const;
   // Moves whenever nodes() would answer otherwise (an agent expected,
   // subscribed, disconnected or lost; a label, taint or cordon changed): a
   // node watch reads the nodes again only then, not every second.

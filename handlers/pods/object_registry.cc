@@ -203,15 +203,18 @@ std::string ObjectRegistry::group_list() const {
     w.key("preferredVersion").begin_object().key("groupVersion").value(kPolicyVersion);
     w.key("version").value("v1").end_object().end_object();
   }
-  // The reviews kubectl auth posts, answered by the auth gate.
-  for (const ReviewResource& r : review_resources()) {
-    if (std::find(seen.begin(), seen.end(), r.group) != seen.end()) continue;
-    seen.emplace_back(r.group);
-    std::string gv = r.group_version();
-    w.begin_object().key("name").value(r.group).key("versions").begin_array();
-    w.begin_object().key("groupVersion").value(gv).key("version").value(r.version).end_object().end_array();
+  // The reviews kubectl auth posts, answered by the auth gate, and the groups other handlers serve.
+  std::vector<std::pair<std::string, std::string>> others;
+  for (const ReviewResource& r : review_resources()) others.emplace_back(r.group, r.version);
+  others.insert(others.end(), elsewhere_.begin(), elsewhere_.end());
+  for (const auto& [group, version] : others) {
+    if (std::find(seen.begin(), seen.end(), group) != seen.end()) continue;
+    seen.push_back(group);
+    std::string gv = group + "/" + version;
+    w.begin_object().key("name").value(group).key("versions").begin_array();
+    w.begin_object().key("groupVersion").value(gv).key("version").value(version).end_object().end_array();
     w.key("preferredVersion").begin_object().key("groupVersion").value(gv);
-    w.key("version").value(r.version).end_object().end_object();
+    w.key("version").value(version).end_object().end_object();
   }
   w.end_array().end_object();
   return w.take();

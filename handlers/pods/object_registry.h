@@ -71,6 +71,8 @@ class ObjectRegistry {
   void start();
   // The /apis answer: every group served, each at its one version.
   std::string group_list() const;
+  // A group-version another handler serves (its resource list too), listed in /apis.
+  void list_group(std::string group, std::string version) { elsewhere_.emplace_back(group, version); }
 
  private:
   struct Served;
@@ -94,6 +96,7 @@ class ObjectRegistry {
   Clock& clock_;
   std::function<bool()> is_leader_;
   std::vector<std::unique_ptr<Served>> served_;
+  std::vector<std::pair<std::string, std::string>> elsewhere_;  // (list_group)
 };
 
 }  // namespace uvsched

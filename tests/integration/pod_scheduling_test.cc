@@ -1112,6 +1112,57 @@ TEST_F(PodSchedulingTest, KubectlCordonKeepsNewPodsOffAnAgentUntilUncordoned) {
   EXPECT_EQ(again.stop(SIGTERM), 0);
 }
 
+// kubectl describe node shows the agent's heartbeat as its node's Lease (as
+// a kubelet's, in kube-node-lease) and when its Ready condition last changed,
+// why, and its hostname; kubectl get leases lists them. Once the agent's
+// stream closes, the node says so and its Lease is no longer renewed.
+TEST_F(PodSchedulingTest, KubectlDescribeNodeShowsTheAgentsLeaseAndWhenItsReadinessChanged) {
+  start({"--agent-timeout", "60"});
+  ScriptedAgent agent(port(), "edge-l");
+  ASSERT_TRUE(agent.subscribe());
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  std::string out;
+  ASSERT_EQ(run_shell(kubectl + "describe node edge-l", &out), 0) << out;
+  EXPECT_EQ(out.find("Failed to get lease"), std::string::npos) << out;
+  EXPECT_NE(out.find("HolderIdentity:  edge-l"), std::string::npos) << out;
+  EXPECT_EQ(out.find("0001"), std::string::npos) << "no zero times: " << out;
+  EXPECT_NE(out.find("AgentConnected   the agent is subscribed"), std::string::npos) << out;
+  EXPECT_NE(out.find("Hostname:  edge-l"), std::string::npos) << out;
+  out.clear();
+  ASSERT_EQ(run_shell(kubectl + "get leases -n kube-node-lease", &out), 0) << out;
+  EXPECT_NE(out.find("edge-l   edge-l"), std::string::npos) << out;
+  auto lease = http_request(port(), "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/edge-l");
+  ASSERT_TRUE(lease && lease->status == 200);
+  EXPECT_NE(lease->body.find(R"("leaseDurationSeconds":60)"), std::string::npos) << lease->body;
+  auto renew_time = [](const std::string& body) {
+    size_t at = body.find(R"("renewTime":")");
+    return at == std::string::npos ? std::string() : body.substr(at + 13, body.find('"', at + 13) - at - 13);
+  };
+  std::string renewed = renew_time(lease->body);
+  EXPECT_EQ(renewed.size(), 27u) << "MicroTime: " << lease->body;
+  auto other = http_request(port(), "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/edge-l");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 404) << other->body;
+  auto create = http_request(port(), "POST", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+                             R"({"metadata":{"name":"x"}})");
+  ASSERT_TRUE(create);
+  EXPECT_EQ(create->status, 405) << "a view of the agents: " << create->body;
+
+  agent.hang_up();
+  auto until = std::chrono::steady_clock::now() + 10s;
+  do {
+    out.clear();
+    run_shell(kubectl + "describe node edge-l", &out);
+    if (out.find("AgentDisconnected") != std::string::npos) break;
+    std::this_thread::sleep_for(20ms);
+  } while (std::chrono::steady_clock::now() < until);
+  EXPECT_NE(out.find("Ready   Unknown"), std::string::npos) << out;
+  EXPECT_NE(out.find("it is lost unless it subscribes again within --agent-timeout (60s)"), std::string::npos) << out;
+  lease = http_request(port(), "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/edge-l");
+  ASSERT_TRUE(lease && lease->status == 200);
+  EXPECT_EQ(renew_time(lease->body), renewed) << "not renewed while the stream is closed";
+}
+
 // kubectl taint: a pod that does not tolerate a NoSchedule taint is kept off
 // the agent, and says so; one that tolerates it is placed; kubectl shows the
 // taint beside a cordon's and keeps it through uncordon and a restart; once
@@ -1433,10 +1484,11 @@ TEST_F(PodSchedulingTest, KubectlDrainWaitsForThePodsDisruptionBudget) {
     EXPECT_NE(out.find(R"(no matches for kind "PodDisruptionBudget" in version "policy/v1beta1")"), std::string::npos)
         << out;
     out.clear();
-    created = run_shell("printf '%s' '{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":"
-                        "{\"name\":\"web\"},\"spec\":{\"minAvailable\":1,\"selector\":{}}}' | " +
-                            kubectl + "apply -f -",
-                        &out);
+    created = run_shell(
+        "printf '%s' '{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":"
+        "{\"name\":\"web\"},\"spec\":{\"minAvailable\":1,\"selector\":{}}}' | " +
+            kubectl + "apply -f -",
+        &out);
   }
   ASSERT_EQ(created, 0) << out;
   auto budget_shows = [&](const std::string& text) {

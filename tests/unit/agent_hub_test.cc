@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "handlers/ops/metrics_registry.h"
+#include "handlers/pods/pod_validation.h"
 #include "reactor/log.h"
 #include "reactor/manual_clock.h"
 #include "tests/support/recording_channel.h"
@@ -311,6 +312,58 @@ TEST_F(AgentHubTest, TheNodesVersionMovesWheneverTheNodesChange) {
     step.run();
     EXPECT_EQ(text() != before, hub_->nodes_version() != version) << step.name;
   }
+}
+
+// A node's Ready condition carries when it last changed (a kubelet writes
+// node status on a change); the heartbeat is its Lease's renewTime, moved by
+// each heartbeat the open stream takes, and by none once it has closed.
+TEST_F(AgentHubTest, ANodesLeaseIsRenewedByHeartbeatsAndItsConditionByChanges) {
+  int64_t start = clock_.unix_ms();
+  auto edge = subscribe("edge-1");
+  auto lease_renewed = [this] {
+    std::vector<JsonValue> leases = hub_->node_leases();
+    EXPECT_EQ(leases.size(), 1u);
+    const JsonValue* t = leases.empty() ? nullptr : leases[0].find({"spec", "renewTime"});
+    return t ? t->text() : std::string("<none>");
+  };
+  auto ready = [this](const char* field) {
+    std::vector<JsonValue> nodes = hub_->nodes();
+    const JsonValue* c = nodes[0].find({"status", "conditions"});
+    return c && !c->items().empty() ? c->items()[0].str(field) : std::string("<none>");
+  };
+  EXPECT_EQ(ready("lastTransitionTime"), rfc3339(start));
+  EXPECT_EQ(ready("lastHeartbeatTime"), rfc3339(start));
+  EXPECT_EQ(ready("message"), "the agent is subscribed");
+  std::string first = lease_renewed();
+  EXPECT_EQ(first.substr(19), ".000000Z") << first;
+  JsonValue lease = hub_->node_leases()[0];
+  EXPECT_EQ(lease.str("kind"), "Lease");
+  EXPECT_EQ(lease.find({"metadata", "namespace"})->text(), "kube-node-lease");
+  EXPECT_EQ(lease.find({"spec", "holderIdentity"})->text(), "edge-1");
+  EXPECT_EQ(lease.find({"spec", "leaseDurationSeconds"})->dump(), std::to_string(kAgentTimeoutMs / 1000));
+  EXPECT_EQ(lease.find({"metadata", "ownerReferences"})->items()[0].str("uid"), hub_->agent("edge-1")->agent_id);
+
+  clock_.advance(kHeartbeatMs);
+  std::string beat = lease_renewed();
+  EXPECT_GT(beat, first);
+  EXPECT_EQ(beat.substr(0, 19), rfc3339(start + static_cast<int64_t>(kHeartbeatMs)).substr(0, 19));
+  EXPECT_EQ(ready("lastTransitionTime"), rfc3339(start)) << "a heartbeat changes no node";
+
+  clock_.advance(kHeartbeatMs / 2);
+  edge->hang_up();
+  EXPECT_EQ(ready("status"), "Unknown");
+  EXPECT_EQ(ready("lastTransitionTime"), rfc3339(start + static_cast<int64_t>(kHeartbeatMs * 3 / 2)));
+  EXPECT_NE(ready("message").find("event stream closed"), std::string::npos) << ready("message");
+  clock_.advance(kHeartbeatMs);
+  EXPECT_EQ(lease_renewed(), beat) << "no heartbeat reaches a closed stream";
+
+  hub_->expect("edge-2");  // one a takeover waits for: no renewal yet
+  std::vector<JsonValue> leases = hub_->node_leases();
+  ASSERT_EQ(leases.size(), 2u);
+  EXPECT_EQ(leases[1].find({"spec", "renewTime"}), nullptr) << leases[1].dump();
+  EXPECT_EQ(leases[1].find({"metadata", "ownerReferences"}), nullptr) << leases[1].dump();
+  EXPECT_NE(hub_->nodes()[1].dump().find("waiting for the agent, which runs tasks, to subscribe"), std::string::npos)
+      << hub_->nodes()[1].dump();
 }
 
 TEST_F(AgentHubTest, ASecondSubscribeReplacesTheFirstStream) {
