@@ -232,7 +232,7 @@ void PodRegistry::get_node(RequestContext& ctx) {
     return ctx.reply(
         k8s_object(200, node_table({*node}, std::to_string(store_.revision()), clock_.unix_ms(), table.row)));
   }
-  ctx.reply(k8s_object(200, node->dump()));
+  ctx.reply(k8s_object(200, with_rv(node->dump(), store_.revision())));  // as its list's items have it
 }
 
 }  // namespace uvsched

@@ -1128,6 +1128,9 @@ TEST_F(PodSchedulingTest, KubectlDescribeNodeShowsTheAgentsLeaseAndWhenItsReadin
   EXPECT_EQ(out.find("0001"), std::string::npos) << "no zero times: " << out;
   EXPECT_NE(out.find("AgentConnected   the agent is subscribed"), std::string::npos) << out;
   EXPECT_NE(out.find("Hostname:  edge-l"), std::string::npos) << out;
+  auto node = http_request(port(), "GET", "/api/v1/nodes/edge-l");
+  ASSERT_TRUE(node && node->status == 200);
+  EXPECT_NE(node->body.find(R"("resourceVersion":")"), std::string::npos) << "as in the list: " << node->body;
   out.clear();
   ASSERT_EQ(run_shell(kubectl + "get leases -n kube-node-lease", &out), 0) << out;
   EXPECT_NE(out.find("edge-l   edge-l"), std::string::npos) << out;
