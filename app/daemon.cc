@@ -233,6 +233,7 @@ int Daemon::open_store_and_clients() {
     return UV_EINVAL;
   }
   readiness_.add("store", [this] { return store_->unavailable_reason(); });
+  rv_check_.set_store(store_.get());
   client_ =
       std::make_unique<HttpClient>(loop_, clock_, ClientOptions{.max_connections_per_origin = kConnectionsPerPeer});
   if (config_.ps_url.rfind("https://", 0) == 0 || config_.router_url.rfind("https://", 0) == 0) {

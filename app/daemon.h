@@ -27,6 +27,7 @@
 #include "handlers/pods/object_registry.h"
 #include "handlers/pods/pod_registry.h"
 #include "handlers/pods/pod_scheduler.h"
+#include "handlers/pods/resource_version_check.h"
 #include "handlers/pods/scheduling_objects.h"
 #include "handlers/router.h"
 #include "reactor/clock.h"
@@ -90,7 +91,8 @@ class Daemon {
   HttpMetrics http_metrics_;
   Readiness readiness_;
   Router router_;
-  StandbyRedirect redirect_{router_};
+  ResourceVersionCheck rv_check_{router_};  // a Kubernetes read from a revision the store has not reached: 504
+  StandbyRedirect redirect_{rv_check_};
   AuthGate gate_{redirect_};
   // --ml-listen: KubeML's calls alone, no token asked; a standby redirects
   // them to the leader's ML listener.

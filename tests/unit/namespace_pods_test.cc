@@ -14,6 +14,7 @@
 #include "reactor/log.h"
 #include "reactor/manual_clock.h"
 #include "tests/support/fake_store.h"
+#include "tests/support/forwarding_store.h"
 
 namespace uvsched {
 namespace {
@@ -21,33 +22,20 @@ namespace {
 using test::FakeStore;
 
 // A FakeStore whose range answers can be held back, to come after watch deliveries.
-class HeldReads final : public Store {
+class HeldReads final : public test::ForwardingStore {
  public:
-  explicit HeldReads(FakeStore& inner) : inner_(inner) {}
+  explicit HeldReads(FakeStore& inner) : ForwardingStore(inner) {}
   void get(std::string key, RangeOptions options, RangeCallback cb) override {
     if (!hold_) return inner_.get(std::move(key), options, std::move(cb));
     inner_.get(std::move(key), options, [this, cb = std::move(cb)](RangeResult&& r) mutable {
       held_.push_back([cb = std::move(cb), r = std::move(r)]() mutable { cb(std::move(r)); });
     });
   }
-  void put(std::string key, std::string value, int64_t lease, WriteCallback cb) override {
-    inner_.put(std::move(key), std::move(value), lease, std::move(cb));
-  }
-  void del(std::string key, bool prefix, WriteCallback cb) override {
-    inner_.del(std::move(key), prefix, std::move(cb));
-  }
-  void txn(TxnRequest request, TxnCallback cb) override { inner_.txn(std::move(request), std::move(cb)); }
   WatchId watch(std::string prefix, int64_t start, WatchCallback cb, bool deleted_values) override {
     ++watches_;
     return inner_.watch(std::move(prefix), start, std::move(cb), deleted_values);
   }
-  void cancel_watch(WatchId id) override { inner_.cancel_watch(id); }
-  void lease_grant(int64_t ttl, LeaseCallback cb) override { inner_.lease_grant(ttl, std::move(cb)); }
-  void lease_keepalive(int64_t id, LeaseCallback cb) override { inner_.lease_keepalive(id, std::move(cb)); }
-  void lease_revoke(int64_t id, LeaseCallback cb) override { inner_.lease_revoke(id, std::move(cb)); }
-  int64_t revision() const override { return inner_.revision(); }
-  std::optional<std::string> unavailable_reason() const override { return inner_.unavailable_reason(); }
-  void close(std::function<void()> done) override { inner_.close(std::move(done)); }
+  using Store::watch;
 
   void hold(bool on) { hold_ = on; }
   void release() {
@@ -58,7 +46,6 @@ class HeldReads final : public Store {
   int watches() const { return watches_; }
 
  private:
-  FakeStore& inner_;
   bool hold_ = false;
   std::deque<std::function<void()>> held_;
   int watches_ = 0;
