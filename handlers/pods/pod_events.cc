@@ -91,7 +91,28 @@ std::vector<JsonValue> pod_events(const JsonValue& pod) {
   return out;
 }
 
+const std::vector<std::string>& event_selectable_fields() {
+  static const std::vector<std::string> fields = {"involvedObject.kind",
+                                                  "involvedObject.namespace",
+                                                  "involvedObject.name",
+                                                  "involvedObject.uid",
+                                                  "involvedObject.apiVersion",
+                                                  "involvedObject.resourceVersion",
+                                                  "involvedObject.fieldPath",
+                                                  "metadata.name",
+                                                  "metadata.namespace",
+                                                  "reason",
+                                                  "reportingComponent",
+                                                  "source",
+                                                  "type"};
+  return fields;
+}
+
 std::string event_field(const JsonValue& event, const std::string& dotted) {
+  if (dotted == "source") {
+    std::string component = event_field(event, "source.component");
+    return component.empty() ? event.str("reportingController") : component;
+  }
   const JsonValue* cur = &event;
   size_t start = 0;
   for (size_t dot = 0; cur && dot != std::string::npos; start = dot + 1) {

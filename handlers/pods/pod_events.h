@@ -21,7 +21,13 @@ JsonValue pod_event(const JsonValue& pod, const std::string& type, const std::st
 // The core/v1 Events a pod (as stored, with its resourceVersion) stands for.
 std::vector<JsonValue> pod_events(const JsonValue& pod);
 
-// The value of a dotted field ("involvedObject.name") of an event, or "".
+// The fields an event list's fieldSelector may name: the API server's
+// (its event strategy's selectable fields), which `kubectl events --for`
+// names three of.
+const std::vector<std::string>& event_selectable_fields();
+// The value of a selectable field ("involvedObject.name") of an event, or
+// "": a dotted path, but `source`, which is the source's component (else the
+// reporting controller), as the API server selects it.
 std::string event_field(const JsonValue& event, const std::string& dotted);
 
 }  // namespace uvsched

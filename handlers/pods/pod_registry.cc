@@ -729,10 +729,7 @@ void PodRegistry::list_events(RequestContext& ctx, const std::string& ns) {
   std::string error;
   std::vector<FieldRequirement> fields;
   if (auto fs = query_param(query, "fieldSelector")) {
-    auto f = parse_field_selector(*fs,
-                                  {"involvedObject.kind", "involvedObject.name", "involvedObject.namespace",
-                                   "involvedObject.uid", "metadata.name", "metadata.namespace", "reason", "type"},
-                                  &error);
+    auto f = parse_field_selector(*fs, event_selectable_fields(), &error);
     if (!f) return ctx.reply(k8s_error(400, "BadRequest", error));
     fields = std::move(*f);
   }

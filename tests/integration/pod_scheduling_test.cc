@@ -640,6 +640,23 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWaitsAndSaysWhy) {
   EXPECT_EQ(run_shell(kubectl + "get events --field-selector involvedObject.name=fits", &out), 0) << out;
   EXPECT_NE(out.find("Successfully assigned default/fits to small"), std::string::npos) << out;
   EXPECT_EQ(out.find("FailedScheduling"), std::string::npos) << out;
+  // What `kubectl events --for pod/big` (kubectl 1.26 and later) selects by,
+  // and the other fields the API server lets an event list select.
+  auto events = http_request(port(), "GET",
+                             "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DPod,"
+                             "involvedObject.apiVersion%3Dv1,involvedObject.name%3Dbig,source%3Duvsched");
+  ASSERT_TRUE(events);
+  EXPECT_EQ(events->status, 200) << events->body;
+  EXPECT_NE(events->body.find("1 Insufficient cpu"), std::string::npos) << events->body;
+  EXPECT_EQ(events->body.find("port80"), std::string::npos) << events->body;
+  for (const char* field : {"reportingComponent%3Duvsched", "involvedObject.fieldPath%3D", "type%3DWarning"}) {
+    events = http_request(port(), "GET", std::string("/api/v1/events?fieldSelector=") + field);
+    ASSERT_TRUE(events);
+    EXPECT_EQ(events->status, 200) << field << ": " << events->body;
+  }
+  events = http_request(port(), "GET", "/api/v1/events?fieldSelector=source%3Dkubelet");
+  ASSERT_TRUE(events && events->status == 200);
+  EXPECT_EQ(events->body.find("involvedObject"), std::string::npos) << "no kubelet here: " << events->body;
 }
 
 TEST_F(PodSchedulingTest, AnOfferThatFitsWakesAWaitingPodBeforeItsBackoffEnds) {

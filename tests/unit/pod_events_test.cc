@@ -32,6 +32,12 @@ TEST(PodEvents, APendingPodsConditionIsAFailedScheduling) {
   EXPECT_EQ(event_field(events[0], "involvedObject.uid"), "u1");
   EXPECT_EQ(event_field(events[0], "involvedObject.kind"), "Pod");
   EXPECT_EQ(event_field(events[0], "involvedObject.nope"), "");
+  EXPECT_EQ(event_field(events[0], "involvedObject.apiVersion"), "v1");
+  EXPECT_EQ(event_field(events[0], "source"), "uvsched") << "the source's component";
+  JsonValue reported = events[0];
+  reported.erase("source");
+  reported.set("reportingController", JsonValue::string("elsewhere"));
+  EXPECT_EQ(event_field(reported, "source"), "elsewhere") << "else the reporting controller";
 }
 
 TEST(PodEvents, ABoundPodIsScheduled) {
