@@ -61,6 +61,7 @@ struct Options {
   double cpus = 4;
   double mem_mib = 8192;
   double finish_after_s = 0;
+  double stop_after_s = 0;  // --stop-after: how long a killed task's process takes to stop
   int pods = 0;
   int concurrency = 64;
   int pipeline = 1;
@@ -198,6 +199,9 @@ struct Agent {
   double free_cpus, free_mem;
   std::vector<PortRange> free_ports;
   std::map<std::string, TaskResources> tasks;
+  // Tasks told to stop (--stop-after): each reported TASK_KILLING, and
+  // TASK_KILLED when its timer fires; what they hold is freed then.
+  std::map<std::string, std::unique_ptr<uvsched::Timer>> stopping;
   std::string buffer;
   bool offered = false;
   bool offering = false;
@@ -315,6 +319,7 @@ class Sim {
       a.free_mem = o_.mem_mib;
       a.free_ports = o_.ports;
       a.tasks.clear();
+      a.stopping.clear();
       a.current_offer.clear();
       offer(a);
     } else if (type == "LAUNCH") {
@@ -351,8 +356,9 @@ class Sim {
         client_.pipeline(std::move(both));
       }
     } else if (type == "KILL") {
-      if (events_) fprintf(events_, "KILL %s %s\n", a.host.c_str(), std::string(field_after(line, "value")).c_str());
-      finish(a, std::string(field_after(line, "value")), "TASK_KILLED");
+      std::string id(field_after(line, "value"));
+      if (events_) fprintf(events_, "KILL %s %s\n", a.host.c_str(), id.c_str());
+      kill(a, id, line);
     } else if (type == "RECONCILE") {
       reconcile(a, line);
     } else if (type == "DECLINE") {
@@ -398,18 +404,47 @@ class Sim {
         if (t["task_id"]["value"].get(id) == simdjson::SUCCESS) asked.emplace_back(id);
       }
     }
+    auto state_of = [&a](const std::string& id) {
+      if (a.tasks.count(id) == 0) return "TASK_LOST";
+      return a.stopping.count(id) != 0 ? "TASK_KILLING" : "TASK_RUNNING";
+    };
     if (asked.empty()) {
-      for (const auto& [id, res] : a.tasks) status(a, id, "TASK_RUNNING");
+      for (const auto& [id, res] : a.tasks) status(a, id, state_of(id));
       return;
     }
     for (const auto& id : asked) {
-      bool known = a.tasks.count(id) != 0;
-      if (!known && events_) fprintf(events_, "RECONCILE_LOST %s %s\n", a.host.c_str(), id.c_str());
-      status(a, id, known ? "TASK_RUNNING" : "TASK_LOST");
+      const char* state = state_of(id);
+      if (std::string_view(state) == "TASK_LOST" && events_)
+        fprintf(events_, "RECONCILE_LOST %s %s\n", a.host.c_str(), id.c_str());
+      status(a, id, state);
     }
   }
 
+  // As a Mesos executor kills a task: SIGTERM, TASK_KILLING, and TASK_KILLED
+  // once the process has exited (--stop-after) or, at the latest, when the
+  // KILL's grace period ends (SIGKILL); Mesos' 3 s when it gives none. A
+  // KILL for a task already stopping changes nothing (SIGTERM went once).
+  // Without --stop-after, processes stop at once: TASK_KILLED straight away.
+  void kill(Agent& a, const std::string& id, std::string_view line) {
+    if (o_.stop_after_s <= 0 || a.tasks.count(id) == 0) return finish(a, id, "TASK_KILLED");
+    if (a.stopping.count(id) != 0) return;
+    uint64_t grace_ms = 3000;
+    if (size_t at = line.find(R"("grace_period":{"nanoseconds":)"); at != std::string_view::npos) {
+      grace_ms = static_cast<uint64_t>(number_after(line, R"("nanoseconds":)", at) / 1e6);
+    }
+    uint64_t stop_ms = std::min(grace_ms, static_cast<uint64_t>(o_.stop_after_s * 1000));
+    status(a, id, "TASK_KILLING");
+    auto& timer = a.stopping[id];
+    timer = clock_.new_timer();
+    Agent* ap = &a;
+    timer->start(stop_ms, [this, ap, id] {
+      ap->stopping.erase(id);  // (a timer may be deleted by its own callback)
+      finish(*ap, id, "TASK_KILLED");
+    });
+  }
+
   void finish(Agent& a, const std::string& id, const char* state) {
+    a.stopping.erase(id);  // (it finished on its own while stopping)
     auto it = a.tasks.find(id);
     if (it != a.tasks.end()) {
       a.free_cpus += it->second.cpus;
@@ -708,13 +743,15 @@ class Sim {
 
 constexpr const char* kUsage =
     "usage: agent_sim [--server URL[,URL...]] [--agents N] [--prefix NAME] [--labels K=V,...] [--cpus C] [--mem MIB]\n"
-    "                 [--ports B-E,...|none] [--finish-after S] [--reoffer S] [--pod-status 0]\n"
+    "                 [--ports B-E,...|none] [--finish-after S] [--stop-after S] [--reoffer S] [--pod-status 0]\n"
     "                 [--pods M [--concurrency C] [--pipeline P] [--agent-mux K] [--hold-statuses 1]\n"
     "                  [--gang-size G] [--high-pods H]]\n"
     "  N simulated agents (default 1000) named NAME-0.. (default sim) subscribe to the daemon at URL\n"
     "  (default http://127.0.0.1:10200), each offering C cpus (4), MIB memory (8192) and the port\n"
     "  ranges (31000-32000), labelled K=V (sim=true). They answer LAUNCH with TASK_STARTING and\n"
-    "  TASK_RUNNING (TASK_FINISHED S seconds later with --finish-after) and KILL with TASK_KILLED.\n"
+    "  TASK_RUNNING (TASK_FINISHED S seconds later with --finish-after) and KILL with TASK_KILLED\n"
+    "  (with --stop-after S: TASK_KILLING, then TASK_KILLED once the task's process has taken S seconds\n"
+    "  to stop, or at the end of the KILL's grace period if that comes first).\n"
     "  TASK_RUNNING carries the pod's status, its containers running and ready (--pod-status 0: none).\n"
     "  With --pods M it then creates M pods and reports pods placed per second; with --gang-size G\n"
     "  in PodGroups of G (minMember G); with --high-pods H, once the M are placed, H more of\n"
@@ -811,6 +848,8 @@ int main(int argc, char** argv) {
       ok = parse_number(v, 0.0, &o.mem_mib);
     else if (k == "--finish-after")
       ok = parse_number(v, 0.0, &o.finish_after_s);
+    else if (k == "--stop-after")
+      ok = parse_number(v, 0.0, &o.stop_after_s);
     else if (k == "--pods")
       ok = parse_number(v, 0, &o.pods);
     else if (k == "--concurrency")

@@ -102,6 +102,45 @@ TEST_F(AgentSimTest, HostPortsAreOfferedTakenAndGivenBack) {
   EXPECT_NE(pod("web-c").find("\"nodeName\":\"" + host + "\""), std::string::npos) << pod("web-c");
 }
 
+// A killed task stops as a Mesos executor stops it (--stop-after): its agent
+// reports TASK_KILLING, and TASK_KILLED once the process has stopped or its
+// grace period (the pod's terminationGracePeriodSeconds, or the delete's) has
+// ended, whichever comes first. Until then the pod is Terminating: it is
+// still there, with its deletionTimestamp, and then it goes.
+TEST_F(AgentSimTest, AKilledTaskStopsWithinItsGracePeriodAndItsPodGoesThen) {
+  start();
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --pods 0 --prefix slow --labels stops=slowly --stop-after 60"));
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 1 --pods 0 --prefix quick --labels stops=quickly --stop-after 0.2"));
+  ASSERT_TRUE(agents_connected(2)) << daemon_->log();
+  auto deleted_after = [this](const std::string& name, const std::string& query) {
+    auto start = std::chrono::steady_clock::now();
+    auto del = http_request(port(), "DELETE", "/api/v1/namespaces/default/pods/" + name + query);
+    EXPECT_TRUE(del && del->status == 200) << (del ? del->body : "");
+    EXPECT_TRUE(pod_shows(name, "\"deletionTimestamp\":")) << pod(name);
+    EXPECT_TRUE(pod_shows(name, "404", 20s)) << pod(name) << sim_log(0);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // The slow agent's process outlasts the grace period: killed at its end.
+  ASSERT_NO_FATAL_FAILURE(create("slow", R"({"terminationGracePeriodSeconds":2,"nodeSelector":{"stops":"slowly"},)"
+                                         R"("containers":[{"name":"c","image":"i"}]})"));
+  ASSERT_TRUE(pod_shows("slow", "\"phase\":\"Running\"")) << pod("slow");
+  double took = deleted_after("slow", "");
+  EXPECT_GE(took, 1.8) << "the pod stays while its process stops, for its 2 s grace";
+  EXPECT_LT(took, 10.0);
+  // A delete's own grace period is the KILL's.
+  ASSERT_NO_FATAL_FAILURE(
+      create("slow2", R"({"nodeSelector":{"stops":"slowly"},"containers":[{"name":"c","image":"i"}]})"));
+  ASSERT_TRUE(pod_shows("slow2", "\"phase\":\"Running\"")) << pod("slow2");
+  took = deleted_after("slow2", "?gracePeriodSeconds=1");
+  EXPECT_GE(took, 0.8);
+  EXPECT_LT(took, 10.0) << "not the pod's 30 s";
+  // The quick agent's process stops long before its 30 s grace period ends.
+  ASSERT_NO_FATAL_FAILURE(
+      create("quick", R"({"nodeSelector":{"stops":"quickly"},"containers":[{"name":"c","image":"i"}]})"));
+  ASSERT_TRUE(pod_shows("quick", "\"phase\":\"Running\"")) << pod("quick");
+  EXPECT_LT(deleted_after("quick", ""), 10.0);
+}
+
 // An offer that goes unused is declined to its agent, which offers the
 // resources again once the filter's 5 s have passed: with offers live for
 // 1 s and the simulator's own re-offer a minute away, a pod created after the
@@ -187,6 +226,7 @@ TEST_F(AgentSimTest, ItsCommandLineSaysWhatIsWrong) {
       {"--labels novalue", "bad value for --labels"},
       {"--prefix a/b", "bad value for --prefix"},
       {"--hold-statuses yes", "bad value for --hold-statuses"},
+      {"--stop-after -1", "bad value for --stop-after"},
       {"--nope 1", "unknown flag --nope"},
   };
   for (const auto& c : cases) {
