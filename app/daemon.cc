@@ -6,6 +6,7 @@
 #include "handlers/ops/process_metrics.h"
 #include "handlers/ops/status_routes.h"
 #include "handlers/pods/discovery.h"
+#include "handlers/pods/empty_services.h"
 #include "handlers/pods/pod_dictionary.h"
 #include "handlers/ui/ui_routes.h"
 #include "policy/fair_share.h"
@@ -84,6 +85,7 @@ Daemon::Daemon(uv_loop_t* loop, Config config, Clock* clock)
                  [this](const GaugeEmit& emit) { emit("", static_cast<double>(server_->output_cap_closures())); });
   add_ops_routes(router_, metrics_, readiness_);
   add_discovery_routes(router_);
+  add_empty_service_routes(router_);
   add_ui_routes(router_);
 }
 

@@ -33,6 +33,8 @@ const Resource kResources[] = {
     {"nodes", "Node", false, {"get", "list", "watch"}, {"no"}},
     {"namespaces", "Namespace", false, {"create", "delete", "get", "list", "watch"}, {"ns"}},
     {"events", "Event", true, {"list"}, {"ev"}},
+    // None (empty_services.h): listed for kubectl cluster-info.
+    {"services", "Service", true, {"get", "list"}, {"svc"}},
 };
 
 std::string api_resource_list() {

@@ -495,6 +495,24 @@ TEST_F(PodRegistryTest, AReadFromAResourceVersionTheStoreHasNotReachedIsTooLarge
   EXPECT_EQ(answered(req("GET", "/api/v1/pods?resourceVersion=x")).status, 400) << "still the handler's to refuse";
 }
 
+// kubectl cluster-info, a newcomer's first command, lists the kube-system
+// services to say where the control plane is: uvsched runs none, and says
+// so when asked to make one.
+TEST_F(PodRegistryTest, KubectlClusterInfoSaysWhereTheControlPlaneIs) {
+  int code = 0;
+  std::string out = kubectl("cluster-info", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("is running at"), std::string::npos) << out;
+  EXPECT_NE(out.find(base_), std::string::npos) << out;
+  out = kubectl("get services -A", &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("No resources found"), std::string::npos) << out;
+  out = kubectl("create service clusterip web --tcp=80:80", &code);
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(out.find("uvsched runs no services"), std::string::npos) << out;
+  EXPECT_EQ(answered(req("GET", "/api/v1/namespaces/default/services/web")).status, 404);
+}
+
 TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {
   auto c = req("POST", "/api/v1/namespaces/default/pods", kPod);
   std::string rv = field(settled("web"), {"metadata", "resourceVersion"});
