@@ -396,11 +396,6 @@ void ObjectRegistry::write(const Served& s, Responder responder, JsonValue next,
     if (auto why = s.kind.forbid(next))
       return reply(k8s_error(403, "Forbidden", named(s.kind, name) + " is forbidden: " + *why, s.kind.resource, name));
   }
-  if (old) {
-    for (const auto& b : s.kind.builtins) {
-      if (name_of(b) == name) return reply(k8s_error(403, "Forbidden", s.kind.kind + " \"" + name + "\" is built in"));
-    }
-  }
   if (dry_run && s.kind.preview) {
     next.ensure({"metadata", "annotations"})
         .set("uvsched.io/dry-run-placement", JsonValue::string(s.kind.preview(next)));
@@ -531,8 +526,11 @@ void ObjectRegistry::remove(const Served& s, RequestContext& ctx) {
   if (auto* refused = std::get_if<HttpResponse>(&dry)) return ctx.reply(std::move(*refused));
   std::string name = ctx.param("name");
   for (const auto& b : s.kind.builtins) {
-    if (name_of(b) == name)
-      return ctx.reply(k8s_error(403, "Forbidden", s.kind.kind + " \"" + name + "\" is built in"));
+    if (name_of(b) == name) {
+      return ctx.reply(k8s_error(403, "Forbidden",
+                                 named(s.kind, name) + " is forbidden: " + s.kind.builtin_delete_refusal,
+                                 s.kind.resource, name));
+    }
   }
   Responder res = ctx.responder;
   std::string key = key_of(s, ctx);

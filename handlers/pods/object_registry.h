@@ -42,7 +42,8 @@ struct ObjectKind {
   // admission plugins do), given what is stored; nullopt: allowed.
   std::function<std::optional<std::string>(const JsonValue& obj)> forbid;
   std::vector<ObjectColumn> columns;  // between NAME and AGE
-  std::vector<JsonValue> builtins;    // objects every cluster has, not removable
+  std::vector<JsonValue> builtins;    // objects every cluster has: updated as admit allows, never deleted
+  std::string builtin_delete_refusal = "it is built in";  // why not, in the 403 a delete of one gets
   // For a dry run: what uvsched would do with the object now, answered in
   // the annotation uvsched.io/dry-run-placement (null: nothing to say).
   std::function<std::string(const JsonValue& obj)> preview;

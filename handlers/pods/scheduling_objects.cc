@@ -47,15 +47,36 @@ std::vector<FieldIssue> admit_pod_group(JsonValue& g, const JsonValue* old) {
   return issues;
 }
 
+// Why a PriorityClass named "system-..." is not the system class of that
+// name (the API server's IsKnownSystemPriorityClass); nullopt when it is.
+std::optional<std::string> not_the_system_class(const std::string& name, const JsonValue& pc) {
+  std::optional<int64_t> want;
+  if (name == "system-cluster-critical") want = kSystemClusterCritical;
+  if (name == "system-node-critical") want = kSystemNodeCritical;
+  if (!want) return "name " + name + " is not a known system priority class";
+  const JsonValue* v = pc.get("value");
+  if (!v || v->as_integer() != want) return "value of " + name + " PriorityClass must be " + std::to_string(*want);
+  if (const JsonValue* gd = pc.get("globalDefault"); gd && gd->dump() == "true")
+    return "globalDefault of " + name + " PriorityClass must be false";
+  return std::nullopt;
+}
+
 std::vector<FieldIssue> admit_priority_class(JsonValue& pc, const JsonValue* old) {
   std::vector<FieldIssue> issues;
   std::string name = pc.find({"metadata", "name"}) ? pc.find({"metadata", "name"})->text() : "";
-  bool system = name.rfind("system-", 0) == 0;
-  if (system && !old) {
-    issues.push_back({"metadata.name", "FieldValueInvalid",
-                      "Invalid value: \"" + name + "\": priority class names with 'system-' prefix are reserved"});
+  // A "system-" name is one of the built-in classes, as they are (a
+  // description may change); any other class's value is in the user range.
+  if (name.rfind("system-", 0) == 0) {
+    check_integer(pc, {"value"}, "value", -2'147'483'648LL, 2'147'483'647LL, true, issues);
+    if (auto why = not_the_system_class(name, pc); why && issues.empty()) {
+      issues.push_back({"metadata.name", "FieldValueForbidden",
+                        "Forbidden: priority class names with 'system-' prefix are reserved for system use only. "
+                        "error: " +
+                            *why});
+    }
+  } else {
+    check_integer(pc, {"value"}, "value", -2'147'483'648LL, kHighestUserPriority, true, issues);
   }
-  check_integer(pc, {"value"}, "value", -2'147'483'648LL, kHighestUserPriority, true, issues);
   if (const JsonValue* gd = pc.get("globalDefault"); gd && gd->type() != JsonValue::Type::kBool && !gd->is_null())
     issues.push_back({"globalDefault", "FieldValueTypeInvalid", "Invalid value: must be a boolean"});
   const JsonValue* pp = pc.get("preemptionPolicy");
@@ -70,6 +91,11 @@ std::vector<FieldIssue> admit_priority_class(JsonValue& pc, const JsonValue* old
     const JsonValue* b = pc.get("value");
     if (a && b && a->as_integer() != b->as_integer())
       issues.push_back({"value", "FieldValueForbidden", "Forbidden: may not be changed in an update."});
+    const JsonValue* was = old->get("preemptionPolicy");
+    const JsonValue* now = pc.get("preemptionPolicy");
+    if (was && now && was->is_string() && now->is_string() && was->text() != now->text())
+      issues.push_back(
+          {"preemptionPolicy", "FieldValueInvalid", "Invalid value: \"" + now->text() + "\": field is immutable"});
   }
   return issues;
 }
@@ -137,6 +163,7 @@ ObjectKind priority_class_kind() {
        }},
       {"Preemption Policy", "string", [](const JsonValue& pc) { return pc.str("preemptionPolicy"); }},
   };
+  k.builtin_delete_refusal = "this is a system priority class and cannot be deleted";
   k.builtins = {system_class("system-cluster-critical", kSystemClusterCritical,
                              "Used for system critical pods that must run in the cluster, but can be moved to "
                              "another node if necessary."),

@@ -513,6 +513,43 @@ TEST_F(PodRegistryTest, KubectlClusterInfoSaysWhereTheControlPlaneIs) {
   EXPECT_EQ(answered(req("GET", "/api/v1/namespaces/default/services/web")).status, 404);
 }
 
+// The built-in PriorityClasses are the API server's system classes: their
+// description may change, their value, globalDefault and preemptionPolicy
+// may not, nor may they be deleted; a "system-" name is theirs alone.
+TEST_F(PodRegistryTest, TheSystemPriorityClassesAreKeptAsTheApiServerKeepsThem) {
+  const std::string classes = "/apis/scheduling.k8s.io/v1/priorityclasses";
+  const std::string merge = "Content-Type: application/merge-patch+json\r\n";
+  auto described = req("PATCH", classes + "/system-node-critical", R"({"description":"agents' own daemons"})", merge);
+  ASSERT_TRUE(described);
+  EXPECT_EQ(described->status, 200) << described->body;
+  EXPECT_EQ(field(answered(req("GET", classes + "/system-node-critical")).body, {"description"}),
+            "agents' own daemons");
+  struct Case {
+    std::string method, path, body;
+    int code;
+    std::string says;
+  } cases[] = {
+      {"PATCH", "/system-node-critical", R"({"value":5})", 422, "may not be changed in an update"},
+      {"PATCH", "/system-node-critical", R"({"globalDefault":true})", 422,
+       "reserved for system use only. error: globalDefault of system-node-critical PriorityClass must be false"},
+      {"PATCH", "/system-node-critical", R"({"preemptionPolicy":"Never"})", 422, "field is immutable"},
+      {"DELETE", "/system-cluster-critical", "", 403,
+       R"(priorityclasses.scheduling.k8s.io \"system-cluster-critical\" is forbidden: this is a system priority )"
+       R"(class and cannot be deleted)"},
+      {"POST", "", R"({"metadata":{"name":"system-mine"},"value":5})", 422,
+       "error: name system-mine is not a known system priority class"},
+      {"POST", "", R"({"metadata":{"name":"mine"},"value":2000000000})", 422, "must be from"},
+  };
+  for (const Case& c : cases) {
+    auto r = req(c.method, classes + c.path, c.body, c.method == "PATCH" ? merge : "");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, c.code) << c.method << " " << c.path << " " << c.body << ": " << r->body;
+    EXPECT_NE(r->body.find(c.says), std::string::npos) << r->body;
+  }
+  EXPECT_EQ(field(answered(req("GET", classes + "/system-node-critical")).body, {"value"}), "2000001000");
+  EXPECT_EQ(answered(req("GET", classes + "/system-cluster-critical")).status, 200);
+}
+
 TEST_F(PodRegistryTest, StaleResourceVersionsConflict) {
   auto c = req("POST", "/api/v1/namespaces/default/pods", kPod);
   std::string rv = field(settled("web"), {"metadata", "resourceVersion"});
