@@ -1241,6 +1241,24 @@ try:
 except client.exceptions.ApiException as e:
     assert e.status == 404, e.status
 policy.delete_namespaced_pod_disruption_budget("b", "default")
+# A budget whose field has the wrong JSON type is the typed decoder's 400.
+try:
+    policy.create_namespaced_pod_disruption_budget("default", {"metadata": {"name": "typed"},
+        "spec": {"minAvailable": True}})
+    raise SystemExit("a budget of the wrong type was stored")
+except client.exceptions.ApiException as e:
+    assert e.status == 400 and "cannot unmarshal bool" in e.body, (e.status, e.body)
+# The nodes' leases and the services: none here (no agent has subscribed; uvsched runs no services).
+assert client.CoordinationV1Api(client.ApiClient(cfg)).list_namespaced_lease("kube-node-lease").items == []
+assert api.list_namespaced_service("kube-system").items == []
+# A watch from a resourceVersion the store has not reached: the API server's 504, not a silent wait.
+ahead = str(int(api.list_namespaced_pod("default").metadata.resource_version) + 1000)
+try:
+    for ev in watch.Watch().stream(api.list_namespaced_pod, "default", resource_version=ahead, timeout_seconds=5):
+        raise SystemExit("an event from a revision not reached: %s" % ev)
+    raise SystemExit("the watch ended without an error")
+except client.exceptions.ApiException as e:
+    assert e.status == 504 and b"Too large resource version" in e.body, (e.status, e.body)
 print("python client ok")
 )PY";
   std::string out;
