@@ -2,9 +2,9 @@
 // TrainTask and InferRequest, and a pod through validation, defaults, the
 // scheduler's needs and a merge patch with itself; the input as a strategic
 // merge patch and as a JSON patch of a pod, and the update check between the
-// pod and its patched self; the typed decoder as a pod and as a namespace
-// (what it keeps decodes again without a type error), and the bytes as a
-// protobuf Namespace; the input as a server-side apply configuration over a
+// pod and its patched self; the typed decoder as a pod, a namespace and each
+// kind of the object registry (what it keeps decodes again without a type
+// error), and the bytes as a protobuf Namespace; the input as a server-side apply configuration over a
 // pod (forced or not, and again) and as managedFields' FieldsV1; the input
 // as a PodDisruptionBudget (admitted as a create and as an update, read as
 // a budget, its status computed and written) and as a pod a budget counts,
@@ -43,7 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto pdb = uvsched::pod_disruption_budget_from_protobuf(text, &error)) pdb->dump();
   auto pod = uvsched::JsonValue::parse(text, &error);
   if (pod) {
-    for (const char* type : {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.Namespace"}) {
+    for (const char* type : {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.Namespace",
+                             "io.k8s.api.policy.v1.PodDisruptionBudget", "io.k8s.api.scheduling.v1.PriorityClass",
+                             "io.x-k8s.scheduling.v1alpha1.PodGroup"}) {
       uvsched::JsonValue typed = *pod;
       auto decoded = uvsched::decode_typed(typed, *uvsched::schema_type(type));
       decoded.message("Pod", uvsched::FieldValidation::kStrict);
