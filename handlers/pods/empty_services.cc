@@ -12,7 +12,7 @@ constexpr const char* kNoServices =
     "uvsched runs no services (no kube-proxy, no endpoints): a pod is reached on the agent that runs it "
     "(kubectl get pod -o wide names it)";
 
-void list(RequestContext& ctx) {
+void list_none(RequestContext& ctx) {
   if (auto refused = refuse_bad_list_options(ctx.request.query())) return ctx.reply(std::move(*refused));
   if (query_flag(ctx.request.query(), "watch")) return ctx.reply(k8s_error(405, "MethodNotAllowed", kNoServices));
   TableAsk table = table_ask(ctx.request);
@@ -34,8 +34,8 @@ void list(RequestContext& ctx) {
 }  // namespace
 
 void add_empty_service_routes(Router& router) {
-  router.add("GET", "/api/v1/services", list);
-  router.add("GET", "/api/v1/namespaces/{ns}/services", list);
+  router.add("GET", "/api/v1/services", list_none);
+  router.add("GET", "/api/v1/namespaces/{ns}/services", list_none);
   router.add("GET", "/api/v1/namespaces/{ns}/services/{name}", [](RequestContext& ctx) {
     std::string name = ctx.param("name");
     ctx.reply(k8s_error(404, "NotFound", "services \"" + name + "\" not found", "services", name));

@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kNodeLeaseNamespace = "kube-node-lease";
 
-std::string resource_list() {
+std::string lease_resource_list() {
   JsonWriter w;
   w.begin_object().key("kind").value("APIResourceList").key("apiVersion").value("v1");
   w.key("groupVersion").value(std::string(kCoordinationGroup) + "/" + kCoordinationVersion);
@@ -21,7 +21,7 @@ std::string resource_list() {
   return w.take();
 }
 
-std::string name_of(const JsonValue& lease) {
+std::string lease_name(const JsonValue& lease) {
   const JsonValue* n = lease.find({"metadata", "name"});
   return n && n->is_string() ? n->text() : "";
 }
@@ -32,7 +32,7 @@ std::string lease_table(const std::vector<JsonValue>& leases, int64_t now_ms, Ro
   begin_table(w, {{"Name", "string", "name", 0}, {"Holder", "string", "", 0}, {"Age", "string", "", 0}});
   for (const auto& lease : leases) {
     const JsonValue* holder = lease.find({"spec", "holderIdentity"});
-    w.begin_object().key("cells").begin_array().value(name_of(lease));
+    w.begin_object().key("cells").begin_array().value(lease_name(lease));
     w.value(holder && holder->is_string() ? holder->text() : "<unset>").value(table_age(lease, now_ms));
     w.end_array();
     write_row_object(w, lease, row);
@@ -49,7 +49,7 @@ NodeLeases::NodeLeases(Clock& clock, std::function<std::vector<JsonValue>()> lea
 
 void NodeLeases::add_routes(Router& router) {
   std::string base = std::string("/apis/") + kCoordinationGroup + "/" + kCoordinationVersion;
-  static const std::string resources = resource_list();
+  static const std::string resources = lease_resource_list();
   router.add("GET", base, [](RequestContext& ctx) { ctx.reply(k8s_object(200, resources)); });
   router.add("GET", base + "/leases", [this](RequestContext& ctx) { list(ctx, ""); });
   router.add("GET", base + "/namespaces/{ns}/leases", [this](RequestContext& ctx) { list(ctx, ctx.param("ns")); });
@@ -79,7 +79,7 @@ void NodeLeases::get(RequestContext& ctx) {
   std::string ns = ctx.param("ns"), name = ctx.param("name");
   if (ns == kNodeLeaseNamespace) {
     for (auto& lease : leases_()) {
-      if (name_of(lease) != name) continue;
+      if (lease_name(lease) != name) continue;
       TableAsk table = table_ask(ctx.request);
       if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
       if (table.wanted) return ctx.reply(k8s_object(200, lease_table({lease}, clock_.unix_ms(), table.row)));
