@@ -179,11 +179,17 @@ std::string pod_table(const std::vector<JsonValue>& pods, const std::string& rv,
 
 std::string node_table(const std::vector<JsonValue>& nodes, const std::string& rv, int64_t now_ms, RowObject row) {
   JsonWriter w;
+  // As kube's node printer: the last five only with -o wide.
   begin_table(w, {{"Name", "string", "name", 0},
                   {"Status", "string", "", 0},
                   {"Roles", "string", "", 0},
                   {"Age", "string", "", 0},
-                  {"Version", "string", "", 0}});
+                  {"Version", "string", "", 0},
+                  {"Internal-IP", "string", "", 1},
+                  {"External-IP", "string", "", 1},
+                  {"OS-Image", "string", "", 1},
+                  {"Kernel-Version", "string", "", 1},
+                  {"Container-Runtime", "string", "", 1}});
   for (const auto& node : nodes) {
     std::string ready = "Unknown";
     if (const JsonValue* conds = node.find({"status", "conditions"}); conds && conds->is_array()) {
@@ -197,6 +203,15 @@ std::string node_table(const std::vector<JsonValue>& nodes, const std::string& r
     w.begin_object().key("cells").begin_array();
     w.value(node.find({"metadata", "name"}) ? node.find({"metadata", "name"})->text() : "");
     w.value(ready).value("<none>").value(table_age(node, now_ms)).value("uvsched");
+    // An agent is known by its hostname: no address of either kind, no system facts.
+    std::string internal = "<none>", external = "<none>";
+    if (const JsonValue* addrs = node.find({"status", "addresses"}); addrs && addrs->is_array()) {
+      for (const auto& a : addrs->items()) {
+        if (a.str("type") == "InternalIP" && internal == "<none>") internal = a.str("address");
+        if (a.str("type") == "ExternalIP" && external == "<none>") external = a.str("address");
+      }
+    }
+    w.value(internal).value(external).value("<unknown>").value("<unknown>").value("<unknown>");
     w.end_array();
     write_row_object(w, node, row);
     w.end_object();

@@ -1149,6 +1149,10 @@ TEST_F(PodSchedulingTest, KubectlDescribeNodeShowsTheAgentsLeaseAndWhenItsReadin
   ASSERT_TRUE(node && node->status == 200);
   EXPECT_NE(node->body.find(R"("resourceVersion":")"), std::string::npos) << "as in the list: " << node->body;
   out.clear();
+  ASSERT_EQ(run_shell(kubectl + "get nodes -o wide", &out), 0) << out;
+  EXPECT_NE(out.find("INTERNAL-IP"), std::string::npos) << "kube's wide columns: " << out;
+  EXPECT_NE(out.find("uvsched   <none>        <none>        <unknown>"), std::string::npos) << out;
+  out.clear();
   ASSERT_EQ(run_shell(kubectl + "get leases -n kube-node-lease", &out), 0) << out;
   EXPECT_NE(out.find("edge-l   edge-l"), std::string::npos) << out;
   auto lease = http_request(port(), "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/edge-l");
