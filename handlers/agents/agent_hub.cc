@@ -523,6 +523,17 @@ void AgentHub::heartbeat() {
   heartbeat_timer_->start(settings_.heartbeat_ms, [this] { heartbeat(); });
 }
 
+std::string AgentHub::ready_message(const Agent& a) const {
+  if (a.connected) return "the agent is subscribed";
+  char timeout[32];
+  std::snprintf(timeout, sizeof timeout, "--agent-timeout (%gs)",
+                static_cast<double>(settings_.agent_timeout_ms) / 1000);
+  // An agent expected after a takeover has had no stream with this daemon.
+  if (!a.channel)
+    return std::string("waiting for the agent, which runs tasks, to subscribe to this daemon within ") + timeout;
+  return std::string("the agent's event stream closed; it is lost unless it subscribes again within ") + timeout;
+}
+
 std::vector<JsonValue> AgentHub::nodes() const {
   std::vector<JsonValue> out;
   for (const Agent* a : sorted_agents()) {
@@ -563,18 +574,11 @@ std::vector<JsonValue> AgentHub::nodes() const {
     // The heartbeat is the Lease's (node_leases): the condition's time is
     // when it last changed, so a node changes only when nodes_version does.
     std::string since = rfc3339(a->ready_since_unix_ms);
-    std::string message = a->connected ? "the agent is subscribed"
-                          : a->channel
-                              ? "the agent's event stream closed; it is lost unless it subscribes again within "
-                                "--agent-timeout (" +
-                                    std::to_string(settings_.agent_timeout_ms / 1000) + "s)"
-                              : "waiting for the agent, which runs tasks, to subscribe to this daemon within "
-                                "--agent-timeout (" +
-                                    std::to_string(settings_.agent_timeout_ms / 1000) + "s)";
     w.key("conditions").begin_array().begin_object().key("type").value("Ready");
     w.key("status").value(a->connected ? "True" : "Unknown");
     w.key("lastHeartbeatTime").value(since).key("lastTransitionTime").value(since);
-    w.key("reason").value(a->connected ? "AgentConnected" : "AgentDisconnected").key("message").value(message);
+    w.key("reason").value(a->connected ? "AgentConnected" : "AgentDisconnected");
+    w.key("message").value(ready_message(*a));
     w.end_object().end_array().end_object().end_object();
     std::string error;
     if (auto v = JsonValue::parse(w.str(), &error)) out.push_back(std::move(*v));

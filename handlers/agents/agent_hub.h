@@ -191,6 +191,8 @@ class AgentHub {
   void list_offers(RequestContext& ctx);
   void disconnected(const std::string& hostname);
   void lose(const std::string& hostname);
+  // Why its node is Ready or not, for the condition's message.
+  std::string ready_message(const Agent& a) const;
   // Its labels as placement and the node show them: what it subscribed with, and the operator's edits.
   void relabel(Agent& a) const;
   uint64_t nodes_version_ = 0;  // (nodes_version)

@@ -66,7 +66,8 @@ constexpr const char* kIntOrStringType = "io.k8s.apimachinery.pkg.util.intstr.In
 // The scalars v3 fields refer to by name, in every v3 document.
 void write_scalar_types(JsonWriter& w) {
   w.key(kQuantityType).begin_object();
-  w.key("description").value("An amount: a number with an optional suffix (500m, 1.5, 128Mi, 2G), or a number.");
+  w.key("description")
+      .value("An amount: a string, a decimal with an optional suffix (500m, 1.5, 128Mi, 2G), or a JSON number.");
   w.key("x-kubernetes-int-or-string").value(true).end_object();
   w.key(kIntOrStringType).begin_object();
   w.key("description").value("An integer, or a string (a percentage where the field says so).");
@@ -100,7 +101,7 @@ void write_field_schema(JsonWriter& w, const SchemaField& f, SchemaKind kind, bo
         w.key("format").value("int-or-string");
         break;
       }
-      // A reference to the named scalar (kScalarTypes), as the API server
+      // A reference to the named scalar (write_scalar_types), as the API server
       // writes one: kubectl explain names the field's type after it.
       w.key("allOf").begin_array().begin_object().key("$ref");
       w.value(std::string("#/components/schemas/") +
