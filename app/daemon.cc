@@ -284,7 +284,9 @@ void Daemon::make_domains() {
   agents.agent_timeout_ms = config_.agent_timeout_ms;
   hub_ = std::make_unique<AgentHub>(clock_, metrics_, agents);
   hub_->add_routes(router_);
-  node_leases_ = std::make_unique<NodeLeases>(clock_, [this] { return hub_->node_leases(); });
+  node_leases_ = std::make_unique<NodeLeases>(
+      clock_, [this] { return hub_->node_leases(); },
+      [this](const std::string& node) { return hub_->node_lease(node); });
   node_leases_->add_routes(router_);
   PodScheduler::Settings sched;
   sched.reconcile_interval_ms = config_.reconcile_interval_ms;

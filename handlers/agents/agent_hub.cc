@@ -596,27 +596,35 @@ std::string rfc3339_micro(int64_t unix_ms) {
 }
 }  // namespace
 
+JsonValue AgentHub::node_lease(const Agent& a) const {
+  JsonWriter w;
+  w.begin_object().key("kind").value("Lease").key("apiVersion").value("coordination.k8s.io/v1");
+  w.key("metadata").begin_object().key("name").value(a.hostname).key("namespace").value("kube-node-lease");
+  w.key("creationTimestamp").value(rfc3339(a.subscribed_unix_ms));
+  if (!a.agent_id.empty()) {  // (an expected agent has none yet: nor has its node)
+    w.key("uid").value(a.agent_id + "-lease").key("ownerReferences").begin_array().begin_object();
+    w.key("apiVersion").value("v1").key("kind").value("Node").key("name").value(a.hostname);
+    w.key("uid").value(a.agent_id).end_object().end_array();
+  }
+  w.end_object();
+  w.key("spec").begin_object().key("holderIdentity").value(a.hostname);
+  w.key("leaseDurationSeconds").value(static_cast<int64_t>((settings_.agent_timeout_ms + 999) / 1000));
+  if (a.renewed_unix_ms > 0) w.key("renewTime").value(rfc3339_micro(a.renewed_unix_ms));
+  w.end_object().end_object();
+  std::string error;
+  return JsonValue::parse(w.str(), &error).value_or(JsonValue::object());
+}
+
 std::vector<JsonValue> AgentHub::node_leases() const {
   std::vector<JsonValue> out;
-  for (const Agent* a : sorted_agents()) {
-    JsonWriter w;
-    w.begin_object().key("kind").value("Lease").key("apiVersion").value("coordination.k8s.io/v1");
-    w.key("metadata").begin_object().key("name").value(a->hostname).key("namespace").value("kube-node-lease");
-    w.key("creationTimestamp").value(rfc3339(a->subscribed_unix_ms));
-    if (!a->agent_id.empty()) {  // (an expected agent has none yet: nor has its node)
-      w.key("uid").value(a->agent_id + "-lease").key("ownerReferences").begin_array().begin_object();
-      w.key("apiVersion").value("v1").key("kind").value("Node").key("name").value(a->hostname);
-      w.key("uid").value(a->agent_id).end_object().end_array();
-    }
-    w.end_object();
-    w.key("spec").begin_object().key("holderIdentity").value(a->hostname);
-    w.key("leaseDurationSeconds").value(static_cast<int64_t>((settings_.agent_timeout_ms + 999) / 1000));
-    if (a->renewed_unix_ms > 0) w.key("renewTime").value(rfc3339_micro(a->renewed_unix_ms));
-    w.end_object().end_object();
-    std::string error;
-    if (auto v = JsonValue::parse(w.str(), &error)) out.push_back(std::move(*v));
-  }
+  for (const Agent* a : sorted_agents()) out.push_back(node_lease(*a));
   return out;
+}
+
+std::optional<JsonValue> AgentHub::node_lease(const std::string& hostname) const {
+  const Agent* a = agent(hostname);
+  if (!a) return std::nullopt;
+  return node_lease(*a);
 }
 
 void AgentHub::relabel(Agent& a) const {

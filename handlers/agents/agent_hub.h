@@ -139,6 +139,8 @@ class AgentHub {
   // kubelet renews it: what `kubectl describe node` shows as its heartbeat.
   // Its renewTime moves with every heartbeat, not nodes_version.
   std::vector<JsonValue> node_leases() const;
+  // One node's, without making every other's; nullopt when no such agent.
+  std::optional<JsonValue> node_lease(const std::string& hostname) const;
   // Moves whenever nodes() would answer otherwise (an agent expected,
   // subscribed, disconnected or lost; a label, taint or cordon changed): a
   // node watch reads the nodes again only then, not every second.
@@ -191,6 +193,7 @@ class AgentHub {
   void list_offers(RequestContext& ctx);
   void disconnected(const std::string& hostname);
   void lose(const std::string& hostname);
+  JsonValue node_lease(const Agent& a) const;
   // Why its node is Ready or not, for the condition's message.
   std::string ready_message(const Agent& a) const;
   // Its labels as placement and the node show them: what it subscribed with, and the operator's edits.

@@ -269,14 +269,13 @@ std::string openapi_v3(std::string_view group, std::string_view version) {
   return w.take();
 }
 
-// The group-versions with described kinds, core first.
+// The group-versions with described kinds, in the schema's order.
 std::vector<std::pair<std::string_view, std::string_view>> group_versions() {
   std::vector<std::pair<std::string_view, std::string_view>> out;
   for (const SchemaType& t : api_schema()) {
     std::pair<std::string_view, std::string_view> gv{t.group, t.version};
     if (!t.kind.empty() && std::find(out.begin(), out.end(), gv) == out.end()) out.push_back(gv);
   }
-  std::stable_partition(out.begin(), out.end(), [](const auto& gv) { return gv.first.empty(); });
   return out;
 }
 

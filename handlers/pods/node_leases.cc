@@ -44,8 +44,9 @@ std::string lease_table(const std::vector<JsonValue>& leases, int64_t now_ms, Ro
 
 }  // namespace
 
-NodeLeases::NodeLeases(Clock& clock, std::function<std::vector<JsonValue>()> leases)
-    : clock_(clock), leases_(std::move(leases)) {}
+NodeLeases::NodeLeases(Clock& clock, std::function<std::vector<JsonValue>()> leases,
+                       std::function<std::optional<JsonValue>(const std::string& node)> lease)
+    : clock_(clock), leases_(std::move(leases)), lease_(std::move(lease)) {}
 
 void NodeLeases::add_routes(Router& router) {
   std::string base = std::string("/apis/") + kCoordinationGroup + "/" + kCoordinationVersion;
@@ -77,16 +78,15 @@ void NodeLeases::list(RequestContext& ctx, const std::string& ns) {
 
 void NodeLeases::get(RequestContext& ctx) {
   std::string ns = ctx.param("ns"), name = ctx.param("name");
-  if (ns == kNodeLeaseNamespace) {
-    for (auto& lease : leases_()) {
-      if (lease_name(lease) != name) continue;
-      TableAsk table = table_ask(ctx.request);
-      if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
-      if (table.wanted) return ctx.reply(k8s_object(200, lease_table({lease}, clock_.unix_ms(), table.row)));
-      return ctx.reply(k8s_object(200, lease.dump()));
-    }
+  std::optional<JsonValue> lease = ns == kNodeLeaseNamespace ? lease_(name) : std::nullopt;
+  if (!lease) {
+    return ctx.reply(
+        k8s_error(404, "NotFound", "leases.coordination.k8s.io \"" + name + "\" not found", "leases", name));
   }
-  ctx.reply(k8s_error(404, "NotFound", "leases.coordination.k8s.io \"" + name + "\" not found", "leases", name));
+  TableAsk table = table_ask(ctx.request);
+  if (!table.error.empty()) return ctx.reply(k8s_error(400, "BadRequest", table.error));
+  if (table.wanted) return ctx.reply(k8s_object(200, lease_table({*lease}, clock_.unix_ms(), table.row)));
+  ctx.reply(k8s_object(200, lease->dump()));
 }
 
 }  // namespace uvsched

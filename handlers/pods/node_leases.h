@@ -5,6 +5,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "handlers/json_value.h"
@@ -18,8 +20,10 @@ inline constexpr const char* kCoordinationVersion = "v1";
 
 class NodeLeases {
  public:
-  // `leases`: every node's Lease now (AgentHub::node_leases).
-  NodeLeases(Clock& clock, std::function<std::vector<JsonValue>()> leases);
+  // `leases`: every node's Lease now (AgentHub::node_leases); `lease`: one
+  // node's, or nullopt (AgentHub::node_lease).
+  NodeLeases(Clock& clock, std::function<std::vector<JsonValue>()> leases,
+             std::function<std::optional<JsonValue>(const std::string& node)> lease);
   void add_routes(Router& router);
 
  private:
@@ -28,6 +32,7 @@ class NodeLeases {
 
   Clock& clock_;
   std::function<std::vector<JsonValue>()> leases_;
+  std::function<std::optional<JsonValue>(const std::string& node)> lease_;
 };
 
 }  // namespace uvsched

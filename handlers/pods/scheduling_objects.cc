@@ -47,15 +47,31 @@ std::vector<FieldIssue> admit_pod_group(JsonValue& g, const JsonValue* old) {
   return issues;
 }
 
+// The system PriorityClasses every cluster has: the built-in objects, what
+// a "system-" name must be, and what the book knows before the store is read.
+struct SystemClass {
+  const char* name;
+  int32_t value;
+  const char* description;
+};
+constexpr SystemClass kSystemClasses[] = {
+    {"system-cluster-critical", kSystemClusterCritical,
+     "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."},
+    {"system-node-critical", kSystemNodeCritical,
+     "Used for system critical pods that must not be moved from their current node."},
+};
+
 // Why a PriorityClass named "system-..." is not the system class of that
 // name (the API server's IsKnownSystemPriorityClass); nullopt when it is.
 std::optional<std::string> not_the_system_class(const std::string& name, const JsonValue& pc) {
-  std::optional<int64_t> want;
-  if (name == "system-cluster-critical") want = kSystemClusterCritical;
-  if (name == "system-node-critical") want = kSystemNodeCritical;
-  if (!want) return "name " + name + " is not a known system priority class";
+  const SystemClass* known = nullptr;
+  for (const SystemClass& c : kSystemClasses) {
+    if (name == c.name) known = &c;
+  }
+  if (!known) return "name " + name + " is not a known system priority class";
   const JsonValue* v = pc.get("value");
-  if (!v || v->as_integer() != want) return "value of " + name + " PriorityClass must be " + std::to_string(*want);
+  if (!v || v->as_integer() != known->value)
+    return "value of " + name + " PriorityClass must be " + std::to_string(known->value);
   if (const JsonValue* gd = pc.get("globalDefault"); gd && gd->dump() == "true")
     return "globalDefault of " + name + " PriorityClass must be false";
   return std::nullopt;
@@ -164,11 +180,7 @@ ObjectKind priority_class_kind() {
       {"Preemption Policy", "string", [](const JsonValue& pc) { return pc.str("preemptionPolicy"); }},
   };
   k.builtin_delete_refusal = "this is a system priority class and cannot be deleted";
-  k.builtins = {system_class("system-cluster-critical", kSystemClusterCritical,
-                             "Used for system critical pods that must run in the cluster, but can be moved to "
-                             "another node if necessary."),
-                system_class("system-node-critical", kSystemNodeCritical,
-                             "Used for system critical pods that must not be moved from their current node.")};
+  for (const SystemClass& c : kSystemClasses) k.builtins.push_back(system_class(c.name, c.value, c.description));
   return k;
 }
 
@@ -201,8 +213,7 @@ PriorityClassBook::PriorityClassBook(Store& store, Clock& clock)
         }
       }) {
   // Known before the store is read: a pod naming one is never refused for it.
-  classes_["system-cluster-critical"] = {kSystemClusterCritical, false, false};
-  classes_["system-node-critical"] = {kSystemNodeCritical, false, false};
+  for (const SystemClass& c : kSystemClasses) classes_[c.name] = {c.value, false, false};
   informer_.set_on_synced([this] {
     std::vector<std::function<void()>> waiting = std::move(waiting_);
     waiting_.clear();

@@ -342,6 +342,9 @@ TEST_F(AgentHubTest, ANodesLeaseIsRenewedByHeartbeatsAndItsConditionByChanges) {
   EXPECT_EQ(lease.find({"spec", "holderIdentity"})->text(), "edge-1");
   EXPECT_EQ(lease.find({"spec", "leaseDurationSeconds"})->dump(), std::to_string(kAgentTimeoutMs / 1000));
   EXPECT_EQ(lease.find({"metadata", "ownerReferences"})->items()[0].str("uid"), hub_->agent("edge-1")->agent_id);
+  ASSERT_TRUE(hub_->node_lease("edge-1"));
+  EXPECT_EQ(hub_->node_lease("edge-1")->dump(), lease.dump()) << "one node's, as in the list";
+  EXPECT_FALSE(hub_->node_lease("nope"));
 
   clock_.advance(kHeartbeatMs);
   std::string beat = lease_renewed();
