@@ -8,14 +8,19 @@ namespace uvsched {
 namespace {
 
 constexpr const char* kReasons[] = {
-    "node(s) didn't match the requested node name",                // kNodeName
-    "node(s) didn't match Pod's node affinity/selector",           // kSelector
-    "Insufficient cpu",                                            // kCpu
-    "Insufficient memory",                                         // kMemory
-    "node(s) didn't have free ports for the requested pod ports",  // kPorts
-    "node(s) were unschedulable",                                  // kUnschedulable (cordoned)
-    "node(s) had untolerated taints",                              // kTaint
-    "node(s) were not connected",                                  // not connected
+    "node(s) didn't match the requested node name",                                   // kNodeName
+    "node(s) didn't match Pod's node affinity/selector",                              // kSelector
+    "Insufficient cpu",                                                               // kCpu
+    "Insufficient memory",                                                            // kMemory
+    "node(s) didn't have free ports for the requested pod ports",                     // kPorts
+    "node(s) were unschedulable",                                                     // kUnschedulable (cordoned)
+    "node(s) had untolerated taints",                                                 // kTaint
+    "node(s) didn't match pod affinity rules",                                        // kPodAffinity
+    "node(s) didn't match pod anti-affinity rules",                                   // kPodAntiAffinity
+    "node(s) didn't satisfy existing pods anti-affinity rules",                       // kExistingAntiAffinity
+    "node(s) didn't match pod topology spread constraints",                           // kTopologySpread
+    "node(s) didn't match pod topology spread constraints (missing required label)",  // kTopologySpreadLabel
+    "node(s) were not connected",                                                     // not connected
 };
 
 // 6, 0.5, 1.25, 7168: whole numbers without a point, others to three places.
@@ -34,7 +39,8 @@ void PendingReason::saw(const Offer& offer, std::optional<MisfitKind> misfit) {
   ++offers_;
   const Resources& r = offer.resources;
   // A cordoned or tainted agent's offer is no room the pod could have: not named as the largest.
-  bool free = misfit != MisfitKind::kUnschedulable && misfit != MisfitKind::kTaint;
+  bool free = misfit != MisfitKind::kUnschedulable && misfit != MisfitKind::kTaint &&
+              (!misfit || *misfit < MisfitKind::kPodAffinity);  // nor one the placed pods keep it from
   if (free && (!any_ || r.cpus > largest_cpus_ || (r.cpus == largest_cpus_ && r.mem_mib > largest_mem_mib_))) {
     any_ = true;
     largest_cpus_ = r.cpus;

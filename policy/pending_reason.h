@@ -31,7 +31,7 @@ class PendingReason {
   std::string message(const PodNeeds& pod, size_t agents) const;
 
  private:
-  static constexpr size_t kKinds = 8;  // MisfitKind's seven, and not connected
+  static constexpr size_t kKinds = 13;  // MisfitKind's twelve, and not connected
   std::array<size_t, kKinds> counts_{};
   // Those counted. A view each, not a copy: a pod that fits nowhere is
   // weighed against every offer on each try, and copying thousands of names

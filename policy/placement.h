@@ -3,14 +3,17 @@
 // pod's, every hostPort lies in an offered range (and none twice), nodeName
 // (if set) is the agent's hostname, nodeSelector matches the agent's labels
 // and the required node affinity the agent (node_affinity.h); and, weighed
-// apart, a cordon or a taint the pod does not tolerate (taints.h). Pure: the
+// apart, a cordon or a taint the pod does not tolerate (taints.h), and the
+// pods already placed (inter_pod_affinity.h, topology_spread.h). Pure: the
 // caller supplies offers, agent labels and taints.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "policy/inter_pod_terms.h"
 #include "policy/label_selector.h"
 #include "policy/node_affinity.h"
 #include "policy/offer_registry.h"
@@ -26,6 +29,10 @@ struct PodNeeds {
   Labels node_selector;
   std::vector<NodeSelectorTerm> node_affinity;  // required; none: any agent
   std::vector<Toleration> tolerations;
+  Labels labels;  // the pod's own: what other pods' terms, and its own spread, select
+  // Its required inter-pod affinity and DoNotSchedule spread, weighed apart
+  // (inter_pod_affinity.h, topology_spread.h); null: none, as for most pods.
+  std::shared_ptr<const InterPodNeeds> inter_pod;
 };
 
 // The taint a cordoned node carries (kubectl cordon).
@@ -39,7 +46,20 @@ inline constexpr double kDefaultMemMib = 64;
 
 // What kind of misfit an offer is, for counting agents by reason as
 // kube-scheduler does (pending_reason.h).
-enum class MisfitKind { kNodeName, kSelector, kCpu, kMemory, kPorts, kUnschedulable, kTaint };
+enum class MisfitKind {
+  kNodeName,
+  kSelector,
+  kCpu,
+  kMemory,
+  kPorts,
+  kUnschedulable,
+  kTaint,
+  kPodAffinity,
+  kPodAntiAffinity,
+  kExistingAntiAffinity,
+  kTopologySpread,
+  kTopologySpreadLabel,
+};
 struct Misfit {
   MisfitKind kind;
   std::string why;

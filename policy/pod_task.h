@@ -9,7 +9,7 @@
 
 namespace uvsched {
 
-enum class TaskState { kPending, kRunning, kFinished, kGone };
+enum class TaskState : uint8_t { kPending, kRunning, kFinished, kGone };
 
 // Kept small: a scheduler follows one per pod, 100k of them. Its pod's key
 // and its id are not stored here: the registry holds it by pod key, and the
@@ -29,6 +29,7 @@ struct PodTask {
   uint32_t grace_s = 30;  // how long it gets to stop when killed (its KILL's grace period)
   float cpus = 0;         // what it holds on its agent, for preemption to weigh
   float mem_mib = 0;
+  uint32_t labels = 0;  // its pod's labels, interned (PodTaskRegistry::labels_of; set by add)
 };
 
 // What the scheduler does after a status update.

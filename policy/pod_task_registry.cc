@@ -81,10 +81,16 @@ PodTaskRegistry::SlotPtr PodTaskRegistry::make_slot(std::string_view pod_key, Po
   return SlotPtr(s);
 }
 
-PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task) {
+PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task, const Labels* labels) {
   task.serial &= kSerialMask;
+  task.labels = labels ? label_sets_.acquire(*labels) : 0;
   if (auto it = tasks_.find(pod_key); it != tasks_.end()) {
     Slot* slot = it->get();
+    if (labels) {
+      label_sets_.release(slot->task.labels);
+    } else {
+      task.labels = slot->task.labels;
+    }
     if (slot->task.agent != task.agent) {
       by_agent_[slot->task.agent].erase(slot);
       by_agent_[task.agent].insert(slot);
@@ -111,6 +117,7 @@ void PodTaskRegistry::erase_pod(std::string_view pod_key) {
     if (a->second.empty()) by_agent_.erase(a);
   }
   count_victim((*it)->task, -1);
+  label_sets_.release((*it)->task.labels);
   cpus_held_ -= (*it)->task.cpus;
   mem_mib_held_ -= (*it)->task.mem_mib;
   if (tasks_.size() == 1) cpus_held_ = mem_mib_held_ = 0;  // no drift from float sums once empty

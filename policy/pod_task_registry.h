@@ -23,6 +23,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
+#include "policy/label_sets.h"
 #include "policy/pod_task.h"
 
 namespace uvsched {
@@ -45,6 +46,9 @@ class PodTaskRegistry {
   }
   const std::string& agent_name(uint32_t agent) const { return agent_names_.at(agent); }
   const std::string& agent_of(const PodTask& task) const { return agent_name(task.agent); }
+  const Labels& labels_of(const PodTask& task) const { return label_sets_.get(task.labels); }
+  // Distinct label sets the tasks' pods have.
+  size_t label_sets() const { return label_sets_.size(); }
 
   PodTask* by_id(std::string_view task_id);
   const PodTask* by_id(std::string_view task_id) const { return const_cast<PodTaskRegistry*>(this)->by_id(task_id); }
@@ -52,7 +56,9 @@ class PodTaskRegistry {
   const PodTask* by_pod(std::string_view pod_key) const { return const_cast<PodTaskRegistry*>(this)->by_pod(pod_key); }
   bool has_pod(std::string_view pod_key) const { return tasks_.find(pod_key) != tasks_.end(); }
   // Adds (or replaces) the task of `pod_key`; its serial is cut to the 48 bits an id holds.
-  PodTask& add(std::string_view pod_key, PodTask task);
+  // `labels` are its pod's (for the inter-pod filters to count); null keeps
+  // those of the task it replaces (none for a new one).
+  PodTask& add(std::string_view pod_key, PodTask task, const Labels* labels = nullptr);
   void erase_pod(std::string_view pod_key);
   size_t size() const { return tasks_.size(); }
   // What all the tasks hold, kept as they come and go (the status page asks
@@ -145,6 +151,7 @@ class PodTaskRegistry {
   double cpus_held_ = 0, mem_mib_held_ = 0;
   std::vector<std::string> agent_names_;
   absl::flat_hash_map<std::string, uint32_t, Hash, Eq> agent_ids_;  // looked up by string_view, no copy
+  LabelSets label_sets_;
 };
 
 }  // namespace uvsched

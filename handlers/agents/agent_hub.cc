@@ -426,7 +426,9 @@ void AgentHub::get_agent(RequestContext& ctx) {
       .key("cordoned")
       .value(cordoned(a.hostname));
   w.key("labels").begin_object();
-  for (const auto& [k, v] : a.labels) w.key(k).value(v);
+  for (const auto& [k, v] : a.labels) {
+    if (k != kHostnameLabel) w.key(k).value(v);  // (the hostname, shown already)
+  }
   w.end_object().key("resources");
   write_resources(w, a.total);
   w.key("messages").begin_array();
@@ -630,6 +632,9 @@ std::optional<JsonValue> AgentHub::node_lease(const std::string& hostname) const
 void AgentHub::relabel(Agent& a) const {
   auto edits = label_edits_.find(a.hostname);
   a.labels = edits == label_edits_.end() ? a.own_labels : with_edits(a.own_labels, edits->second);
+  // Every node has this label, as a kubelet sets it: nodeSelectors, node
+  // affinity and inter-pod terms (topologyKey) name it.
+  a.labels[kHostnameLabel] = a.hostname;
 }
 
 void AgentHub::set_label_edits(const std::string& hostname, LabelEdits edits) {

@@ -135,7 +135,9 @@ std::string cluster_view_json(const AgentHub& hub, const PodTaskRegistry& tasks,
     if (named.size() > ClusterQuery::kPodsNamed) named.resize(ClusterQuery::kPodsNamed);
     w.begin_object().key("hostname").value(a.hostname).key("state").value(state_of(hub, a));
     w.key("labels").begin_object();
-    for (const auto& [k, v] : a.labels) w.key(k).value(v);
+    for (const auto& [k, v] : a.labels) {
+      if (k != kHostnameLabel) w.key(k).value(v);  // (the hostname, shown already)
+    }
     w.end_object();
     w.key("cpus").value(a.total.cpus).key("cpus_used").value(held.cpus);
     w.key("mem_mib").value(a.total.mem_mib).key("mem_mib_used").value(held.mem_mib);

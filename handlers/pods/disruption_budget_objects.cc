@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "handlers/pods/k8s_protobuf.h"
+#include "handlers/pods/label_selector_json.h"
 #include "handlers/pods/pod_fields.h"
 #include "handlers/pods/pod_validation.h"
 
@@ -143,27 +144,7 @@ std::optional<Budget> read_budget(const JsonValue& pdb) {
     b.spec.min_available = int_or_percent(spec->get("minAvailable"));
     b.spec.max_unavailable = int_or_percent(spec->get("maxUnavailable"));
     b.spec.always_allow_unhealthy = spec->str("unhealthyPodEvictionPolicy") == "AlwaysAllow";
-    if (const JsonValue* sel = spec->get("selector"); sel && sel->is_object()) {
-      Labels equal;
-      if (const JsonValue* ml = sel->get("matchLabels"); ml && ml->is_object()) {
-        for (const auto& [k, v] : ml->members()) equal.emplace(k, v.is_string() ? v.text() : "");
-      }
-      b.selector = LabelSelector::equals_all(equal);
-      if (const JsonValue* exprs = sel->get("matchExpressions"); exprs && exprs->is_array()) {
-        for (const auto& e : exprs->items()) {
-          std::string op = e.str("operator");
-          LabelSelector::SetOp as = op == "In"       ? LabelSelector::SetOp::kIn
-                                    : op == "NotIn"  ? LabelSelector::SetOp::kNotIn
-                                    : op == "Exists" ? LabelSelector::SetOp::kExists
-                                                     : LabelSelector::SetOp::kDoesNotExist;
-          std::vector<std::string> values;
-          if (const JsonValue* vs = e.get("values"); vs && vs->is_array()) {
-            for (const auto& v : vs->items()) values.push_back(v.is_string() ? v.text() : "");
-          }
-          b.selector->require(e.str("key"), as, std::move(values));
-        }
-      }
-    }
+    b.selector = label_selector_of(spec->get("selector"));
   }
   if (const JsonValue* d = pdb.find({"status", "disruptedPods"}); d && d->is_object()) {
     for (const auto& [pod, at] : d->members()) {

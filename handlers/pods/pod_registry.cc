@@ -17,6 +17,7 @@
 #include "handlers/pods/pod_list.h"
 #include "handlers/pods/pod_query.h"
 #include "handlers/pods/pod_table.h"
+#include "handlers/pods/inter_pod_validation.h"
 #include "handlers/pods/pod_validation.h"
 #include "handlers/pods/stored_object.h"
 #include "handlers/pods/strategic_merge.h"

@@ -179,6 +179,7 @@ void PodScheduler::forget_everything() {
   lifecycle_.clear();
   writer_.clear();
   group_of_.clear();
+  anti_affinity_.clear();
 }
 
 void PodScheduler::leadership_changed(bool leading) {
@@ -270,8 +271,8 @@ void PodScheduler::load_pods() {
       std::string key = kv.key.substr(std::string_view(PodRegistry::kPodPrefix).size());
       if (reload) listed.insert(key);
       if (tasks_.has_pod(key)) continue;  // (a reload) followed already: its statuses tell the rest
-      if (std::optional<PodTask> t = recover_task(kv)) {
-        tasks_.add(key, *t);
+      if (std::optional<RecoveredTask> t = recover_task(kv)) {
+        tasks_.add(key, t->task, &t->labels);
         ++recovered;
         continue;
       }
@@ -312,7 +313,7 @@ void PodScheduler::load_pods() {
 }
 
 // Failover: a bound pod names its task; the task is known again from it.
-std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
+std::optional<RecoveredTask> PodScheduler::recover_task(const KeyValue& kv) {
   std::string error;
   auto pod = JsonValue::parse(kv.value, &error);
   if (!pod) return std::nullopt;
@@ -357,7 +358,9 @@ std::optional<PodTask> PodScheduler::recover_task(const KeyValue& kv) {
     group_of_[key] = group;
     groups_.join(group, key);
   }
-  return t;
+  // Its anti-affinity binds the pods placed after it (an entry for a task not added after all is pruned).
+  if (needs.inter_pod && !needs.inter_pod->terms.anti_affinity.empty()) anti_affinity_[key] = needs.inter_pod;
+  return RecoveredTask{t, std::move(needs.labels)};
 }
 
 // Pods followed before a reload and gone from its listing were deleted unseen.
@@ -540,6 +543,7 @@ void PodScheduler::list_queue(RequestContext& ctx) {
 void PodScheduler::drop_pending(const std::string& key) {
   hub_.offers().unlisten(key);  // before the entry its filter points into goes
   nominations_.forget(key);
+  affinity_waiters_.erase(key);
   pending_.erase(key);
   queue_.remove(key);
 }
@@ -605,6 +609,14 @@ void PodScheduler::try_place(const std::string& key) {
     hub_.release_offer(offer->id);
     offer = nullptr;
   }
+  if (offer) {  // the pods placed since it took the offer may keep it from that agent now
+    const AgentHub::Agent* agent = hub_.agent(offer->agent);
+    auto inter = inter_pod_filters(key, entry.needs);
+    if (inter && agent && inter->misfit(*agent)) {
+      hub_.release_offer(offer->id);
+      offer = nullptr;
+    }
+  }
   Search search;
   if (!offer) offer = (search = search_offers(entry.needs, {key, entry.priority, true}, now)).offer;
   if (offer) {
@@ -666,19 +678,23 @@ PodScheduler::GroupPlan PodScheduler::plan_group(const std::vector<std::string>&
   for (const auto& m : waiting) shapes.push_back({pending_.at(m).needs.cpus, pending_.at(m).needs.mem_mib});
   // Each member on an offer of its own, none claimed until the group goes.
   std::set<std::string> taken;
+  std::vector<InterPodFilters::Planned> planned;  // what the members planned so far are, for the next one's filters
   GroupPlan p;
+  p.plan.reserve(waiting.size());  // (planned views its agents)
   for (size_t i : gang_try_order(shapes)) {
     const std::string& m = waiting[i];
     const PodNeeds& needs = pending_.at(m).needs;
     Seeker who{m, pending_.at(m).priority, false};
-    Search s = search_offers(needs, who, now, &taken);
+    Search s = search_offers(needs, who, now, &taken, &planned);
     if (s.offer) {
       taken.insert(s.offer->id);
       p.plan.emplace_back(m, *s.offer);
+      planned.push_back({m, &needs, p.plan.back().second.agent});
     } else if (p.first_reason.empty()) {
-      p.first_reason = search_offers(needs, who, now).offer
-                           ? "every offer it fits is taken by another member of the group"
-                           : why_pending(s, needs);
+      // Weighed again against every offer, the others' included: why it fits none of them.
+      Search all = search_offers(needs, who, now, nullptr, &planned);
+      p.first_reason =
+          all.offer ? "every offer it fits is taken by another member of the group" : why_pending(all, needs);
     }
   }
   return p;
@@ -808,8 +824,14 @@ std::string PodScheduler::preempt_for(const std::string& key, Pending& entry, ui
   if (!offered_this_pass_) offered_this_pass_ = offered_by_agent(hub_.offers());
   // An agent already evicting for another pod of at least this priority:
   // its victims' room is that pod's (and its victims are on their way out).
-  auto reserved = [this, &key, &entry](const std::string& agent) {
-    return !nominations_.empty() && nominations_.reserved_for_other(agent, key, entry.priority);
+  // Nor one the placed pods keep it from (inter-pod affinity, spread):
+  // evicting for room there would not place it. (kube-scheduler also weighs
+  // evicting the pods its anti-affinity selects; uvsched does not.)
+  std::optional<InterPodFilters> inter = inter_pod_filters(key, entry.needs);
+  auto reserved = [this, &key, &entry, &inter](const std::string& agent) {
+    if (!nominations_.empty() && nominations_.reserved_for_other(agent, key, entry.priority)) return true;
+    const AgentHub::Agent* a = inter ? hub_.agent(agent) : nullptr;
+    return a && inter->misfit(*a).has_value();
   };
   constexpr size_t kCandidateAgents = 100;
   PreemptionCandidates candidates =
@@ -859,9 +881,37 @@ bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
          (!hub_.tainted() || !taint_misfit(needs, hub_.taints(offer.agent))) && !misfit(needs, offer, agent->labels);
 }
 
+std::optional<InterPodFilters> PodScheduler::inter_pod_filters(const std::string& key, const PodNeeds& needs,
+                                                               const std::vector<InterPodFilters::Planned>* planned) {
+  if (!anti_affinity_.empty()) InterPodFilters::prune(anti_affinity_, tasks_);
+  static const std::vector<InterPodFilters::Planned> kNone;
+  auto f = InterPodFilters::build(key, needs, tasks_, hub_, anti_affinity_, planned ? *planned : kNone);
+  // Counting the placed pods is work as weighing offers is: the pass yields after enough of either.
+  if (f) looks_ += f->counted() / 8;
+  return f;
+}
+
+void PodScheduler::wake_affinity_waiters(const std::string& placed, const PodNeeds& needs) {
+  if (affinity_waiters_.empty()) return;
+  std::string_view ns = std::string_view(placed).substr(0, placed.find('/'));
+  uint64_t now = clock_.now_ms();
+  for (const auto& key : affinity_waiters_) {
+    auto p = pending_.find(key);
+    if (p == pending_.end() || !p->second.needs.inter_pod) continue;
+    const auto& terms = p->second.needs.inter_pod->terms.affinity;
+    if (std::any_of(terms.begin(), terms.end(),
+                    [&](const PodAffinityTerm& t) { return t.selects(ns, needs.labels); })) {
+      queue_.add(key, now, DelayQueue::Mode::kReplaceExisting);
+    }
+  }
+  arm_queue_timer();
+}
+
 PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Seeker& who, uint64_t now,
-                                                 const std::set<std::string>* taken) {
+                                                 const std::set<std::string>* taken,
+                                                 const std::vector<InterPodFilters::Planned>* planned) {
   Search s;
+  std::optional<InterPodFilters> inter = inter_pod_filters(who.key, needs, planned);
   bool avoiding = hub_.preferences();  // first, the agents whose PreferNoSchedule taints it tolerates
   auto look = [&](const Offer& o) {
     ++looks_;
@@ -878,6 +928,7 @@ PodScheduler::Search PodScheduler::search_offers(const PodNeeds& needs, const Se
     auto m = cordon_misfit(needs, hub_.cordoned(o.agent));
     if (!m && hub_.tainted()) m = taint_misfit(needs, hub_.taints(o.agent));
     if (!m) m = misfit_of(needs, o, agent->labels);
+    if (!m && inter) m = inter->misfit(*agent);
     if (!m) return !avoiding || !prefers_elsewhere(needs.tolerations, hub_.taints(o.agent));
     s.seen.saw(o, m->kind);
     return false;
@@ -900,6 +951,7 @@ std::string PodScheduler::why_pending(const Search& s, const PodNeeds& needs) co
 bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now) {
   placements_.add(unschedulable_label());
   queue_.add(key, now + backoff_.next_delay(key, now), DelayQueue::Mode::kReplaceExisting);
+  if (entry.needs.inter_pod && !entry.needs.inter_pod->terms.affinity.empty()) affinity_waiters_.insert(key);
   // Two pointers: small enough for std::function to keep without allocating.
   // The filter goes (unlisten) before the pending entry does (drop_pending).
   hub_.offers().listen(key, [this, n = &entry.needs](const Offer& o) { return fits(*n, o); });
@@ -987,8 +1039,10 @@ std::string PodScheduler::preview_placement(const JsonValue& pod) {
     return "bound: " + node->text();
   }
   PodNeeds needs = pod_needs(pod);
-  std::string none;
-  Search search = search_offers(needs, {none, priority_of(pod), false}, clock_.now_ms());
+  const JsonValue* ns = pod.find({"metadata", "namespace"});
+  const JsonValue* name = pod.find({"metadata", "name"});
+  std::string key = (ns && !ns->text().empty() ? ns->text() : "default") + "/" + (name ? name->text() : "");
+  Search search = search_offers(needs, {key, priority_of(pod), false}, clock_.now_ms());
   if (search.offer) return search.offer->agent;
   return "pending: " + why_pending(search, needs);
 }
@@ -1024,7 +1078,9 @@ PodScheduler::PreparedLaunch PodScheduler::prepare_launch(const std::string& key
     set_condition(p, "PodScheduled", "True", "", "", stamp);
     return true;
   };
-  tasks_.add(key, task);
+  tasks_.add(key, task, &needs.labels);
+  if (needs.inter_pod && !needs.inter_pod->terms.anti_affinity.empty()) anti_affinity_[key] = needs.inter_pod;
+  wake_affinity_waiters(key, needs);
   // Placed, it tolerates the agent's NoExecute taints: for good, or for their tolerationSeconds.
   if (hub_.tainted()) {
     if (auto stay = noexecute_stay_ms(needs.tolerations, hub_.taints(offer.agent))) lifecycle_.follow_stay(key, *stay);

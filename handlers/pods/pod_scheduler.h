@@ -23,6 +23,7 @@
 #include "handlers/ops/metrics_registry.h"
 #include "handlers/pods/active_deadlines.h"
 #include "handlers/pods/framework_registration.h"
+#include "handlers/pods/inter_pod_filters.h"
 #include "handlers/pods/pod_binding.h"
 #include "handlers/pods/pod_groups.h"
 #include "handlers/pods/pod_task_lifecycle.h"
@@ -172,7 +173,7 @@ class PodScheduler final : public AgentEvents {
   Pending& pending_entry(const std::string& key);  // the pod's entry, made (and stamped) when new
   // Failover: the task a bound pod's annotations name, known again (its
   // deadline, its stay on a tainted agent and its group followed again).
-  std::optional<PodTask> recover_task(const KeyValue& kv);
+  std::optional<RecoveredTask> recover_task(const KeyValue& kv);
   void forget_unlisted(const std::set<std::string>& listed);
   void on_pod(const KeyValue& kv, bool deleted);
   // A pod that ran its course (`phase` Succeeded or Failed): nothing is kept for it but its queue entry.
@@ -210,8 +211,16 @@ class PodScheduler final : public AgentEvents {
     int32_t priority = 0;
     bool claim = false;
   };
+  // `taken`: offers planned for others; `planned`: pods placed with it
+  // (a gang's), counted by the inter-pod filters as if placed.
   Search search_offers(const PodNeeds& needs, const Seeker& who, uint64_t now,
-                       const std::set<std::string>* taken = nullptr);
+                       const std::set<std::string>* taken = nullptr,
+                       const std::vector<InterPodFilters::Planned>* planned = nullptr);
+  // The inter-pod filters for a pod (inter_pod_filters.h), or nullopt when it has none to weigh.
+  std::optional<InterPodFilters> inter_pod_filters(const std::string& key, const PodNeeds& needs,
+                                                   const std::vector<InterPodFilters::Planned>* planned = nullptr);
+  // A pod was placed: the waiting pods whose required affinity selects it may fit now, and are tried again.
+  void wake_affinity_waiters(const std::string& placed, const PodNeeds& needs);
   // A pod no offer fits: counted, backed off, queued for its next try and
   // listening for an offer that fits. True when `reason` is news to the pod.
   bool wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now);
@@ -268,6 +277,8 @@ class PodScheduler final : public AgentEvents {
   std::set<std::string> groups_tried_;           // in this pass: one try of a group for all its members due
   size_t looks_ = 0;                             // offers weighed (search_offers), for kLooksPerPass
   Nominations nominations_;                      // the waiting pods a preemption made room for, and where
+  AntiAffinityHolders anti_affinity_;            // the placed pods with required anti-affinity
+  std::set<std::string> affinity_waiters_;       // waiting pods with a required podAffinity
   // What each agent has on offer, summed once per pass for the preemptions
   // weighed in it (an offer's arrival or use within a pass is not seen).
   std::optional<OfferedByAgent> offered_this_pass_;

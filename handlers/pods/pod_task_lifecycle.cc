@@ -248,7 +248,8 @@ void PodTaskLifecycle::adopt_or_kill(const std::string& agent, const TaskStatus&
       Transition t = apply_status(*known, status.state);
       return apply(key, *known, t, &status);
     }
-    std::optional<PodTask> t = r.kvs.empty() ? std::nullopt : placement_.recover_task(r.kvs[0]);
+    std::optional<RecoveredTask> recovered = r.kvs.empty() ? std::nullopt : placement_.recover_task(r.kvs[0]);
+    const PodTask* t = recovered ? &recovered->task : nullptr;
     if (!t || PodTaskRegistry::id_of(key, *t) != status.task_id || tasks_.has_pod(key)) {
       if (status.state == "TASK_STAGING" || status.state == "TASK_STARTING") {
         // Its pod, or its binding, may still be on its way into the store
@@ -268,7 +269,7 @@ void PodTaskLifecycle::adopt_or_kill(const std::string& agent, const TaskStatus&
     }
     if (t->deleted) return kill_unknown(status.task_id, "its pod is being deleted");
     log_info("task_adopted").kv("task", status.task_id).kv("agent", agent);
-    tasks_.add(key, *t);
+    tasks_.add(key, *t, &recovered->labels);
     PodTask* adopted = tasks_.by_pod(key);
     if (adopted->restart) kill(key, *adopted);  // launched with images its pod no longer names
     Transition tr = apply_status(*adopted, status.state);

@@ -33,6 +33,13 @@
 
 namespace uvsched {
 
+// A task known again from its pod's annotations, with the pod's labels
+// (the inter-pod filters count it by them).
+struct RecoveredTask {
+  PodTask task;
+  Labels labels;
+};
+
 class PodTaskLifecycle {
  public:
   // What it asks of the placement half.
@@ -43,7 +50,7 @@ class PodTaskLifecycle {
     // A waiting pod failed where it waited (its active deadline passed): it leaves the queue.
     std::function<void(const std::string& pod)> failed_waiting;
     // The task a stored pod's annotations name, known again (a status from a task not followed).
-    std::function<std::optional<PodTask>(const KeyValue& kv)> recover_task;
+    std::function<std::optional<RecoveredTask>(const KeyValue& kv)> recover_task;
     // The pod's task moved on (its gang's counts are written again).
     std::function<void(const std::string& pod)> task_moved;
   };

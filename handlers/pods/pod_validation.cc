@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "handlers/pods/inter_pod_validation.h"
 #include "policy/quantity.h"
 #include "reactor/json_writer.h"
 
@@ -374,27 +375,6 @@ void validate_scheduling_gates(const JsonValue& spec, std::vector<FieldIssue>* o
 
 }  // namespace
 
-std::vector<std::string> unweighed_constraints(const JsonValue& pod) {
-  std::vector<std::string> out;
-  const JsonValue* affinity = pod.find({"spec", "affinity"});
-  for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
-    const JsonValue* a = affinity ? affinity->get(kind) : nullptr;
-    if (!a || !a->is_object()) continue;
-    for (const char* when :
-         {"requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"}) {
-      const JsonValue* terms = a->get(when);
-      if (terms && terms->is_array() && !terms->items().empty()) {
-        out.push_back("spec.affinity." + std::string(kind) + "." + when +
-                      " is not weighed: uvsched places pods first come, first served, without inter-pod affinity");
-      }
-    }
-  }
-  if (const JsonValue* t = pod.find({"spec", "topologySpreadConstraints"}); t && t->is_array() && !t->items().empty()) {
-    out.push_back("spec.topologySpreadConstraints is not weighed: uvsched places pods first come, first served");
-  }
-  return out;
-}
-
 void validate_node_affinity(const JsonValue* required, const std::string& at, std::vector<FieldIssue>* out) {
   if (!required || !required->is_object()) return;
   const JsonValue* terms = required->get("nodeSelectorTerms");
@@ -487,6 +467,7 @@ std::vector<FieldIssue> validate_pod(const JsonValue& pod) {
   validate_scheduling_gates(*spec, &out);
   validate_node_affinity(spec->find({"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"}),
                          "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", &out);
+  validate_inter_pod(*spec, &out);
   return out;
 }
 

@@ -31,10 +31,6 @@ void validate_tolerations(const JsonValue* list, const std::string& field, std::
 void validate_taints(const JsonValue* list, const std::string& field, std::vector<FieldIssue>* out);
 
 std::vector<FieldIssue> validate_pod(const JsonValue& pod);
-// Warnings for what a pod asks of its placement that uvsched does not weigh
-// (inter-pod affinity and anti-affinity, topology spread), each naming the
-// field: the pod is taken, and kubectl shows the user what it will not get.
-std::vector<std::string> unweighed_constraints(const JsonValue& pod);
 // A NodeSelector (a required node affinity) at `at`, as the API server checks one.
 void validate_node_affinity(const JsonValue* required, const std::string& at, std::vector<FieldIssue>* out);
 // A metav1.LabelSelector at `at` (ValidateLabelSelector): matchLabels as

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "tests/support/agent_sim_fixture.h"
 #include "tests/support/daemon_process.h"
@@ -107,6 +108,36 @@ TEST_F(GangPriorityTest, AGangWaitsWholeWhileSinglePodsRunAndRunsWholeWhenItFits
   EXPECT_TRUE(shows("podgroup gang", "{.status.phase}", "Running")) << kubectl("get podgroup gang -o yaml");
   EXPECT_EQ(bound_among({"g0", "g1", "g2", "g3"}), 4u) << kubectl("get pods -o wide");
   EXPECT_EQ(kubectl("get podgroup gang -o jsonpath='{.status.running}'"), "4");
+}
+
+// A gang whose members must not share a host is planned as kube-scheduler
+// would place them one by one: each member's anti-affinity counts the
+// members planned before it. Three members on three agents go one each;
+// a gang of four on three agents waits whole.
+TEST_F(GangPriorityTest, AGangsMembersKeepTheirAntiAffinityToEachOther) {
+  start();
+  ASSERT_TRUE(daemon_->wait_ready());
+  ASSERT_NO_FATAL_FAILURE(start_sim("--agents 3 --cpus 8 --mem 8192"));
+  ASSERT_TRUE(agents_connected(3)) << daemon_->log();
+  auto member = [](const std::string& name, const std::string& group) {
+    return pod_yaml(name, "1", "  labels: {scheduling.x-k8s.io/pod-group: " + group + ", ring: " + group + "}\n",
+                    "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                    "      - labelSelector: {matchLabels: {ring: " +
+                        group +
+                        "}}\n"
+                        "        topologyKey: kubernetes.io/hostname\n");
+  };
+  ASSERT_NO_FATAL_FAILURE(
+      create_yaml(group_yaml("three", 3) + member("t0", "three") + member("t1", "three") + member("t2", "three")));
+  EXPECT_TRUE(shows("podgroup three", "{.status.phase}", "Running")) << kubectl("get pods -o wide");
+  std::set<std::string> nodes{node_of("t0"), node_of("t1"), node_of("t2")};
+  EXPECT_EQ(nodes.size(), 3u) << kubectl("get pods -o wide");
+  EXPECT_FALSE(nodes.count("")) << kubectl("get pods -o wide");
+  ASSERT_NO_FATAL_FAILURE(create_yaml(group_yaml("four", 4) + member("f0", "four") + member("f1", "four") +
+                                      member("f2", "four") + member("f3", "four")));
+  EXPECT_TRUE(pod_shows("f3", "pod group default/four: 3 of its 4 members needed (minMember 4) fit now")) << pod("f3");
+  EXPECT_NE(pod("f0").find("didn't match pod anti-affinity rules"), std::string::npos) << pod("f0");
+  EXPECT_EQ(bound_among({"f0", "f1", "f2", "f3"}), 0u) << kubectl("get pods -o wide");
 }
 
 TEST_F(GangPriorityTest, TwoGangsThatTogetherExceedTheClusterNeverEachHoldPart) {

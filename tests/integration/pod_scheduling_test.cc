@@ -1034,12 +1034,13 @@ TEST_F(PodSchedulingTest, KubectlLabelNodeSteersPodsThatSelectIt) {
   TempDir dir;
   std::ofstream(dir.path() + "/spread.yaml")
       << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: spread\nspec:\n  containers:\n  - name: c\n    image: i\n"
-         "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-         "      - labelSelector:\n          matchLabels: {app: web}\n        topologyKey: kubernetes.io/hostname\n";
+         "  affinity:\n    podAntiAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
+         "      - weight: 10\n        podAffinityTerm:\n          labelSelector:\n            matchLabels: {app: web}\n"
+         "          topologyKey: kubernetes.io/hostname\n";
   out.clear();
   ASSERT_EQ(run_shell(kubectl + "create -f " + dir.path() + "/spread.yaml", &out), 0) << out;
-  EXPECT_NE(out.find("Warning: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution is not "
-                     "weighed"),
+  EXPECT_NE(out.find("Warning: spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution is a "
+                     "preference, which is not weighed"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("pod/spread created"), std::string::npos) << out;
@@ -1086,6 +1087,116 @@ TEST_F(PodSchedulingTest, KubectlLabelNodeSteersPodsThatSelectIt) {
   EXPECT_NE(node->body.find(R"("zone":"a")"), std::string::npos) << node->body;
   EXPECT_EQ(node->body.find(R"("disk")"), std::string::npos) << node->body;
   EXPECT_EQ(again.stop(SIGTERM), 0);
+}
+
+// Required inter-pod anti-affinity and affinity and DoNotSchedule topology
+// spread, applied with kubectl, as kube-scheduler filters them: replicas
+// that must not share a host each get their own agent and the one too many
+// waits, in kube-scheduler's words, until one goes; a pod that must share a
+// zone with another goes there; pods spread over zones by at most maxSkew.
+// The agents offer in the order a1, a2, b1, so first-fit alone would have
+// put all of each kind on a1.
+TEST_F(PodSchedulingTest, KubectlPlacesPodsByInterPodAffinityAndTopologySpread) {
+  start();
+  std::map<std::string, std::unique_ptr<ScriptedAgent>> agents;
+  for (const auto& [host, zone] : {std::pair{"a1", "a"}, std::pair{"a2", "a"}, std::pair{"b1", "b"}}) {
+    agents[host] = std::make_unique<ScriptedAgent>(port(), host);
+    ASSERT_TRUE(agents[host]->subscribe(std::string(R"({"zone":")") + zone + R"("})"));
+    ASSERT_EQ(agents[host]->offer_many(8, 1, 1024), 8);
+  }
+  std::string kubectl = "kubectl --server http://127.0.0.1:" + std::to_string(port()) + " ";
+  TempDir dir;
+  auto apply = [&](const std::string& file, const std::string& yaml) {
+    std::ofstream(dir.path() + "/" + file) << yaml;
+    std::string out;
+    EXPECT_EQ(run_shell(kubectl + "apply -f " + dir.path() + "/" + file, &out), 0) << out;
+    EXPECT_EQ(out.find("Warning"), std::string::npos) << out;
+  };
+  auto pod = [](const std::string& name, const std::string& app, const std::string& spec) {
+    return "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n  labels: {app: " + app +
+           "}\nspec:\n  containers:\n  - {name: c, image: i, resources: {requests: {cpu: 100m}}}\n" + spec;
+  };
+  // Where each pod was launched, by name, from the agents' LAUNCH events.
+  std::map<std::string, std::string> host_of;
+  std::map<std::string, std::string> task_of;
+  auto collect = [&](size_t launches) {
+    auto until = std::chrono::steady_clock::now() + 10s;
+    while (host_of.size() < launches && std::chrono::steady_clock::now() < until) {
+      for (auto& [host, a] : agents) {
+        std::string launch = a->next("LAUNCH", 50ms);
+        if (launch.empty()) continue;
+        std::string name = task_name_of(launch).substr(8);  // (past "default/")
+        host_of[name] = host;
+        task_of[name] = task_id_of(launch);
+      }
+    }
+    return host_of.size() == launches;
+  };
+
+  const std::string apart =
+      "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "      - labelSelector: {matchLabels: {app: web}}\n        topologyKey: kubernetes.io/hostname\n";
+  apply("web.yaml", pod("web-1", "web", apart) + pod("web-2", "web", apart) + pod("web-3", "web", apart) +
+                        pod("web-4", "web", apart));
+  ASSERT_TRUE(collect(3)) << daemon_->log();
+  std::set<std::string> hosts;
+  for (const auto& [name, host] : host_of) hosts.insert(host);
+  EXPECT_EQ(hosts.size(), 3u) << "one web pod per agent";
+  std::string waiting;
+  for (int i = 1; i <= 4; ++i) {
+    if (!host_of.count("web-" + std::to_string(i))) waiting = "web-" + std::to_string(i);
+  }
+  ASSERT_FALSE(waiting.empty());
+  EXPECT_TRUE(pod_shows(waiting, "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules."))
+      << get_pod(waiting);
+  // One goes: the one waiting takes its agent.
+  const std::string gone = host_of.begin()->first, freed = host_of.begin()->second;
+  std::string out;
+  ASSERT_EQ(run_shell(kubectl + "delete pod " + gone + " --wait=false", &out), 0) << out;
+  ASSERT_FALSE(agents[freed]->next("KILL").empty());
+  agents[freed]->status(task_of[gone], "TASK_KILLED");
+  ASSERT_TRUE(pod_shows(gone, "404")) << get_pod(gone);
+  ASSERT_EQ(agents[freed]->offer_many(1, 1, 1024), 1);  // (the agent offers what the task held)
+  host_of.erase(gone);
+  ASSERT_TRUE(collect(3)) << get_pod(waiting);
+  EXPECT_EQ(host_of[waiting], freed);
+
+  // The placed pods' anti-affinity binds pods that have none: another web
+  // pod, without terms of its own, fits no agent.
+  apply("plain.yaml", pod("web-plain", "web", ""));
+  EXPECT_TRUE(pod_shows("web-plain", "3 node(s) didn't satisfy existing pods anti-affinity rules"))
+      << get_pod("web-plain");
+
+  // Affinity: a cache with the db's zone.
+  apply("db.yaml", pod("db", "db", "  nodeSelector: {zone: b}\n"));
+  ASSERT_TRUE(collect(4)) << get_pod("db");
+  EXPECT_EQ(host_of["db"], "b1");
+  apply("cache.yaml", pod("cache", "cache",
+                          "  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                          "      - labelSelector: {matchLabels: {app: db}}\n        topologyKey: zone\n"));
+  ASSERT_TRUE(collect(5)) << get_pod("cache");
+  EXPECT_EQ(host_of["cache"], "b1");
+
+  // Spread over zones, at most one apart.
+  const std::string spread =
+      "  topologySpreadConstraints:\n  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n"
+      "    labelSelector: {matchLabels: {app: api}}\n";
+  apply("api.yaml", pod("api-1", "api", spread) + pod("api-2", "api", spread) + pod("api-3", "api", spread) +
+                        pod("api-4", "api", spread));
+  ASSERT_TRUE(collect(9)) << daemon_->log();
+  int in_a = 0, in_b = 0;
+  for (int i = 1; i <= 4; ++i) (host_of["api-" + std::to_string(i)] == "b1" ? in_b : in_a) += 1;
+  EXPECT_EQ(in_a, 2);
+  EXPECT_EQ(in_b, 2);
+  // A bad constraint is refused as the API server refuses it.
+  std::ofstream(dir.path() + "/bad.yaml") << pod("bad", "api",
+                                                 "  topologySpreadConstraints:\n  - maxSkew: 0\n    topologyKey: zone\n"
+                                                 "    whenUnsatisfiable: DoNotSchedule\n");
+  out.clear();
+  EXPECT_NE(run_shell(kubectl + "apply -f " + dir.path() + "/bad.yaml", &out), 0) << out;
+  EXPECT_NE(out.find("spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero"),
+            std::string::npos)
+      << out;
 }
 
 // kubectl cordon / uncordon on an agent: new pods pass it by while it is

@@ -252,24 +252,29 @@ TEST_F(AgentHubTest, ConnectedAgentsHearAHeartbeatEveryInterval) {
 
 // kubectl label node: the operator's edits are laid over the agent's own
 // labels, kept while it is away, and laid over what it subscribes with next;
-// a node shows its hostname label once, whatever the agent says it is.
+// a node shows its hostname label once, whatever the agent says it is, and
+// placement reads the labels the node shows (the hostname label included:
+// nodeSelectors and inter-pod terms name it).
 TEST_F(AgentHubTest, TheOperatorsLabelEditsAreLaidOverTheAgentsOwn) {
   auto channel = std::make_shared<RecordingChannel>();
   hub_->subscribe_on("edge-1", Labels{{"disk", "ssd"}, {"kubernetes.io/hostname", "other"}}, Resources{4, 4096, {}}, "",
                      channel);
   hub_->set_label_edits("edge-1", {{"zone", "a"}, {"disk", std::nullopt}});
-  EXPECT_EQ(hub_->agent("edge-1")->labels, (Labels{{"kubernetes.io/hostname", "other"}, {"zone", "a"}}));
+  EXPECT_EQ(hub_->agent("edge-1")->labels, (Labels{{"kubernetes.io/hostname", "edge-1"}, {"zone", "a"}}));
   std::string node = hub_->nodes()[0].dump();
   EXPECT_NE(node.find(R"("labels":{"zone":"a","kubernetes.io/hostname":"edge-1"})"), std::string::npos) << node;
   hub_->set_label_edits("ghost", {{"zone", "b"}});  // not subscribed: kept for when it does
   hub_->subscribe_on("ghost", Labels{{"disk", "hdd"}}, Resources{4, 4096, {}}, "",
                      std::make_shared<RecordingChannel>());
-  EXPECT_EQ(hub_->agent("ghost")->labels, (Labels{{"disk", "hdd"}, {"zone", "b"}}));
+  EXPECT_EQ(hub_->agent("ghost")->labels,
+            (Labels{{"disk", "hdd"}, {"kubernetes.io/hostname", "ghost"}, {"zone", "b"}}));
   hub_->subscribe_on("edge-1", Labels{{"disk", "nvme"}, {"rack", "7"}}, Resources{4, 4096, {}}, "",
                      std::make_shared<RecordingChannel>());
-  EXPECT_EQ(hub_->agent("edge-1")->labels, (Labels{{"rack", "7"}, {"zone", "a"}}));
+  EXPECT_EQ(hub_->agent("edge-1")->labels,
+            (Labels{{"kubernetes.io/hostname", "edge-1"}, {"rack", "7"}, {"zone", "a"}}));
   hub_->replace_label_edits({});  // a new leader's load: none stored
-  EXPECT_EQ(hub_->agent("edge-1")->labels, (Labels{{"disk", "nvme"}, {"rack", "7"}}));
+  EXPECT_EQ(hub_->agent("edge-1")->labels,
+            (Labels{{"disk", "nvme"}, {"kubernetes.io/hostname", "edge-1"}, {"rack", "7"}}));
 }
 
 // A node watch reads the nodes again only when nodes_version moved: so

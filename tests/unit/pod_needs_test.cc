@@ -62,5 +62,51 @@ TEST(PodNeeds, TheRequiredNodeAffinityIsRead) {
   EXPECT_TRUE(pod_needs(json(R"({"spec":{"containers":[{"name":"c","image":"i"}]}})")).node_affinity.empty());
 }
 
+// The pod's labels, and its required inter-pod terms and DoNotSchedule
+// spread: namespaces resolved (its own when a term names none),
+// matchLabelKeys and mismatchLabelKeys merged from its labels, preferences
+// left out. A pod with none of them carries no inter-pod needs at all.
+TEST(PodNeeds, TheInterPodTermsAreRead) {
+  JsonValue pod = json(
+      R"({"metadata":{"namespace":"shop","labels":{"app":"web","rev":"7"}},"spec":{"containers":[{"name":"c","image":"i"}],)"
+      R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+      R"({"labelSelector":{"matchLabels":{"app":"web"}},"matchLabelKeys":["rev"],"topologyKey":"kubernetes.io/hostname"},)"
+      R"({"namespaces":["a","b"],"topologyKey":"zone"}],)"
+      R"("preferredDuringSchedulingIgnoredDuringExecution":[{"weight":5,"podAffinityTerm":{"topologyKey":"zone"}}]},)"
+      R"("podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+      R"({"labelSelector":{"matchExpressions":[{"key":"app","operator":"In","values":["db"]}]},)"
+      R"("mismatchLabelKeys":["rev"],"topologyKey":"zone"}]}},)"
+      R"("topologySpreadConstraints":[{"maxSkew":2,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule",)"
+      R"("minDomains":3,"nodeAffinityPolicy":"Ignore","nodeTaintsPolicy":"Honor","labelSelector":{}},)"
+      R"({"maxSkew":1,"topologyKey":"rack","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{}}]}})");
+  PodNeeds needs = pod_needs(pod);
+  EXPECT_EQ(needs.labels, (Labels{{"app", "web"}, {"rev", "7"}}));
+  ASSERT_TRUE(needs.inter_pod);
+  const auto& anti = needs.inter_pod->terms.anti_affinity;
+  ASSERT_EQ(anti.size(), 2u);
+  EXPECT_EQ(anti[0].namespaces, (std::vector<std::string>{"shop"}));
+  EXPECT_EQ(anti[0].topology_key, "kubernetes.io/hostname");
+  EXPECT_TRUE(anti[0].selects("shop", {{"app", "web"}, {"rev", "7"}}));
+  EXPECT_FALSE(anti[0].selects("shop", {{"app", "web"}, {"rev", "6"}})) << "matchLabelKeys: rev in (7)";
+  EXPECT_FALSE(anti[0].selects("other", {{"app", "web"}, {"rev", "7"}}));
+  EXPECT_EQ(anti[1].namespaces, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(anti[1].selects("a", {})) << "no labelSelector selects nothing";
+  const auto& affinity = needs.inter_pod->terms.affinity;
+  ASSERT_EQ(affinity.size(), 1u);
+  EXPECT_TRUE(affinity[0].selects("shop", {{"app", "db"}, {"rev", "6"}}));
+  EXPECT_FALSE(affinity[0].selects("shop", {{"app", "db"}, {"rev", "7"}})) << "mismatchLabelKeys: rev notin (7)";
+  const auto& spread = needs.inter_pod->spread;
+  ASSERT_EQ(spread.size(), 1u) << "ScheduleAnyway is a preference";
+  EXPECT_EQ(spread[0].max_skew, 2);
+  EXPECT_EQ(spread[0].min_domains, 3);
+  EXPECT_FALSE(spread[0].honor_node_affinity);
+  EXPECT_TRUE(spread[0].honor_taints);
+  EXPECT_TRUE(spread[0].selects("shop", {})) << "an empty selector selects every pod of its namespace";
+  EXPECT_FALSE(spread[0].selects("other", {}));
+  EXPECT_FALSE(pod_needs(json(R"({"metadata":{"labels":{"a":"b"}},"spec":{"affinity":{"podAffinity":{)"
+                              R"("preferredDuringSchedulingIgnoredDuringExecution":[]}}}})"))
+                   .inter_pod);
+}
+
 }  // namespace
 }  // namespace uvsched

@@ -76,7 +76,7 @@ class PodTaskLifecycleTest : public ::testing::Test {
   uint64_t serial_ = 100;
   // The placement half, as the lifecycle sees it.
   std::vector<std::string> waiting_, failed_waiting_, moved_;
-  std::optional<PodTask> recovered_;
+  std::optional<RecoveredTask> recovered_;
   PodTaskLifecycle lifecycle_{store_,
                               clock_,
                               hub_,
@@ -136,7 +136,7 @@ TEST_F(PodTaskLifecycleTest, AStatusFromATaskNotFollowedIsAdoptedOrKilled) {
   std::string id = PodTaskRegistry::id_of("default/orphan", t);
   store_.put(lifecycle_pod_key("orphan"), pod_bound_to("orphan", id, "Always"), 0, [](WriteResult&&) {});
   settle();
-  recovered_ = t;  // placement knows it again from the pod's annotations
+  recovered_ = RecoveredTask{t, {}};  // placement knows it again from the pod's annotations
   lifecycle_.status_update("edge-1", {id, "TASK_RUNNING", ""});
   settle();
   EXPECT_TRUE(tasks_.has_pod("default/orphan"));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "handlers/pods/inter_pod_validation.h"
 #include "handlers/pods/pod_validation.h"
 #include "tests/support/json_literal.h"
 
@@ -319,23 +320,79 @@ TEST(ObjectMeta, ARequiredNodeAffinityIsCheckedAsTheApiServerChecksIt) {
   }
 }
 
+// Inter-pod terms and spread constraints are checked as the API server
+// checks them (placement weighs them: a maxSkew of 0 would hold a pod back
+// for good); the issues' fields and the starts of their messages.
+TEST(ObjectMeta, InterPodConstraintsAreCheckedAsTheApiServerChecksThem) {
+  JsonValue pod = json(
+      R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],"affinity":{)"
+      R"("podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{}},)"
+      R"({"topologyKey":"bad key","namespaces":["Upper"]}]},)"
+      R"("podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":0,)"
+      R"("podAffinityTerm":{"topologyKey":"zone","labelSelector":{"matchExpressions":[{"key":"a","operator":"Maybe"}]}}}]}},)"
+      R"("topologySpreadConstraints":[{"maxSkew":0,"topologyKey":"zone","whenUnsatisfiable":"Never"},)"
+      R"({"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","minDomains":2},)"
+      R"({"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","nodeTaintsPolicy":"Sometimes"},)"
+      R"({"maxSkew":1,"whenUnsatisfiable":"DoNotSchedule","minDomains":0}]}})");
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+       "Invalid value: 0: must be in the range 1-100"},
+      {"spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector."
+       "matchExpressions[0].operator",
+       ""},
+      {"spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
+       "Required value: can not be empty"},
+      {"spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[1].namespaces[0]",
+       "Invalid value: \"Upper\""},
+      {"spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[1].topologyKey",
+       "Invalid value: \"bad key\""},
+      {"spec.topologySpreadConstraints[0].maxSkew", "Invalid value: 0: must be greater than zero"},
+      {"spec.topologySpreadConstraints[0].whenUnsatisfiable", "Unsupported value: \"Never\""},
+      {"spec.topologySpreadConstraints[1].minDomains",
+       "Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"},
+      {"spec.topologySpreadConstraints[2].nodeTaintsPolicy", "Unsupported value: \"Sometimes\""},
+      {"spec.topologySpreadConstraints[2]", "Duplicate value: \"{zone, ScheduleAnyway}\""},
+      {"spec.topologySpreadConstraints[3].topologyKey", "Required value: can not be empty"},
+      {"spec.topologySpreadConstraints[3].minDomains", "Invalid value: 0: must be greater than zero"},
+  };
+  auto issues = validate_pod(pod);
+  ASSERT_EQ(issues.size(), expected.size());
+  for (const auto& [field, start] : expected) {
+    auto it = std::find_if(issues.begin(), issues.end(), [&](const FieldIssue& i) { return i.field == field; });
+    ASSERT_NE(it, issues.end()) << field;
+    EXPECT_EQ(it->message.rfind(start, 0), 0u) << field << ": " << it->message;
+  }
+}
+
 // What uvsched does not weigh is said, field by field, not silently dropped.
 TEST(ObjectMeta, ConstraintsNotWeighedAreWarnedOf) {
-  JsonValue pod = json(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],)"
-                       R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
-                       R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]},)"
-                       R"("podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[]}},)"
-                       R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone",)"
-                       R"("whenUnsatisfiable":"DoNotSchedule"}]}})");
+  JsonValue pod =
+      json(R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"i"}],)"
+           R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+           R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"},)"
+           R"({"labelSelector":{},"namespaceSelector":{},"topologyKey":"zone"}]},)"
+           R"("podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"podAffinityTerm":{}}]}},)"
+           R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"},)"
+           R"({"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"}]}})");
   auto warnings = unweighed_constraints(pod);
-  ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_EQ(warnings[0].rfind("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution is not "
-                              "weighed",
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_EQ(warnings[0].rfind("spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution is a "
+                              "preference, which is not weighed",
                               0),
             0u)
       << warnings[0];
-  EXPECT_EQ(warnings[1].rfind("spec.topologySpreadConstraints is not weighed", 0), 0u) << warnings[1];
-  EXPECT_TRUE(unweighed_constraints(json(R"({"spec":{"affinity":{"nodeAffinity":{}}}})")).empty());
+  EXPECT_EQ(warnings[1].rfind("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[1]."
+                              "namespaceSelector is not read",
+                              0),
+            0u)
+      << warnings[1];
+  EXPECT_EQ(warnings[2].rfind("spec.topologySpreadConstraints[1] (ScheduleAnyway) is a preference", 0), 0u)
+      << warnings[2];
+  // What is weighed is not warned of: required terms, DoNotSchedule spread, node affinity.
+  EXPECT_TRUE(unweighed_constraints(json(R"({"spec":{"affinity":{"nodeAffinity":{},"podAntiAffinity":{)"
+                                         R"("requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"z"}]}},)"
+                                         R"("topologySpreadConstraints":[{"whenUnsatisfiable":"DoNotSchedule"}]}})"))
+                  .empty());
 }
 
 // Scheduling gates: qualified names, none twice, none on a pod given a node;

@@ -1,0 +1,89 @@
+#include "policy/inter_pod_affinity.h"
+
+#include <algorithm>
+
+namespace uvsched {
+
+bool PodSelectorTerm::selects(std::string_view ns, const Labels& labels) const {
+  if (selects_none) return false;
+  if (std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) return false;
+  return selector.matches(labels);
+}
+
+namespace {
+
+const std::string* value_of(const Labels* labels, const std::string& key) {
+  if (!labels) return nullptr;
+  auto it = labels->find(key);
+  return it == labels->end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+InterPodAffinity::InterPodAffinity(std::string_view ns, const Labels& labels, const PodAffinityTerms* terms,
+                                   const std::vector<PlacedPod>& placed, const NodeLabels& node_labels)
+    : terms_(terms && !terms->empty() ? terms : nullptr) {
+  if (terms_) {
+    matches_own_affinity_ = std::all_of(terms_->affinity.begin(), terms_->affinity.end(),
+                                        [&](const PodAffinityTerm& t) { return t.selects(ns, labels); });
+  }
+  for (const PlacedPod& p : placed) {
+    const Labels* node = node_labels(p.node);
+    if (p.terms) {
+      for (const PodAffinityTerm& t : p.terms->anti_affinity) {
+        const std::string* value = value_of(node, t.topology_key);
+        if (value && t.selects(ns, labels)) ++existing_anti_[{t.topology_key, *value}];
+      }
+    }
+    if (!terms_ || !p.labels) continue;
+    // An affinity counts a placed pod only if it matches all its terms; then in each term's domain.
+    bool all =
+        !terms_->affinity.empty() && std::all_of(terms_->affinity.begin(), terms_->affinity.end(),
+                                                 [&](const PodAffinityTerm& t) { return t.selects(p.ns, *p.labels); });
+    if (all) {
+      for (const PodAffinityTerm& t : terms_->affinity) {
+        if (const std::string* value = value_of(node, t.topology_key)) ++affinity_[{t.topology_key, *value}];
+      }
+    }
+    for (const PodAffinityTerm& t : terms_->anti_affinity) {
+      const std::string* value = value_of(node, t.topology_key);
+      if (value && t.selects(p.ns, *p.labels)) ++anti_[{t.topology_key, *value}];
+    }
+  }
+}
+
+std::optional<Misfit> InterPodAffinity::misfit(const Labels& node_labels) const {
+  if (terms_ && !terms_->affinity.empty()) {
+    bool present = true;
+    for (const PodAffinityTerm& t : terms_->affinity) {
+      const std::string* value = value_of(&node_labels, t.topology_key);
+      if (!value) {
+        return Misfit{MisfitKind::kPodAffinity, "the node has no " + t.topology_key + " label for pod affinity"};
+      }
+      if (!affinity_.count({t.topology_key, *value})) present = false;
+    }
+    // The first of a set that wants to be together: nothing it selects is placed anywhere yet.
+    if (!present && !(affinity_.empty() && matches_own_affinity_)) {
+      return Misfit{MisfitKind::kPodAffinity, "no pod its affinity selects is in the node's domain"};
+    }
+  }
+  if (terms_) {
+    for (const PodAffinityTerm& t : terms_->anti_affinity) {
+      const std::string* value = value_of(&node_labels, t.topology_key);
+      if (value && anti_.count({t.topology_key, *value})) {
+        return Misfit{MisfitKind::kPodAntiAffinity,
+                      "a pod its anti-affinity selects is in the node's " + t.topology_key + " domain"};
+      }
+    }
+  }
+  for (const auto& [domain, count] : existing_anti_) {
+    const std::string* value = value_of(&node_labels, domain.first);
+    if (value && *value == domain.second) {
+      return Misfit{MisfitKind::kExistingAntiAffinity,
+                    "a pod in the node's " + domain.first + " domain has anti-affinity to it"};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace uvsched
