@@ -14,10 +14,12 @@
 // candidate node (its Filter). Pure.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policy/inter_pod_terms.h"
@@ -46,8 +48,11 @@ class TopologySpread {
  private:
   struct Counted {
     const SpreadConstraint* c;
-    bool self = false;                         // the pod matches its selector
-    std::map<std::string, int64_t> by_domain;  // every eligible domain, 0 included
+    bool self = false;  // the pod matches its selector
+    // Every eligible domain, 0 included, by its value (a view of a node's
+    // label: the nodes outlive the weighing).
+    absl::flat_hash_map<std::string_view, int64_t> by_domain;
+    int64_t least = 0;  // the smallest count, or 0 while there are fewer domains than minDomains
   };
   std::vector<Counted> counted_;
 };

@@ -13,11 +13,6 @@ std::string_view namespace_of_key(std::string_view key) { return key.substr(0, k
 // assigned and not ended; one being killed counts as terminating.
 bool occupies(const PodTask& t) { return t.state != TaskState::kFinished && t.state != TaskState::kGone; }
 
-bool matches_node_affinity(const PodNeeds& needs, const AgentHub::Agent& a) {
-  return LabelSelector::equals_all(needs.node_selector).matches(a.labels) &&
-         node_affinity_matches(needs.node_affinity, a.labels, a.hostname);
-}
-
 }  // namespace
 
 void InterPodFilters::prune(AntiAffinityHolders& holders, const PodTaskRegistry& tasks) {
@@ -52,29 +47,35 @@ std::optional<InterPodFilters> InterPodFilters::build(std::string_view key, cons
     for (const auto& c : own->spread) want(c);
   }
   auto wanted_ns = [&](std::string_view n) { return std::find(wanted.begin(), wanted.end(), n) != wanted.end(); };
-  // The anti-affinity holders' terms, found by key as the tasks are walked.
-  auto terms_of = [&](std::string_view pod) -> const PodAffinityTerms* {
-    if (holders.empty()) return nullptr;
-    auto h = holders.find(absl::string_view(pod.data(), pod.size()));
-    return h == holders.end() ? nullptr : &h->second->terms;
-  };
   if (!wanted.empty()) {
+    // Whether any of its terms selects a label set, asked once per set: the
+    // placed pods of one workload share theirs, and at 100k pods matching
+    // each pod's labels was most of the walk.
+    absl::flat_hash_map<uint32_t, bool> selected;
+    auto any_selects = [&](const Labels& labels) {
+      auto by = [&](const PodSelectorTerm& t) { return !t.selects_none && t.selector.matches(labels); };
+      return std::any_of(own->terms.affinity.begin(), own->terms.affinity.end(), by) ||
+             std::any_of(own->terms.anti_affinity.begin(), own->terms.anti_affinity.end(), by) ||
+             std::any_of(own->spread.begin(), own->spread.end(), by);
+    };
     for (const auto& [pod, t] : tasks) {
       ++f.counted_;
       if (!occupies(t)) continue;
+      auto [set, fresh] = selected.try_emplace(t.labels, false);
+      if (fresh) set->second = any_selects(tasks.labels_of(t));
+      if (!set->second) continue;
       std::string_view pod_ns = namespace_of_key(pod);
       if (!wanted_ns(pod_ns)) continue;
-      f.placed_.push_back({pod_ns, &tasks.labels_of(t), tasks.agent_of(t), t.deleted || t.evicted, terms_of(pod)});
+      f.placed_.push_back({pod_ns, &tasks.labels_of(t), tasks.agent_of(t), t.deleted || t.evicted, nullptr});
     }
   }
-  // The holders elsewhere: only their anti-affinity matters.
+  // The anti-affinity holders: their terms bind it wherever they are (their
+  // labels, if its own terms select them, were counted above).
   for (const auto& [pod, h] : holders) {
     const PodTask* t = tasks.by_pod(pod);
     if (!t || !occupies(*t)) continue;
-    std::string_view pod_ns = namespace_of_key(pod);
-    if (wanted_ns(pod_ns)) continue;  // walked above
     ++f.counted_;
-    f.placed_.push_back({pod_ns, nullptr, tasks.agent_of(*t), t->deleted || t->evicted, &h->terms});
+    f.placed_.push_back({namespace_of_key(pod), nullptr, tasks.agent_of(*t), t->deleted || t->evicted, &h->terms});
   }
   for (const Planned& p : planned) {
     f.planned_labels_.push_back(p.needs->labels);
@@ -90,9 +91,14 @@ std::optional<InterPodFilters> InterPodFilters::build(std::string_view key, cons
   if (own && !own->spread.empty()) {
     std::vector<SpreadNode> nodes;
     nodes.reserve(agents.size());
+    const LabelSelector selector = LabelSelector::equals_all(needs.node_selector);
+    bool honor_taints =
+        std::any_of(own->spread.begin(), own->spread.end(), [](const SpreadConstraint& c) { return c.honor_taints; });
     for (const auto& [name, a] : agents) {
-      bool tolerated = !cordon_misfit(needs, hub.cordoned(name)) && !taint_misfit(needs, hub.taints(name));
-      nodes.push_back({name, &a->labels, matches_node_affinity(needs, *a), tolerated});
+      bool tolerated = !honor_taints || (!cordon_misfit(needs, hub.cordoned(name)) &&
+                                         (!hub.tainted() || !taint_misfit(needs, hub.taints(name))));
+      bool affine = selector.matches(a->labels) && node_affinity_matches(needs.node_affinity, a->labels, a->hostname);
+      nodes.push_back({name, &a->labels, affine, tolerated});
     }
     f.spread_.emplace(ns, needs.labels, own->spread, f.placed_, nodes);
   }
