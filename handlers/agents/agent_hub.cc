@@ -369,7 +369,7 @@ void AgentHub::post_message(RequestContext& ctx) {
   constexpr size_t kKept = 8, kKeptBytes = 1024;
   auto& kept = agent->messages;
   kept.push_back({m.executor_id, m.data.substr(0, kKeptBytes), m.data.size(), clock_.unix_ms()});
-  if (kept.size() > kKept) kept.pop_front();
+  if (kept.size() > kKept) kept.erase(kept.begin());
   ctx.reply(json_response(200, "{}"));
 }
 
@@ -405,7 +405,7 @@ void AgentHub::post_executor_lost(RequestContext& ctx) {
   log_warn("executor_lost").kv("agent", host).kv("executor", lost.executor_id).kv("status", lost.status);
   auto& kept = agent->executor_losses;
   kept.push_back({lost.executor_id, lost.status, clock_.unix_ms()});
-  if (kept.size() > 8) kept.pop_front();
+  if (kept.size() > 8) kept.erase(kept.begin());
   ctx.reply(json_response(200, "{}"));
   // Its tasks may have gone with it: the agent is asked about them at once.
   if (events_) events_->executor_lost(host);

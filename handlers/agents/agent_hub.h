@@ -94,8 +94,10 @@ class AgentHub {
       int64_t status = 0;
       int64_t unix_ms = 0;
     };
-    std::deque<KeptMessage> messages;
-    std::deque<KeptLoss> executor_losses;
+    // Vectors, not deques: an empty std::deque allocates ~600 B, twice per
+    // agent (6 MB at 5,000 agents, nearly all of them never sent a message).
+    std::vector<KeptMessage> messages;
+    std::vector<KeptLoss> executor_losses;
   };
 
   AgentHub(Clock& clock, MetricsRegistry& metrics, Settings settings);
