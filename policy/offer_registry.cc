@@ -39,9 +39,16 @@ uint64_t OfferRegistry::next_for(const Entry& e) const {
   return next;
 }
 
+void OfferRegistry::unindex(Entry& e) {
+  if (!e.has_deadline) return;
+  deadlines_.erase(e.deadline_it);
+  e.has_deadline = false;
+}
+
 void OfferRegistry::index(Entries::iterator it) {
   const std::string& id = it->first;
   Entry& e = it->second;
+  unindex(e);
   if (e.state == State::kExpired && e.decline_at == 0) {
     // Nothing left to do but remember the id until it is purged: keep only
     // that (agents re-offer every few seconds, so thousands linger at a time).
@@ -51,7 +58,10 @@ void OfferRegistry::index(Entries::iterator it) {
     entries_.erase(it);
     return;
   }
-  if (uint64_t t = next_for(e)) deadlines_.emplace(t, id);
+  if (uint64_t t = next_for(e)) {
+    e.deadline_it = deadlines_.emplace(t, id);
+    e.has_deadline = true;
+  }
 }
 
 void OfferRegistry::unlink_live(Entry& e) {
@@ -128,6 +138,7 @@ void OfferRegistry::consume(const std::string& id) {
   if (it == entries_.end()) return;
   if (!it->second.claimant.empty()) claims_.erase(it->second.claimant);
   unlink_live(it->second);
+  unindex(it->second);
   entries_.erase(it);
 }
 
@@ -199,6 +210,7 @@ bool OfferRegistry::step(Entries::iterator it, uint64_t now, std::vector<Decline
   }
   if (e.state == State::kExpired && e.decline_at == 0 && e.purge_at <= now) {
     unlink_live(e);
+    unindex(e);
     entries_.erase(it);
     return false;
   }
@@ -218,9 +230,13 @@ std::vector<OfferRegistry::Declined> OfferRegistry::tick(uint64_t now) {
     std::string id = std::move(deadlines_.begin()->second);
     deadlines_.erase(deadlines_.begin());
     auto it = entries_.find(id);
-    if (it == entries_.end()) continue;  // purged or consumed since
+    if (it == entries_.end()) continue;  // (cannot be: an entry takes its item out as it goes)
+    it->second.has_deadline = false;     // that was its one item
     uint64_t current = next_for(it->second);
-    if (current != at && current > now) continue;  // a stale item: a newer one is indexed
+    if (current != at && current > now) {  // its deadline moved later without an index (a claim): filed again
+      index(it);
+      continue;
+    }
     if (step(it, now, &declined)) index(it);
   }
   return declined;

@@ -42,7 +42,7 @@ std::vector<std::string> sample_pods() {
       meta += R"(,"annotations":{"uvsched.io/bindingHost":")" + host + R"(","uvsched.io/taskId":"pod.)" + ns + "." + n +
               "." + std::to_string(100000000000 + i) + R"(","uvsched.io/agentId":")" + host + "-" +
               std::to_string(1764000000000 + i * 977) + R"(","uvsched.io/offerId":")" + host + "-o" +
-              std::to_string(i) + "\"}";
+              std::to_string(i) + R"(","uvsched.io/launchedImages":"[\")" + (i % 2 ? "nginx:1.25" : "i") + R"(\"]"})";
     }
     std::string spec = R"(},"spec":{"containers":[{"name":"c)" + std::to_string(i % 3) + R"(","image":")" +
                        (i % 2 ? "nginx:1.25" : "i") + "\"";
@@ -53,6 +53,8 @@ std::vector<std::string> sample_pods() {
     if (i % 3 == 2) spec += R"(,"limits":{"cpu":"1","memory":"256Mi"})";
     spec += "}}]";
     if (i % 7 == 3) spec += R"(,"nodeSelector":{"zone":"edge"})";
+    spec +=
+        R"(,"priority":)" + std::string(i % 9 == 4 ? "1000" : "0") + R"(,"preemptionPolicy":"PreemptLowerPriority")";
     spec += std::string(R"(,"restartPolicy":")") + (i % 4 == 1 ? "Never" : "Always") +
             R"(","dnsPolicy":"ClusterFirst","terminationGracePeriodSeconds":30,"schedulerName":"uvsched")";
     if (bound) spec += R"(,"nodeName":")" + host + "\"";
@@ -60,7 +62,7 @@ std::vector<std::string> sample_pods() {
     if (phase == "Running" && i % 8 != 1) {
       // As an agent that reports the pod's status (TASK_RUNNING's data) leaves it.
       std::string container = "c" + std::to_string(i % 3);
-      std::string status = R"(},"status":{"phase":"Running","conditions":[)";
+      std::string status = R"(},"status":{"phase":"Running","startTime":")" + std::string(ts) + R"(","conditions":[)";
       for (const char* type : {"Initialized", "Ready", "ContainersReady", "PodScheduled"}) {
         status += std::string(R"({"type":")") + type + R"(","status":"True","lastTransitionTime":")" + ts + "\"},";
       }
@@ -71,10 +73,16 @@ std::vector<std::string> sample_pods() {
       out.push_back(meta + spec + status);
       continue;
     }
-    std::string status = R"(},"status":{"phase":")" + phase + R"(","conditions":[{"type":"PodScheduled",)";
+    std::string status = R"(},"status":{"phase":")" + phase + "\"";
+    if (bound) status += R"(,"startTime":")" + std::string(ts) + "\"";
+    status += R"(,"conditions":[{"type":"PodScheduled",)";
     status += bound ? R"("status":"True",)"
-                    : R"("status":"False","reason":"Unschedulable","message":"no offer fits: 0 of )" +
-                          std::to_string(i * 13 % 5000) + R"( offers have enough cpus",)";
+                    : R"("status":"False","reason":"Unschedulable","message":"0/)" + std::to_string(i * 13 % 5000) +
+                          R"( nodes are available: )" + std::to_string(i * 7 % 5000) +
+                          R"( Insufficient cpu. pod requests cpu 0.5, memory 128Mi; there are no free offers. Queue )"
+                          R"(position 1 of )" +
+                          std::to_string(1 + i % 40) +
+                          R"( waiting when this was written (GET /v1/queue has the order now).",)";
     status += R"("lastTransitionTime":")" + std::string(ts) + "\"}]}}";
     out.push_back(meta + spec + status);
   }

@@ -89,7 +89,7 @@ TEST(EtcdValues, AnotherDictionarysValueIsRefusedAndLeftAsStored) {
 // packed, when told their dictionaries; new values are packed against its own.
 TEST(EtcdValues, AnEarlierReleasesValuesStayReadable) {
   std::vector<std::string> before = pod_value_dictionaries_before();
-  ASSERT_EQ(before.size(), 2u);
+  ASSERT_EQ(before.size(), 3u);
   EtcdValues now(pod_value_dictionary(), true, before);
   std::string by_now = now.encode(kPod);
   std::string read = by_now;

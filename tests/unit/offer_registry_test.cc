@@ -89,6 +89,27 @@ TEST_F(OfferRegistryTest, LingeringOffersKeepOnlyTheirIdUntilPurged) {
   EXPECT_TRUE(reg.add(offer("gone", "a", 1, 512), 120'011));  // purged: the id is free again
 }
 
+// An offer consumed by a launch takes its deadline with it: the index holds
+// one item per offer still there, not the expiry of every offer used in the
+// last TTL (100k pods placed in seconds left tens of thousands, megabytes).
+TEST_F(OfferRegistryTest, AConsumedOfferLeavesNoDeadlineBehind) {
+  for (int i = 0; i < 100; ++i) {
+    std::string id = "o" + std::to_string(i);
+    ASSERT_TRUE(reg.add(offer(id, "a", 1, 512), i));
+    ASSERT_NE(reg.acquire_first(kAny, "p" + std::to_string(i), i), nullptr);
+    reg.consume(id);
+  }
+  EXPECT_EQ(reg.size(), 0u);
+  EXPECT_FALSE(reg.next_deadline().has_value());
+  reg.add(offer("live", "a", 1, 512), 200);
+  EXPECT_EQ(reg.next_deadline(), 5'200u);
+  // A claim moves its deadline without indexing it: the item popped is filed again, not lost.
+  reg.acquire_first(kAny, "q", 300);
+  reg.tick(5'200);
+  reg.release("live", 5'300);  // out of time while held: declined two TTLs on, then lingers
+  EXPECT_EQ(reg.next_deadline(), 15'300u);
+}
+
 TEST_F(OfferRegistryTest, AReleasedOfferIsDeclinedTwoTtlsAfterRelease) {
   reg.add(offer("o1", "a", 1, 512), 0);
   reg.acquire_first(kAny, "p", 100);
