@@ -1,5 +1,6 @@
 #include "policy/pod_task_registry.h"
 
+#include <cassert>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -91,18 +92,18 @@ PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task, const Labe
     } else {
       task.labels = slot->task.labels;
     }
-    if (slot->task.agent != task.agent) {
-      by_agent_[slot->task.agent].erase(slot);
-      by_agent_[task.agent].insert(slot);
-    }
+    bool moved = slot->task.agent != task.agent;
+    if (moved) unlink_agent(slot);
     count_victim(slot->task, -1);
     count_victim(task, +1);
     cpus_held_ += task.cpus - slot->task.cpus;
     mem_mib_held_ += task.mem_mib - slot->task.mem_mib;
-    return slot->task = task;
+    slot->task = task;
+    if (moved) link_agent(slot);
+    return slot->task;
   }
   Slot* slot = tasks_.insert(make_slot(pod_key, task)).first->get();
-  by_agent_[task.agent].insert(slot);
+  link_agent(slot);
   count_victim(task, +1);
   cpus_held_ += task.cpus;
   mem_mib_held_ += task.mem_mib;
@@ -112,10 +113,7 @@ PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task, const Labe
 void PodTaskRegistry::erase_pod(std::string_view pod_key) {
   auto it = tasks_.find(pod_key);
   if (it == tasks_.end()) return;
-  if (auto a = by_agent_.find((*it)->task.agent); a != by_agent_.end()) {
-    a->second.erase(it->get());
-    if (a->second.empty()) by_agent_.erase(a);
-  }
+  unlink_agent(it->get());
   count_victim((*it)->task, -1);
   label_sets_.release((*it)->task.labels);
   cpus_held_ -= (*it)->task.cpus;
@@ -145,6 +143,23 @@ void PodTaskRegistry::mark_deleted(PodTask& task) {
 void PodTaskRegistry::mark_evicted(PodTask& task) {
   count_victim(task, -1);
   task.evicted = true;
+}
+
+void PodTaskRegistry::link_agent(Slot* s) {
+  std::vector<Slot*>& list = by_agent_[s->task.agent];
+  s->agent_pos = static_cast<uint32_t>(list.size());
+  list.push_back(s);
+}
+
+void PodTaskRegistry::unlink_agent(Slot* s) {
+  auto a = by_agent_.find(s->task.agent);
+  assert(a != by_agent_.end() && s->agent_pos < a->second.size() && a->second[s->agent_pos] == s);
+  std::vector<Slot*>& list = a->second;
+  Slot* last = list.back();
+  list[s->agent_pos] = last;
+  last->agent_pos = s->agent_pos;
+  list.pop_back();
+  if (list.empty()) by_agent_.erase(a);
 }
 
 std::vector<std::pair<std::string_view, const PodTask*>> PodTaskRegistry::on_agent(uint32_t agent) const {

@@ -101,6 +101,7 @@ class PodTaskRegistry {
   struct Slot {
     PodTask task;
     uint32_t key_size = 0;
+    uint32_t agent_pos = 0;  // its place in by_agent_'s list for its agent (in the padding: a Slot stays 48 B)
     std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), key_size}; }
   };
   struct SlotFree {
@@ -145,7 +146,11 @@ class PodTaskRegistry {
 
  private:
   Set tasks_;  // by pod key
-  absl::flat_hash_map<uint32_t, absl::flat_hash_set<const Slot*>> by_agent_;
+  // Each agent's tasks, a list each (a task knows its place, so it leaves in
+  // O(1)): a hash set per agent took ~3 MB at 5,000 agents and 100k tasks.
+  absl::flat_hash_map<uint32_t, std::vector<Slot*>> by_agent_;
+  void link_agent(Slot* s);    // under s->task.agent
+  void unlink_agent(Slot* s);  // from under s->task.agent
   // How many possible victims (is_victim) each agent has, by their priority.
   std::map<int32_t, absl::flat_hash_map<uint32_t, uint32_t>> victims_;
   double cpus_held_ = 0, mem_mib_held_ = 0;
