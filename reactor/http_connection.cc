@@ -241,8 +241,8 @@ bool HttpConnection::count_header_bytes(size_t len, int status) {
 
 int HttpConnection::on_message_begin(llhttp_t* p) {
   auto* self = from_parser(p);
-  self->request_ = HttpRequest{};
-  self->request_.headers.reserve(kUsualHeaderCount);
+  self->request_ = std::make_unique<HttpRequest>();
+  self->request_->headers.reserve(kUsualHeaderCount);
   self->header_value_next_ = false;
   self->value_started_ = false;
   self->header_bytes_ = 0;
@@ -254,14 +254,14 @@ int HttpConnection::on_message_begin(llhttp_t* p) {
 int HttpConnection::on_url(llhttp_t* p, const char* at, size_t len) {
   auto* self = from_parser(p);
   if (!self->count_header_bytes(len, 414)) return HPE_USER;
-  self->request_.target.append(at, len);
+  self->request_->target.append(at, len);
   return HPE_OK;
 }
 
 int HttpConnection::on_header_field(llhttp_t* p, const char* at, size_t len) {
   auto* self = from_parser(p);
   if (!self->count_header_bytes(len, 431)) return HPE_USER;
-  auto& headers = self->request_.headers;
+  auto& headers = self->request_->headers;
   if (headers.empty() || self->header_value_next_) {
     headers.emplace_back();
     self->header_value_next_ = false;
@@ -282,7 +282,7 @@ int HttpConnection::on_header_value(llhttp_t* p, const char* at, size_t len) {
   self->value_started_ = true;
   self->value_piece_cut_ = at + len == self->input_end_;
   self->header_value_next_ = true;
-  if (!self->request_.headers.empty()) self->request_.headers.back().value.append(at, len);
+  if (!self->request_->headers.empty()) self->request_->headers.back().value.append(at, len);
   return HPE_OK;
 }
 
@@ -293,14 +293,14 @@ int HttpConnection::on_headers_complete(llhttp_t* p) {
     self->limit_status_ = 413;
     return -1;
   }
-  if ((self->bad_head_ = host_error(p, self->request_.headers)) != nullptr) return -1;
-  to_origin_form(self->request_.target);
-  self->request_.method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
-  if (self->tls_) self->request_.peer_name = self->tls_->peer_name();
-  self->request_.peer_address = self->peer_address_;
+  if ((self->bad_head_ = host_error(p, self->request_->headers)) != nullptr) return -1;
+  to_origin_form(self->request_->target);
+  self->request_->method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
+  if (self->tls_) self->request_->peer_name = self->tls_->peer_name();
+  self->request_->peer_address = self->peer_address_;
   // Credentials are judged on the head, before a byte of the body is read
   // or "100 Continue" invites it.
-  HeadCheck check = self->server_->handler_.check_head(self->request_);
+  HeadCheck check = self->server_->handler_.check_head(*self->request_);
   if (self->over_limit_ && !check.refusal && !check.serve_over_limit) {
     check.refusal = HttpServer::too_many_connections();
   }
@@ -312,11 +312,11 @@ int HttpConnection::on_headers_complete(llhttp_t* p) {
     self->refuse(std::move(*check.refusal));
     return HPE_PAUSED;  // the body is never read: the connection closes once the answer is out
   }
-  self->request_.head_checked = true;
-  self->request_.principal = std::move(check.principal);
+  self->request_->head_checked = true;
+  self->request_->principal = std::move(check.principal);
   // curl and others wait for "100 Continue" before a large body; say it only
   // when no earlier response is still owed, so responses stay in order.
-  const std::string* expect = self->request_.header("Expect");
+  const std::string* expect = self->request_->header("Expect");
   if (expect && iequals(*expect, "100-continue") && self->exchanges_.empty()) {
     self->write_out("HTTP/1.1 100 Continue\r\n\r\n");
   }
@@ -325,11 +325,11 @@ int HttpConnection::on_headers_complete(llhttp_t* p) {
 
 int HttpConnection::on_body(llhttp_t* p, const char* at, size_t len) {
   auto* self = from_parser(p);
-  if (self->request_.body.size() + len > self->server_->limits_.max_body_bytes) {
+  if (self->request_->body.size() + len > self->server_->limits_.max_body_bytes) {
     self->limit_status_ = 413;
     return HPE_USER;
   }
-  self->request_.body.append(at, len);
+  self->request_->body.append(at, len);
   return HPE_OK;
 }
 
@@ -337,7 +337,7 @@ int HttpConnection::on_message_complete(llhttp_t* p) {
   auto* self = from_parser(p);
   self->in_message_ = false;
   // Past the connection limit a connection serves one request and closes.
-  self->request_.keep_alive = llhttp_should_keep_alive(p) != 0 && !self->over_limit_;
+  self->request_->keep_alive = llhttp_should_keep_alive(p) != 0 && !self->over_limit_;
   self->dispatch();
   if (self->no_more_requests_) return HPE_PAUSED;  // Connection: close: ignore what follows
   return self->has_room() ? HPE_OK : HPE_PAUSED;
@@ -346,35 +346,38 @@ int HttpConnection::on_message_complete(llhttp_t* p) {
 void HttpConnection::dispatch() {
   auto ex = std::make_shared<detail::Exchange>();
   ex->conn = this;
-  ex->keep_alive = request_.keep_alive;
-  ex->head = request_.method == "HEAD";
-  ex->method = request_.method;
+  ex->keep_alive = request_->keep_alive;
+  ex->head = request_->method == "HEAD";
+  ex->method = request_->method;
   ex->start_ns = uv_hrtime();
-  if (!request_.keep_alive) no_more_requests_ = true;  // (peer_name was set with the head)
+  if (!request_->keep_alive) no_more_requests_ = true;  // (peer_name was set with the head)
   exchanges_.push_back(ex);
-  server_->handler_.handle(request_, Responder(std::move(ex)));
-  // The handler has what it needs (the next request would reset it anyway);
+  server_->handler_.handle(*request_, Responder(std::move(ex)));
+  // The handler has what it needs (the next request would make a new one);
   // freed now, because a stream's connection (an agent's) may never send
   // another request and would hold the headers and body for its lifetime.
-  request_ = HttpRequest{};
+  request_.reset();
 }
 
 void HttpConnection::refuse(HttpResponse&& response) {
   auto ex = std::make_shared<detail::Exchange>();
   ex->conn = this;
   ex->keep_alive = false;
-  ex->head = request_.method == "HEAD";
-  ex->method = request_.method.empty() ? std::string_view("-") : request_.method;
+  std::string_view method = request_ ? request_->method : std::string_view();
+  ex->head = method == "HEAD";
+  ex->method = method.empty() ? std::string_view("-") : method;
   ex->start_ns = uv_hrtime();
   exchanges_.push_back(ex);
   no_more_requests_ = true;
   in_message_ = false;
-  request_ = HttpRequest{};
+  request_.reset();
   Responder(std::move(ex)).send(std::move(response));
 }
 
 void HttpConnection::fail(int status, std::string_view message) {
-  refuse(server_->handler_.refusal(status, message, request_));
+  // A failure between requests (a bad first byte, a TLS error) has no request.
+  static const HttpRequest kNoRequest;
+  refuse(server_->handler_.refusal(status, message, request_ ? *request_ : kNoRequest));
 }
 
 // ---- writing -------------------------------------------------------------

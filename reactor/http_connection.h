@@ -77,38 +77,44 @@ class HttpConnection {
   HttpServer* server_;
   uv_tcp_t tcp_;
   llhttp_t parser_;
-  HttpRequest request_;  // the request being parsed
-  bool header_value_next_ = false;
+  // The request being parsed: made at its first byte and gone once
+  // dispatched, so an agent's connection, which holds a stream for its whole
+  // life, does not carry an empty one (~200 B each, thousands of agents).
+  std::unique_ptr<HttpRequest> request_;
   // Folded header lines (obs-fold, RFC 9112 5.2) are refused: llhttp joins
   // them, and a value split over two reads looks the same but for where its
   // pieces lie: a split's first ends the bytes of one read and its second
   // begins the next; a fold's do not.
   const char* input_begin_ = nullptr;  // of the bytes being parsed
   const char* input_end_ = nullptr;
-  bool value_piece_cut_ = false;    // the header value's last piece ended at input_end_
-  bool value_started_ = false;      // a piece of the current header value was seen
   const char* bad_head_ = nullptr;  // why a head is malformed, when llhttp could not tell
   size_t header_bytes_ = 0;
-  int limit_status_ = 0;  // 413/414/431 when a limit stopped the parser
-  bool in_message_ = false;
   uint64_t message_started_ms_ = 0;
+  int limit_status_ = 0;  // 413/414/431 when a limit stopped the parser
+
+  // The flags lie together: strewn between the wider members, each took a
+  // word of padding (the connection fell into a larger allocation class).
+  bool header_value_next_ = false;
+  bool value_piece_cut_ = false;  // the header value's last piece ended at input_end_
+  bool value_started_ = false;    // a piece of the current header value was seen
+  bool in_message_ = false;
+  bool parser_paused_ = false;
+  bool reading_ = false;
+  bool in_read_ = false;         // inside on_read: flush once at its end
+  bool flush_deferred_ = false;  // queued with the server for its next turn
+  bool no_more_requests_ = false;
+  bool authenticated_ = false;  // a request on it showed valid credentials
+  bool on_probation_ = false;   // in the server's list of those that have not
+  bool over_limit_ = false;     // accepted past max_connections: one request, served only if it must be
+  bool closing_ = false;
 
   // A vector, not a deque: a deque allocates ~600 B up front, and an agent's
   // connection (thousands of them) holds one exchange for its whole life.
   // At most max_pipelined, so taking from the front is cheap.
   std::vector<std::shared_ptr<detail::Exchange>> exchanges_;
   std::string paused_input_;  // unparsed bytes while the pipeline is full
-  bool parser_paused_ = false;
-  bool reading_ = false;
-  bool in_read_ = false;         // inside on_read: flush once at its end
-  bool flush_deferred_ = false;  // queued with the server for its next turn
-  size_t flush_slot_ = 0;        // ... at this index of its list
-  bool no_more_requests_ = false;
-  bool authenticated_ = false;  // a request on it showed valid credentials
-  bool on_probation_ = false;   // in the server's list of those that have not
-  bool over_limit_ = false;     // accepted past max_connections: one request, served only if it must be
+  size_t flush_slot_ = 0;     // the index of its flush_deferred_ entry in the server's list
   std::list<HttpConnection*>::iterator probation_it_;
-  bool closing_ = false;
   size_t writes_in_flight_ = 0;
   size_t queued_bytes_ = 0;  // in those writes: this connection's part of the server's buffered output
   size_t held_bytes_ = 0;    // and its streams' snapshots (set_held)
