@@ -26,7 +26,7 @@ uint32_t LabelSets::acquire(const Labels& labels) {
     id = static_cast<uint32_t>(sets_.size());
     sets_.emplace_back();
   }
-  sets_[id] = Set{labels, text, 1};
+  sets_[id] = Set{labels, text, 1, ++births_};
   ids_.emplace(std::move(text), id);
   return id;
 }

@@ -24,6 +24,10 @@ class LabelSets {
   // Held once less: freed (and its number reused) when no one holds it.
   void release(uint32_t id);
   const Labels& get(uint32_t id) const { return sets_.at(id).labels; }
+  // When the set now numbered `id` was made (a count of the sets made): a
+  // number is reused once its set is freed, and what was learnt of the old
+  // set (by number) must not be taken for the new one.
+  uint64_t born(uint32_t id) const { return sets_.at(id).born; }
   // Distinct sets held, the empty one not counted.
   size_t size() const { return ids_.size(); }
 
@@ -32,9 +36,11 @@ class LabelSets {
     Labels labels;
     std::string text;  // its key in ids_
     uint32_t holders = 0;
+    uint64_t born = 0;
   };
   std::vector<Set> sets_;
   std::vector<uint32_t> free_;
+  uint64_t births_ = 0;
   absl::flat_hash_map<std::string, uint32_t> ids_;
 };
 

@@ -49,6 +49,9 @@ void PendingReason::saw(const Offer& offer, std::optional<MisfitKind> misfit) {
   }
   if (!agents_.insert(offer.agent).second) return;  // counted by its first offer
   counts_[misfit ? static_cast<size_t>(*misfit) : kKinds - 1] += 1;
+  if (misfit && *misfit != MisfitKind::kCpu && *misfit != MisfitKind::kMemory && *misfit != MisfitKind::kPorts) {
+    refused_until_change_.push_back(offer.agent);
+  }
 }
 
 std::string PendingReason::message(const PodNeeds& pod, size_t agents) const {

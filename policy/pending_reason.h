@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "policy/placement.h"
 
@@ -29,6 +30,11 @@ class PendingReason {
   size_t offers() const { return offers_; }
   // The message, for a pod that needs `pod`, with `agents` agents known.
   std::string message(const PodNeeds& pod, size_t agents) const;
+  // The agents weighed that refused the pod for what stays as it is until
+  // the nodes or the placed pods change (a selector, a taint, a cordon,
+  // inter-pod terms): a new offer of theirs, with more room, would change
+  // nothing. Not those short of room or not connected.
+  const std::vector<std::string_view>& refused_until_change() const { return refused_until_change_; }
 
  private:
   static constexpr size_t kKinds = 13;  // MisfitKind's twelve, and not connected
@@ -37,6 +43,7 @@ class PendingReason {
   // weighed against every offer on each try, and copying thousands of names
   // into a tree was most of the cost of a try.
   absl::flat_hash_set<std::string_view> agents_;
+  std::vector<std::string_view> refused_until_change_;
   size_t offers_ = 0;
   // The offer with the most cpus, then memory, of those weighed.
   bool any_ = false;

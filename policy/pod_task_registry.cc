@@ -87,12 +87,11 @@ PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task, const Labe
   task.labels = labels ? label_sets_.acquire(*labels) : 0;
   if (auto it = tasks_.find(pod_key); it != tasks_.end()) {
     Slot* slot = it->get();
-    if (labels) {
-      label_sets_.release(slot->task.labels);
-    } else {
-      task.labels = slot->task.labels;
-    }
+    if (!labels) task.labels = slot->task.labels;
     bool moved = slot->task.agent != task.agent;
+    bool recounted = moved || task.labels != slot->task.labels;
+    if (recounted) tell(pod_key, slot->task.labels, PlacedChange::kUncounted);
+    if (labels) label_sets_.release(slot->task.labels);  // after it was told of: its set is still there
     if (moved) unlink_agent(slot);
     count_victim(slot->task, -1);
     count_victim(task, +1);
@@ -100,6 +99,7 @@ PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task, const Labe
     mem_mib_held_ += task.mem_mib - slot->task.mem_mib;
     slot->task = task;
     if (moved) link_agent(slot);
+    if (recounted) tell(pod_key, task.labels, PlacedChange::kCounted);
     return slot->task;
   }
   Slot* slot = tasks_.insert(make_slot(pod_key, task)).first->get();
@@ -107,12 +107,14 @@ PodTask& PodTaskRegistry::add(std::string_view pod_key, PodTask task, const Labe
   count_victim(task, +1);
   cpus_held_ += task.cpus;
   mem_mib_held_ += task.mem_mib;
+  tell(pod_key, task.labels, PlacedChange::kCounted);
   return slot->task;
 }
 
 void PodTaskRegistry::erase_pod(std::string_view pod_key) {
   auto it = tasks_.find(pod_key);
   if (it == tasks_.end()) return;
+  tell(pod_key, (*it)->task.labels, PlacedChange::kUncounted);
   unlink_agent(it->get());
   count_victim((*it)->task, -1);
   label_sets_.release((*it)->task.labels);
@@ -135,8 +137,9 @@ void PodTaskRegistry::count_victim(const PodTask& t, int delta) {
   if (p->second.empty()) victims_.erase(p);
 }
 
-void PodTaskRegistry::mark_deleted(PodTask& task) {
+void PodTaskRegistry::mark_deleted(std::string_view pod_key, PodTask& task) {
   count_victim(task, -1);
+  if (!task.deleted) tell(pod_key, task.labels, PlacedChange::kUncounted);
   task.deleted = true;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,6 +61,17 @@ class PodTaskRegistry {
   // those of the task it replaces (none for a new one).
   PodTask& add(std::string_view pod_key, PodTask task, const Labels* labels = nullptr);
   void erase_pod(std::string_view pod_key);
+
+  // Told of each change to the placed pods the inter-pod filters count: a
+  // task counted on its agent (added, or moved there) or no longer counted
+  // there (erased, moved away, or marked deleted: a spread counts no pod
+  // being deleted), with its pod's label set. One observer; a registry made
+  // anew has none.
+  enum class PlacedChange : uint8_t { kCounted, kUncounted };
+  using PlacedObserver = std::function<void(std::string_view pod_key, uint32_t label_set, PlacedChange)>;
+  void observe_placed(PlacedObserver observer) { observer_ = std::move(observer); }
+  const Labels& label_set(uint32_t set) const { return label_sets_.get(set); }
+  uint64_t label_set_born(uint32_t set) const { return label_sets_.born(set); }
   size_t size() const { return tasks_.size(); }
   // What all the tasks hold, kept as they come and go (the status page asks
   // every few seconds; summing 100k tasks each time took ~5 ms of the loop).
@@ -72,7 +84,7 @@ class PodTaskRegistry {
   // a pod group's member (a gang is kept whole). Its flags are set through
   // these, so the index below stays true.
   static bool is_victim(const PodTask& t) { return !t.deleted && !t.evicted && !t.grouped; }
-  void mark_deleted(PodTask& task);
+  void mark_deleted(std::string_view pod_key, PodTask& task);  // topology spread counts it no more: told
   void mark_evicted(PodTask& task);
   // The lowest priority of any possible victim; nullopt when there is none.
   std::optional<int32_t> lowest_victim_priority() const {
@@ -157,6 +169,10 @@ class PodTaskRegistry {
   std::vector<std::string> agent_names_;
   absl::flat_hash_map<std::string, uint32_t, Hash, Eq> agent_ids_;  // looked up by string_view, no copy
   LabelSets label_sets_;
+  PlacedObserver observer_;
+  void tell(std::string_view pod_key, uint32_t set, PlacedChange change) const {
+    if (observer_) observer_(pod_key, set, change);
+  }
 };
 
 }  // namespace uvsched

@@ -152,6 +152,20 @@ PodScheduler::PodScheduler(Store& store, Clock& clock, AgentHub& hub, PodWriter&
     emit(labels({{"state", "launched"}}), pending);
     emit(labels({{"state", "running"}}), running);
   });
+  observe_tasks();
+}
+
+void PodScheduler::observe_tasks() {
+  tasks_.observe_placed([this](std::string_view pod_key, uint32_t set, PodTaskRegistry::PlacedChange change) {
+    placed_changed(pod_key, set, change);
+  });
+}
+
+void PodScheduler::placed_changed(std::string_view pod_key, uint32_t set, PodTaskRegistry::PlacedChange change) {
+  if (kept_out_.empty()) return;
+  bool counted = change == PodTaskRegistry::PlacedChange::kCounted;
+  bool held_anti_affinity = !counted && anti_affinity_.contains(absl::string_view(pod_key.data(), pod_key.size()));
+  kept_out_.placed_changed(set, tasks_.label_set_born(set), tasks_.label_set(set), counted, held_anti_affinity);
 }
 
 PodScheduler::~PodScheduler() {
@@ -174,6 +188,8 @@ void PodScheduler::forget_everything() {
   for (const auto& [key, p] : pending_) keys.push_back(key);
   for (const auto& key : keys) drop_pending(key);
   tasks_ = PodTaskRegistry();
+  observe_tasks();
+  kept_out_.clear();
   queue_ = DelayQueue();
   backoff_ = PodBackoff();
   lifecycle_.clear();
@@ -409,7 +425,7 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
     }
     if (const Offer* held = hub_.offers().held_by(key)) hub_.release_offer(held->id);
     if (PodTask* task = tasks_.by_pod(key); task && !task->deleted) {
-      tasks_.mark_deleted(*task);
+      tasks_.mark_deleted(key, *task);
       lifecycle_.kill(key, *task);  // deleted behind our back (straight in the store)
     }
     return;
@@ -430,6 +446,9 @@ void PodScheduler::on_pod(const KeyValue& kv, bool deleted) {
   // trees took over a gigabyte. The binding reads the stored pod.
   Pending& entry = pending_entry(key);
   entry.needs = pod_needs(*pod);
+  entry.kept_out_at.reset();  // what kept it out may not any more: the next offer may wake it
+  entry.refused_on.clear();
+  kept_out_.remove(key);
   entry.priority = priority_of(*pod);
   entry.grace_s = termination_grace_seconds(*pod);
   entry.preempt_never = preempt_never(*pod);
@@ -544,6 +563,7 @@ void PodScheduler::drop_pending(const std::string& key) {
   hub_.offers().unlisten(key);  // before the entry its filter points into goes
   nominations_.forget(key);
   affinity_waiters_.erase(key);
+  kept_out_.remove(key);
   pending_.erase(key);
   queue_.remove(key);
 }
@@ -626,14 +646,23 @@ void PodScheduler::try_place(const std::string& key) {
     return;
   }
   std::string reason = why_pending(search, entry.needs);
+  std::vector<uint32_t> refused = refused_until_change(search.seen);  // (read while the offers it names are there)
   if (!entry.preempt_never) {
     if (std::string preempted = preempt_for(key, entry, now); !preempted.empty()) reason += " " + preempted;
   }
-  wait_and_say(key, entry, reason, now);
+  wait_and_say(key, entry, reason, now, refused);
 }
 
-void PodScheduler::wait_and_say(const std::string& key, Pending& entry, const std::string& reason, uint64_t now) {
-  bool news = wait_for_offer(key, entry, reason, now);
+std::vector<uint32_t> PodScheduler::refused_until_change(const PendingReason& seen) {
+  std::vector<uint32_t> agents;
+  agents.reserve(seen.refused_until_change().size());
+  for (std::string_view name : seen.refused_until_change()) agents.push_back(tasks_.intern_agent(name));
+  return agents;
+}
+
+void PodScheduler::wait_and_say(const std::string& key, Pending& entry, const std::string& reason, uint64_t now,
+                                const std::vector<uint32_t>& refused) {
+  bool news = wait_for_offer(key, entry, reason, now, refused);
   // A pod that waits gives its cached copy up (a backlog of waiting pods
   // would hold them all); its binding, when an offer comes, reads it first.
   std::string cache_key = PodRegistry::kPodPrefix + key;
@@ -948,13 +977,41 @@ std::string PodScheduler::why_pending(const Search& s, const PodNeeds& needs) co
   return s.seen.message(needs, hub_.agents().size());
 }
 
-bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now) {
+bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now,
+                                  const std::vector<uint32_t>& refused) {
   placements_.add(unschedulable_label());
-  queue_.add(key, now + backoff_.next_delay(key, now), DelayQueue::Mode::kReplaceExisting);
+  // The agents that refused it, as long as nothing changed that may let it
+  // in: kube-scheduler's queueing hints, by agent, because here an agent's
+  // offers are its node events.
+  if (entry.kept_out_at != kept_out_.stamp()) entry.refused_on.clear();
+  for (uint32_t agent : refused) entry.refused_on.add(agent);
+  if (entry.refused_on.empty()) {
+    entry.kept_out_at.reset();
+    kept_out_.remove(key);
+  } else {
+    entry.kept_out_at = kept_out_.add(key, entry.needs.inter_pod);
+  }
+  uint64_t delay = backoff_.next_delay(key, now);
+  // A pod every agent refused is tried again once something changes that
+  // may let it in (an offer wakes it then); its timer is only a net for what
+  // is not followed, as kube-scheduler flushes its unschedulable pods every
+  // 5 minutes.
+  if (!entry.refused_on.empty() && entry.refused_on.count() >= hub_.agents().size()) {
+    delay = std::max(delay, kKeptOutRetryMs);
+  }
+  queue_.add(key, now + delay, DelayQueue::Mode::kReplaceExisting);
   if (entry.needs.inter_pod && !entry.needs.inter_pod->terms.affinity.empty()) affinity_waiters_.insert(key);
   // Two pointers: small enough for std::function to keep without allocating.
   // The filter goes (unlisten) before the pending entry does (drop_pending).
-  hub_.offers().listen(key, [this, n = &entry.needs](const Offer& o) { return fits(*n, o); });
+  // An offer of an agent that refused the pod passes it over and goes on to
+  // wake another, until something changed that may let the pod in.
+  hub_.offers().listen(key, [this, e = &entry](const Offer& o) {
+    if (e->kept_out_at == kept_out_.stamp()) {
+      std::optional<uint32_t> agent = tasks_.agent_index(o.agent);
+      if (agent && e->refused_on.has(*agent)) return false;
+    }
+    return fits(e->needs, o);
+  });
   if (entry.last_reason == reason) return false;
   entry.last_reason = reason;
   recent_.add(clock_.unix_ms(), SchedulingLog::Kind::kFailedScheduling, key, reason);
@@ -1022,7 +1079,7 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   entry.preempt_never = preempt_never(pod);
   entry.from_create = true;
   std::string reason = why_pending(search, entry.needs);
-  wait_for_offer(key, entry, reason, now);
+  wait_for_offer(key, entry, reason, now, refused_until_change(search.seen));
   arm_queue_timer();
   set_condition(pod, "PodScheduled", "False", "Unschedulable", with_position(key, reason), rfc3339(clock_.unix_ms()));
   return [this, key](bool written, int64_t, const std::string&) {
@@ -1168,7 +1225,8 @@ void PodScheduler::roll_back(const std::string& key, uint64_t serial, const std:
 
 void PodScheduler::cordon_changed(const std::string& agent, bool cordoned) {
   hub_.set_cordoned(agent, cordoned);
-  if (cordoned) return;           // what runs there stays; what waits is weighed without it from now on
+  if (cordoned) return;  // what runs there stays; what waits is weighed without it from now on
+  kept_out_.nodes_changed();
   std::vector<std::string> room;  // its live offers: pods waiting for room are woken as for new ones
   hub_.offers().for_each_live([&](const Offer& o) {
     if (o.agent == agent) room.push_back(o.id);
@@ -1179,6 +1237,7 @@ void PodScheduler::cordon_changed(const std::string& agent, bool cordoned) {
 void PodScheduler::taints_changed(const std::string& agent, std::vector<Taint> taints) {
   hub_.set_taints(agent, std::move(taints));
   lifecycle_.taints_changed(agent);
+  kept_out_.nodes_changed();
   std::vector<std::string> room;  // its live offers: pods waiting for a taint to go are woken
   hub_.offers().for_each_live([&](const Offer& o) {
     if (o.agent == agent) room.push_back(o.id);
@@ -1188,6 +1247,7 @@ void PodScheduler::taints_changed(const std::string& agent, std::vector<Taint> t
 
 void PodScheduler::node_labels_changed(const std::string& agent, LabelEdits edits) {
   hub_.set_label_edits(agent, std::move(edits));
+  kept_out_.nodes_changed();
   std::vector<std::string> room;  // its live offers: pods waiting for a label it now has are woken
   hub_.offers().for_each_live([&](const Offer& o) {
     if (o.agent == agent) room.push_back(o.id);
@@ -1220,6 +1280,7 @@ void PodScheduler::update_pod(const std::string& key, PodWriter::TextEdit edit, 
 
 void PodScheduler::agent_registered(const std::string& agent, bool reregistered) {
   log_debug("agent_registered").kv("agent", agent).kv("reregistered", reregistered ? "yes" : "no");
+  kept_out_.nodes_changed();  // a node more (its labels, a topology domain) may let a pod kept out in
   lifecycle_.agent_registered(agent);
 }
 

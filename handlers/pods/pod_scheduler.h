@@ -32,6 +32,7 @@
 #include "handlers/pods/scheduling_log.h"
 #include "handlers/router.h"
 #include "policy/delay_queue.h"
+#include "policy/kept_out_pods.h"
 #include "policy/nominations.h"
 #include "policy/pending_reason.h"
 #include "policy/placement.h"
@@ -141,6 +142,9 @@ class PodScheduler final : public AgentEvents {
   // How long a preemptor waits for the room its victims left to be offered
   // before it may preempt elsewhere.
   static constexpr uint64_t kNominationHoldMs = 30'000;
+  // How long a pod kept out (KeptOutPods) waits at most before it is tried
+  // again with nothing seen to change.
+  static constexpr uint64_t kKeptOutRetryMs = 300'000;
   struct Pending {
     PodNeeds needs;         // what placement reads of the pod
     std::string group;      // the pod group it belongs to ("ns/name"), or ""
@@ -151,7 +155,15 @@ class PodScheduler final : public AgentEvents {
     std::string last_reason;
     bool from_create = false;       // queued by its create: the watch's copy of the create is nothing new
     uint64_t waiting_since_ms = 0;  // monotonic: when it was first queued
+    // The agents that refused it for what no offer changes
+    // (PendingReason::refused_until_change), over its tries since the
+    // kept_out_ stamp last moved (kept_out_at: the stamp then). An offer of
+    // one of them does not wake it until the stamp moves again.
+    std::optional<uint64_t> kept_out_at;
+    AgentBits refused_on;
   };
+  // The agents `seen` says refused a pod until something changes, by number.
+  std::vector<uint32_t> refused_until_change(const PendingReason& seen);
   // One walk over the live offers for a pod: the first that fits (claimed
   // for `claimant` when given), or else what was seen and why it failed.
   struct Search {
@@ -194,7 +206,9 @@ class PodScheduler final : public AgentEvents {
   GroupPlan plan_group(const std::vector<std::string>& waiting, uint64_t now);
   // A waiting pod says why (its PodScheduled condition, once per new reason)
   // and backs off until an offer that fits arrives.
-  void wait_and_say(const std::string& key, Pending& entry, const std::string& reason, uint64_t now);
+  // `refused`: the agents that refused it until something changes (refused_until_change).
+  void wait_and_say(const std::string& key, Pending& entry, const std::string& reason, uint64_t now,
+                    const std::vector<uint32_t>& refused = {});
   // A pod that fits nowhere, with lower-priority pods running: evicts the
   // fewest and lowest on one agent (policy/preemption.h), records the node
   // as status.nominatedNodeName, and says what it did; empty when it cannot.
@@ -223,7 +237,11 @@ class PodScheduler final : public AgentEvents {
   void wake_affinity_waiters(const std::string& placed, const PodNeeds& needs);
   // A pod no offer fits: counted, backed off, queued for its next try and
   // listening for an offer that fits. True when `reason` is news to the pod.
-  bool wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now);
+  bool wait_for_offer(const std::string& key, Pending& entry, const std::string& reason, uint64_t now,
+                      const std::vector<uint32_t>& refused = {});
+  // The placed pods changed (PodTaskRegistry's observer): a pod kept out may be let in.
+  void placed_changed(std::string_view pod_key, uint32_t label_set, PodTaskRegistry::PlacedChange change);
+  void observe_tasks();  // tasks_'s observer, set again whenever tasks_ is made anew
   // Reads the pod back and handles it as the watch would (after a create
   // that queued it failed, whatever holds the name now is what counts).
   void resync(const std::string& key);
@@ -279,6 +297,7 @@ class PodScheduler final : public AgentEvents {
   Nominations nominations_;                      // the waiting pods a preemption made room for, and where
   AntiAffinityHolders anti_affinity_;            // the placed pods with required anti-affinity
   std::set<std::string> affinity_waiters_;       // waiting pods with a required podAffinity
+  KeptOutPods kept_out_;                         // waiting pods no offer wakes until something changes
   // What each agent has on offer, summed once per pass for the preemptions
   // weighed in it (an offer's arrival or use within a pass is not seen).
   std::optional<OfferedByAgent> offered_this_pass_;

@@ -115,7 +115,7 @@ bool PodTaskLifecycle::handle_delete(const std::string& ns, const std::string& n
   std::string key = ns + "/" + name;
   PodTask* task = tasks_.by_pod(key);
   if (!task || task->state == TaskState::kGone || task->state == TaskState::kFinished) return false;
-  tasks_.mark_deleted(*task);
+  tasks_.mark_deleted(key, *task);
   // The object stays, marked, until the task is gone (TASK_KILLED, or the
   // agent is lost). The KILL goes once the mark is stored: sent before, a
   // quick agent's TASK_KILLED removed the pod before this read it, and the

@@ -217,6 +217,60 @@ TEST_F(PodSchedulerTest, AnOfferLaunchesTheFirstWaitingPodThatFitsIt) {
   EXPECT_EQ(scheduler_->pending(), 0u);
 }
 
+// A pod every agent refuses for what no offer changes (here a required
+// anti-affinity to a pod on the only agent) is not woken by offers: each
+// one goes on to the pods that could take it, and the kept-out pod is not
+// tried again for nothing. Once the pod that kept it out is gone, the next
+// offer places it. (Before, each offer woke it, it was refused again, and
+// the pods behind it waited for their back-off.)
+TEST_F(PodSchedulerTest, APodKeptOutByThePlacedPodsLetsOffersGoToOthersUntilThatChanges) {
+  const std::string web = R"(,"labels":{"app":"web"})";
+  const std::string apart =
+      R"(,"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+      R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}})";
+  const std::string tried = R"(uvsched_pod_placements_total{result="unschedulable"})";
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("web-1", stored_pod("web-1", "Always", web, apart));
+  settle();
+  offer("edge-1", 0.5, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  std::string web1 = task_of(edge->events("LAUNCH")[0]);
+  scheduler_->status_update("edge-1", {web1, "TASK_RUNNING", ""});
+  settle();
+
+  put_pod("web-2", stored_pod("web-2", "Always", web, apart));
+  settle();
+  offer("edge-1", 0.5, 1024);  // weighed for web-2, and refused: web-1 is there
+  EXPECT_NE(pod("web-2").find("didn't match pod anti-affinity rules"), std::string::npos) << pod("web-2");
+  put_pod("big", stored_pod("big"));  // takes that offer
+  settle();
+  ASSERT_EQ(edge->events("LAUNCH").size(), 2u);
+  put_pod("other", stored_pod("other"));  // waits: no offer is left
+  settle();
+  ASSERT_EQ(scheduler_->pending(), 2u);
+
+  double tries = metric(tried);
+  offer("edge-1", 0.5, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 3u) << "the offer went past web-2 to the pod that can take it";
+  EXPECT_NE(edge->events("LAUNCH")[2].find(R"("name":"default/other")"), std::string::npos);
+  offer("edge-1", 0.5, 1024);
+  wait(60'000);  // its back-off would have tried it six times
+  EXPECT_EQ(metric(tried), tries) << "web-2 was not tried again: nothing changed";
+  EXPECT_NE(pod("web-2").find(R"("phase":"Pending")"), std::string::npos);
+
+  // web-1 is deleted; once its task is gone, an offer lets web-2 in.
+  store_.del(pod_key("web-1"), false, [](WriteResult&&) {});
+  settle();
+  ASSERT_EQ(edge->events("KILL").size(), 1u);
+  scheduler_->status_update("edge-1", {web1, "TASK_KILLED", ""});
+  settle();
+  offer("edge-1", 0.5, 1024);
+  ASSERT_EQ(edge->events("LAUNCH").size(), 4u);
+  EXPECT_NE(edge->events("LAUNCH")[3].find(R"("name":"default/web-2")"), std::string::npos);
+  EXPECT_EQ(scheduler_->pending(), 0u);
+}
+
 // kubectl cordon: a cordoned agent's offers take no new pod (one that
 // tolerates the cordon's taint excepted), the pod says why in
 // kube-scheduler's words; uncordoned, its live offer wakes the pod at once.

@@ -164,7 +164,7 @@ TEST(PodTaskRegistry, IndexesTheAgentsWithPossibleVictimsByPriority) {
   reg.mark_evicted(*reg.by_pod("default/a2"));
   EXPECT_EQ(agents_below(reg, 6), std::vector<std::string>{"b"});
   EXPECT_EQ(reg.lowest_victim_priority(), 5);
-  reg.mark_deleted(*reg.by_pod("default/b1"));
+  reg.mark_deleted("default/b1", *reg.by_pod("default/b1"));
   EXPECT_EQ(agents_below(reg, 6), std::vector<std::string>{});
   EXPECT_EQ(agents_below(reg, 11), std::vector<std::string>{"a"});
   // Erasing a flagged task takes nothing more away; relaunching moves it.
