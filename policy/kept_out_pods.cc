@@ -30,10 +30,10 @@ void AgentBits::add(uint32_t agent) {
   ++count_;
 }
 
-uint64_t KeptOutPods::add(const std::string& key, std::shared_ptr<const InterPodNeeds> needs) {
-  auto [it, fresh] = pods_.try_emplace(key, needs);
-  if (!fresh && it->second == needs) return changes_;  // kept out again, as it was: the verdicts stand
-  it->second = std::move(needs);
+uint64_t KeptOutPods::add(const std::string& key, std::shared_ptr<const InterPodNeeds> needs, const Labels& labels) {
+  auto [it, fresh] = pods_.try_emplace(key);
+  if (!fresh && it->second.needs == needs && it->second.labels == labels) return changes_;  // the verdicts stand
+  it->second = Pod{std::move(needs), labels};
   by_set_.clear();
   return changes_;
 }
@@ -49,19 +49,23 @@ void KeptOutPods::clear() {
 }
 
 void KeptOutPods::placed_changed(uint32_t set, uint64_t born, const Labels& labels, bool counted,
-                                 bool held_anti_affinity) {
+                                 const PodAffinityTerms* anti_affinity) {
   if (pods_.empty()) return;
-  if (held_anti_affinity) {
-    ++changes_;
-    return;
+  if (!counted && anti_affinity) {
+    for (const auto& [key, pod] : pods_) {  // (few such pods go: this walks only then)
+      if (any_selects(anti_affinity->anti_affinity, pod.labels)) {
+        ++changes_;
+        return;
+      }
+    }
   }
   auto [it, fresh] = by_set_.try_emplace(set);
   Verdict& v = it->second;
   if (fresh || v.born != born) {
     v = Verdict{born, false, false};
-    for (const auto& [key, needs] : pods_) {
-      v.if_counted = v.if_counted || may_let_in(needs.get(), labels, true);
-      v.if_uncounted = v.if_uncounted || may_let_in(needs.get(), labels, false);
+    for (const auto& [key, pod] : pods_) {
+      v.if_counted = v.if_counted || may_let_in(pod.needs.get(), labels, true);
+      v.if_uncounted = v.if_uncounted || may_let_in(pod.needs.get(), labels, false);
       if (v.if_counted && v.if_uncounted) break;
     }
   }

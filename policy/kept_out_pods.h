@@ -57,22 +57,28 @@ class KeptOutPods {
   bool empty() const { return pods_.empty(); }
   size_t size() const { return pods_.size(); }
 
-  // `key` waits, refused by every agent for what no offer changes; `needs`
-  // are its inter-pod constraints (null: none). Returns stamp().
-  uint64_t add(const std::string& key, std::shared_ptr<const InterPodNeeds> needs);
+  // `key` waits, refused by agents for what no offer changes; `needs` are
+  // its inter-pod constraints (null: none), `labels` its own. Returns stamp().
+  uint64_t add(const std::string& key, std::shared_ptr<const InterPodNeeds> needs, const Labels& labels);
   void remove(const std::string& key);
   void clear();
 
   // A placed pod with the label set numbered `set` (made when `born`,
-  // LabelSets::born) was counted or no longer counted. `held_anti_affinity`:
-  // it had a required anti-affinity, and is no longer counted; any pod may
-  // have been kept out by it (the symmetric rule), so any may be let in.
-  void placed_changed(uint32_t set, uint64_t born, const Labels& labels, bool counted, bool held_anti_affinity);
+  // LabelSets::born) was counted or no longer counted. `anti_affinity`: its
+  // own required anti-affinity terms (null: none), which keep out every pod
+  // they select (the symmetric rule): when it is no longer counted, those
+  // pods may be let in.
+  void placed_changed(uint32_t set, uint64_t born, const Labels& labels, bool counted,
+                      const PodAffinityTerms* anti_affinity = nullptr);
   // An agent came, or a node's labels, taints or cordon changed: any pod may be let in.
   void nodes_changed() { ++changes_; }
 
  private:
-  absl::flat_hash_map<std::string, std::shared_ptr<const InterPodNeeds>> pods_;
+  struct Pod {
+    std::shared_ptr<const InterPodNeeds> needs;
+    Labels labels;
+  };
+  absl::flat_hash_map<std::string, Pod> pods_;
   // What may_let_in said of a label set for the pods kept out now, so a
   // placement of a workload's thousandth pod is one lookup, not a walk over
   // the pods kept out. Forgotten when a pod is added (it may be let in by

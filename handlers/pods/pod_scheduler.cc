@@ -164,8 +164,12 @@ void PodScheduler::observe_tasks() {
 void PodScheduler::placed_changed(std::string_view pod_key, uint32_t set, PodTaskRegistry::PlacedChange change) {
   if (kept_out_.empty()) return;
   bool counted = change == PodTaskRegistry::PlacedChange::kCounted;
-  bool held_anti_affinity = !counted && anti_affinity_.contains(absl::string_view(pod_key.data(), pod_key.size()));
-  kept_out_.placed_changed(set, tasks_.label_set_born(set), tasks_.label_set(set), counted, held_anti_affinity);
+  const PodAffinityTerms* anti_affinity = nullptr;
+  if (!counted) {
+    auto holder = anti_affinity_.find(absl::string_view(pod_key.data(), pod_key.size()));
+    if (holder != anti_affinity_.end() && holder->second) anti_affinity = &holder->second->terms;
+  }
+  kept_out_.placed_changed(set, tasks_.label_set_born(set), tasks_.label_set(set), counted, anti_affinity);
 }
 
 PodScheduler::~PodScheduler() {
@@ -989,7 +993,7 @@ bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const 
     entry.kept_out_at.reset();
     kept_out_.remove(key);
   } else {
-    entry.kept_out_at = kept_out_.add(key, entry.needs.inter_pod);
+    entry.kept_out_at = kept_out_.add(key, entry.needs.inter_pod, entry.needs.labels);
   }
   uint64_t delay = backoff_.next_delay(key, now);
   // A pod every agent refused is tried again once something changes that

@@ -80,20 +80,23 @@ TEST(KeptOutPods, TheStampMovesOnlyForAChangeThatMayLetOneIn) {
   const Labels web{{"app", "web"}}, db{{"app", "db"}};
   uint32_t w = sets.acquire(web), d = sets.acquire(db);
   KeptOutPods kept;
-  kept.placed_changed(w, sets.born(w), web, false, false);
+  kept.placed_changed(w, sets.born(w), web, false);
   EXPECT_EQ(kept.stamp(), 0u) << "with no pod kept out, nothing is weighed";
 
-  uint64_t at = kept.add("default/web-4", anti(web));
+  uint64_t at = kept.add("default/web-4", anti(web), web);
   EXPECT_EQ(at, 0u);
-  kept.placed_changed(w, sets.born(w), web, true, false);  // another web pod placed: no help
-  kept.placed_changed(d, sets.born(d), db, false, false);  // a db pod gone: no help
+  kept.placed_changed(w, sets.born(w), web, true);  // another web pod placed: no help
+  kept.placed_changed(d, sets.born(d), db, false);  // a db pod gone: no help
   EXPECT_EQ(kept.stamp(), at);
-  kept.placed_changed(w, sets.born(w), web, false, false);  // a web pod gone: it may fit now
+  kept.placed_changed(w, sets.born(w), web, false);  // a web pod gone: it may fit now
   EXPECT_GT(kept.stamp(), at);
 
   at = kept.stamp();
-  kept.placed_changed(d, sets.born(d), db, false, true);  // a pod with anti-affinity gone
-  EXPECT_GT(kept.stamp(), at) << "the pods its anti-affinity kept out may fit now";
+  auto keeps_db_out = anti(db), keeps_web_out = anti(web);
+  kept.placed_changed(d, sets.born(d), db, false, &keeps_db_out->terms);  // a pod whose anti-affinity selects db gone
+  EXPECT_EQ(kept.stamp(), at) << "it kept no web pod out";
+  kept.placed_changed(d, sets.born(d), db, false, &keeps_web_out->terms);  // one whose anti-affinity selects web
+  EXPECT_GT(kept.stamp(), at) << "the web pods its anti-affinity kept out may fit now";
 
   at = kept.stamp();
   kept.nodes_changed();
@@ -101,28 +104,28 @@ TEST(KeptOutPods, TheStampMovesOnlyForAChangeThatMayLetOneIn) {
 
   // The verdict on a label set is kept by number, and not taken for the set
   // that reuses its number.
-  kept.add("default/cache", affinity(Labels{{"app", "redis"}}));
+  kept.add("default/cache", affinity(Labels{{"app", "redis"}}), {});
   at = kept.stamp();
-  kept.placed_changed(d, sets.born(d), db, true, false);
+  kept.placed_changed(d, sets.born(d), db, true);
   EXPECT_EQ(kept.stamp(), at);
   sets.release(d);
   uint32_t redis = sets.acquire(Labels{{"app", "redis"}});
   ASSERT_EQ(redis, d);
-  kept.placed_changed(redis, sets.born(redis), sets.get(redis), true, false);
+  kept.placed_changed(redis, sets.born(redis), sets.get(redis), true);
   EXPECT_GT(kept.stamp(), at) << "the redis pod the cache waits to be near was placed";
 
   // A pod added later is weighed for a set judged before it came.
   kept.remove("default/cache");
   kept.remove("default/web-4");
   EXPECT_TRUE(kept.empty());
-  kept.add("default/web-5", anti(web));
-  kept.add("default/db-2", anti(db));
+  kept.add("default/web-5", anti(web), web);
+  kept.add("default/db-2", anti(db), db);
   at = kept.stamp();
-  kept.placed_changed(w, sets.born(w), web, false, false);
+  kept.placed_changed(w, sets.born(w), web, false);
   EXPECT_GT(kept.stamp(), at);
   at = kept.stamp();
   uint32_t d2 = sets.acquire(db);
-  kept.placed_changed(d2, sets.born(d2), db, false, false);
+  kept.placed_changed(d2, sets.born(d2), db, false);
   EXPECT_GT(kept.stamp(), at);
 }
 
