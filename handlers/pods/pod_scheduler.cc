@@ -995,14 +995,9 @@ bool PodScheduler::wait_for_offer(const std::string& key, Pending& entry, const 
   } else {
     entry.kept_out_at = kept_out_.add(key, entry.needs.inter_pod, entry.needs.labels);
   }
+  // Its back-off runs as for any pod (SPEC 4: 1 s, doubling to 60 s): the
+  // offers of agents that refused it are what no longer wake it.
   uint64_t delay = backoff_.next_delay(key, now);
-  // A pod every agent refused is tried again once something changes that
-  // may let it in (an offer wakes it then); its timer is only a net for what
-  // is not followed, as kube-scheduler flushes its unschedulable pods every
-  // 5 minutes.
-  if (!entry.refused_on.empty() && entry.refused_on.count() >= hub_.agents().size()) {
-    delay = std::max(delay, kKeptOutRetryMs);
-  }
   queue_.add(key, now + delay, DelayQueue::Mode::kReplaceExisting);
   if (entry.needs.inter_pod && !entry.needs.inter_pod->terms.affinity.empty()) affinity_waiters_.insert(key);
   // Two pointers: small enough for std::function to keep without allocating.

@@ -142,9 +142,6 @@ class PodScheduler final : public AgentEvents {
   // How long a preemptor waits for the room its victims left to be offered
   // before it may preempt elsewhere.
   static constexpr uint64_t kNominationHoldMs = 30'000;
-  // How long a pod kept out (KeptOutPods) waits at most before it is tried
-  // again with nothing seen to change.
-  static constexpr uint64_t kKeptOutRetryMs = 300'000;
   struct Pending {
     PodNeeds needs;         // what placement reads of the pod
     std::string group;      // the pod group it belongs to ("ns/name"), or ""

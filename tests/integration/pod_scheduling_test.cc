@@ -660,30 +660,29 @@ TEST_F(PodSchedulingTest, APodThatFitsNowhereWaitsAndSaysWhy) {
 }
 
 TEST_F(PodSchedulingTest, AnOfferThatFitsWakesAWaitingPodBeforeItsBackoffEnds) {
-  start({"--offer-ttl", "30"});
+  start({"--offer-ttl", "30"});  // north's offer outlives the four failures (1 + 2 + 4 s)
   ScriptedAgent north(port(), "north");
   ASSERT_TRUE(north.subscribe(R"({"zone":"north"})"));
   ASSERT_FALSE(north.offer(4, 4096).empty());
   create(pod_json("south-only", "500m", R"(,"nodeSelector":{"zone":"south"})"));
-  // Refused by the only agent for its labels, which no offer changes: its
-  // next try is minutes away (as kube-scheduler leaves an unschedulable pod
-  // until a node event).
+  // Let it fail four times: its next try is 8 s after the fourth.
   auto until = std::chrono::steady_clock::now() + 30s;
-  while (metric("uvsched_pod_placements_total{result=\"unschedulable\"}") < 1 &&
+  while (metric("uvsched_pod_placements_total{result=\"unschedulable\"}") < 4 &&
          std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(10ms);
   }
-  ASSERT_GE(metric("uvsched_pod_placements_total{result=\"unschedulable\"}"), 1);
-  EXPECT_NE(get_pod("south-only").find("didn't match Pod's node affinity/selector"), std::string::npos);
-  // (That north's offers pass it over is PodSchedulerTest's, on a manual clock.)
-  // A node comes that may take it: its offer wakes it at once.
+  // The fourth failure came at most one poll before now: its backoff ends
+  // no sooner than ~8 s from here. Timed from here, not from the offer (a
+  // late poll would move the offer towards the backoff's end).
   auto failed = std::chrono::steady_clock::now();
+  ASSERT_GE(metric("uvsched_pod_placements_total{result=\"unschedulable\"}"), 4);
+  EXPECT_NE(get_pod("south-only").find("didn't match Pod's node affinity/selector"), std::string::npos);
   ScriptedAgent south(port(), "south");
   ASSERT_TRUE(south.subscribe(R"({"zone":"south"})"));
   ASSERT_FALSE(south.offer(4, 4096).empty());
   std::string launch = south.next("LAUNCH", 7s);
   ASSERT_FALSE(launch.empty()) << "not woken by the offer";
-  EXPECT_LT(std::chrono::steady_clock::now() - failed, 4s) << "launched by a back-off's end, not by the offer";
+  EXPECT_LT(std::chrono::steady_clock::now() - failed, 4s) << "launched by the backoff's end, not by the offer";
   EXPECT_TRUE(pod_shows("south-only", "\"nodeName\":\"south\""));
 }
 
