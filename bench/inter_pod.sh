@@ -13,9 +13,5 @@ count=${4:-1000}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 source "$(dirname "$0")/lib.sh"
-start_uvsched "$build" "embedded:$work/data" "$work/uvsched.log"
-"$build/agent_sim" --server "http://127.0.0.1:$UVSCHED_PORT" --agents "$agents" --cpus 8 --mem 16384 \
-  --pods "$placed" --concurrency 64 >"$work/sim.out" 2>"$work/sim.log" &
-for _ in $(seq 3000); do grep -q placed "$work/sim.out" && break; sleep 0.1; done
-echo "placed first: $(tail -1 "$work/sim.out")"
+start_with_placed_pods "$build" "$work" "$agents" "$placed"
 for kind in plain anti spread; do python3 "$(dirname "$0")/inter_pod.py" "$UVSCHED_PORT" "$kind" "$count"; done

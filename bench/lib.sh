@@ -17,6 +17,19 @@ start_uvsched() {
   wait_url "http://127.0.0.1:$UVSCHED_PORT/health"
 }
 
+# Starts build/uvsched (BUILD) on the embedded store in WORK, and AGENTS
+# simulated agents of 8 cpus / 16 GiB (tools/agent_sim) that create PLACED
+# pods and keep running them; returns once they are placed, and prints how
+# fast. Sets UVSCHED_PORT and UVSCHED_PID.
+start_with_placed_pods() {
+  local build=$1 work=$2 agents=$3 placed=$4
+  start_uvsched "$build" "embedded:$work/data" "$work/uvsched.log"
+  "$build/agent_sim" --server "http://127.0.0.1:$UVSCHED_PORT" --agents "$agents" --cpus 8 --mem 16384 \
+    --pods "$placed" --concurrency 64 >"$work/sim.out" 2>"$work/sim.log" &
+  for _ in $(seq 3000); do grep -q placed "$work/sim.out" && break; sleep 0.1; done
+  echo "placed first: $(tail -1 "$work/sim.out")"
+}
+
 # CPU time (user + system, all threads) of process PID so far, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 

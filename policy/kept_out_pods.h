@@ -55,7 +55,6 @@ class KeptOutPods {
   // when this read s may be let in once it reads otherwise.
   uint64_t stamp() const { return changes_; }
   bool empty() const { return pods_.empty(); }
-  size_t size() const { return pods_.size(); }
 
   // `key` waits, refused by agents for what no offer changes; `needs` are
   // its inter-pod constraints (null: none), `labels` its own. Returns stamp().
