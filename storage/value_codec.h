@@ -16,6 +16,9 @@
 #include <string>
 #include <string_view>
 
+struct ZSTD_CCtx_s;
+struct ZSTD_DCtx_s;
+
 namespace uvsched {
 
 class ValueCodec {
@@ -45,6 +48,8 @@ class ValueCodec {
 
  private:
   struct Zstd;
+  ZSTD_CCtx_s* compressor();
+  ZSTD_DCtx_s* decompressor();
   std::string dictionary_;
   std::unique_ptr<Zstd> zstd_;
 };
