@@ -1042,11 +1042,15 @@ void PodScheduler::launch(const std::string& key, const PodNeeds& needs, const O
 
 // A pod just created through the API is placed by its create when the
 // scheduler leads and is watching:
-//  - it fits an offer and no pod is waiting (so none is passed over: first
-//    come, first served): the create carries the binding, one write not two;
+//  - it fits an offer and no waiting pod is due (so none is passed over:
+//    first come, first served): the create carries the binding, one write
+//    not two. Pods backing off after a try are not ahead of it: the queue's
+//    next turn would try it before them too, as kube-scheduler's active
+//    queue goes before its unschedulable pods. So one pod that can go
+//    nowhere does not double what every other create costs;
 //  - it fits no offer: that was its first try, and the create carries its
 //    PodScheduled=False condition saying why, again one write not two;
-//  - it fits but pods are waiting: it is stored as it is and takes its turn.
+//  - it fits but pods are due: it is stored as it is and takes its turn.
 PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns, const std::string& name,
                                                           JsonValue& pod) {
   std::string key = ns + "/" + name;
@@ -1056,7 +1060,8 @@ PodScheduler::CreateOutcome PodScheduler::place_on_create(const std::string& ns,
   if (!PodGroups::group_of(pod).empty()) return nullptr;
   PodNeeds needs = pod_needs(pod);
   uint64_t now = clock_.now_ms();
-  bool first_in_line = pending_.empty();
+  std::optional<uint64_t> next_due = queue_.next_due();
+  bool first_in_line = !next_due || *next_due > now;
   Search search = search_offers(needs, {key, priority_of(pod), first_in_line}, now);
   if (search.offer && !first_in_line) return nullptr;
   if (search.offer) {

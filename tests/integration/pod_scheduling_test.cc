@@ -480,9 +480,14 @@ TEST_F(PodSchedulingTest, APodThatFitsWhenCreatedIsBoundByItsOwnCreate) {
   EXPECT_TRUE(pod_shows("quick", "\"phase\":\"Running\"")) << get_pod("quick");
 }
 
-// First come, first served: while a pod waits, a new one does not take the
-// short way past it; it queues, and is placed from the queue.
-TEST_F(PodSchedulingTest, ANewPodQueuesBehindAWaitingOne) {
+// A pod that waits for what no offer has (here a node selector no agent
+// matches) backs off between its tries; a new pod that fits is not behind
+// it (the queue's next turn would try the new one first too), so its create
+// places it, binding and all, and the waiting pod goes on waiting. (That a
+// create does not pass over a waiting pod that is due is
+// PodSchedulerTest.ACreateThatFitsIsPlacedAtOnceUnlessAWaitingPodIsDue: a
+// state too brief to reach through sockets.)
+TEST_F(PodSchedulingTest, ANewPodIsPlacedByItsCreatePastAPodThatBacksOff) {
   start();
   ScriptedAgent agent(port(), "edge-1");
   ASSERT_TRUE(agent.subscribe());
@@ -491,10 +496,11 @@ TEST_F(PodSchedulingTest, ANewPodQueuesBehindAWaitingOne) {
   ASSERT_TRUE(pod_shows("waiting", "didn't match Pod's node affinity/selector")) << get_pod("waiting");
   auto created = http_request(port(), "POST", "/api/v1/namespaces/default/pods", pod_json("later", "500m"));
   ASSERT_TRUE(created && created->status == 201);
-  EXPECT_EQ(created->body.find("nodeName"), std::string::npos) << "bound past a waiting pod: " << created->body;
+  EXPECT_NE(created->body.find(R"("nodeName":"edge-1")"), std::string::npos) << created->body;
   std::string launch = agent.next("LAUNCH");
   EXPECT_NE(launch.find("\"name\":\"later\""), std::string::npos) << launch;
-  EXPECT_TRUE(pod_shows("later", "\"nodeName\":\"edge-1\"")) << get_pod("later");
+  EXPECT_NE(get_pod("waiting").find(R"("phase":"Pending")"), std::string::npos) << get_pod("waiting");
+  EXPECT_EQ(get_pod("waiting").find("nodeName"), std::string::npos) << get_pod("waiting");
 }
 
 // A create that fails (the name is taken) launches nothing and leaves the

@@ -272,6 +272,50 @@ TEST_F(PodSchedulerTest, APodKeptOutByThePlacedPodsLetsOffersGoToOthersUntilThat
   EXPECT_EQ(scheduler_->pending(), 0u);
 }
 
+// A create that fits is placed by the create itself (the binding goes in
+// the same write) unless a waiting pod is due, which would pass that pod
+// over. A pod backing off after a try is not ahead of it: the queue's next
+// turn would try the new pod first too. (Before, one pod that could go
+// nowhere made every create two writes and a queue turn.)
+TEST_F(PodSchedulerTest, ACreateThatFitsIsPlacedAtOnceUnlessAWaitingPodIsDue) {
+  start();
+  auto edge = subscribe("edge-1");
+  put_pod("nowhere", stored_pod("nowhere", "Always", "", R"(,"nodeSelector":{"disk":"ssd"})"));
+  settle();
+  offer("edge-1", 0.5, 1024);
+  ASSERT_EQ(scheduler_->pending(), 1u);
+  ASSERT_TRUE(edge->events("LAUNCH").empty()) << "no agent has disk=ssd";
+
+  std::optional<JsonValue> web = JsonValue::parse(stored_pod("web"), nullptr);
+  ASSERT_TRUE(web);
+  auto created = scheduler_->place_on_create("default", "web", *web);
+  ASSERT_TRUE(created) << "a pod backing off is not ahead of the create";
+  const JsonValue* node = web->find({"spec", "nodeName"});
+  ASSERT_NE(node, nullptr) << web->dump();
+  EXPECT_EQ(node->text(), "edge-1");
+  std::string json = web->dump();
+  put_pod("web", json);
+  settle();
+  created(true, store_.revision(), json);
+  settle();
+  ASSERT_EQ(edge->events("LAUNCH").size(), 1u);
+  EXPECT_NE(edge->events("LAUNCH")[0].find(R"("name":"default/web")"), std::string::npos);
+  EXPECT_EQ(scheduler_->pending(), 1u) << "nowhere still waits";
+
+  // A pod the watch just queued is due: a create now would pass it over.
+  offer("edge-1", 0.5, 1024);
+  put_pod("queued", stored_pod("queued"));
+  store_.run();  // the watch brings it; the queue's turn has not come yet
+  std::optional<JsonValue> late = JsonValue::parse(stored_pod("late"), nullptr);
+  ASSERT_TRUE(late);
+  EXPECT_FALSE(scheduler_->place_on_create("default", "late", *late)) << "stored as it is: it takes its turn";
+  EXPECT_EQ(late->find({"spec", "nodeName"}), nullptr);
+  settle();
+  ASSERT_EQ(edge->events("LAUNCH").size(), 2u);
+  EXPECT_NE(edge->events("LAUNCH")[1].find(R"("name":"default/queued")"), std::string::npos)
+      << "the pod that came first took the offer";
+}
+
 // kubectl cordon: a cordoned agent's offers take no new pod (one that
 // tolerates the cordon's taint excepted), the pod says why in
 // kube-scheduler's words; uncordoned, its live offer wakes the pod at once.
