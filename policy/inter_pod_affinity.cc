@@ -27,12 +27,20 @@ InterPodAffinity::InterPodAffinity(std::string_view ns, const Labels& labels, co
     matches_own_affinity_ = std::all_of(terms_->affinity.begin(), terms_->affinity.end(),
                                         [&](const PodAffinityTerm& t) { return t.selects(ns, labels); });
   }
+  // Whether a term selects is asked before where the pod is: most placed
+  // pods are not selected (a create walks every holder of anti-affinity),
+  // and a node's labels are a lookup by name.
   for (const PlacedPod& p : placed) {
-    const Labels* node = node_labels(p.node);
+    const Labels* node = nullptr;
+    bool node_read = false;
+    auto node_of = [&] {
+      if (!node_read) node = node_labels(p.node), node_read = true;
+      return node;
+    };
     if (p.terms) {
       for (const PodAffinityTerm& t : p.terms->anti_affinity) {
-        const std::string* value = value_of(node, t.topology_key);
-        if (value && t.selects(ns, labels)) ++existing_anti_[{t.topology_key, *value}];
+        if (!t.selects(ns, labels)) continue;
+        if (const std::string* value = value_of(node_of(), t.topology_key)) ++existing_anti_[{t.topology_key, *value}];
       }
     }
     if (!terms_ || !p.labels) continue;
@@ -42,12 +50,12 @@ InterPodAffinity::InterPodAffinity(std::string_view ns, const Labels& labels, co
                                                  [&](const PodAffinityTerm& t) { return t.selects(p.ns, *p.labels); });
     if (all) {
       for (const PodAffinityTerm& t : terms_->affinity) {
-        if (const std::string* value = value_of(node, t.topology_key)) ++affinity_[{t.topology_key, *value}];
+        if (const std::string* value = value_of(node_of(), t.topology_key)) ++affinity_[{t.topology_key, *value}];
       }
     }
     for (const PodAffinityTerm& t : terms_->anti_affinity) {
-      const std::string* value = value_of(node, t.topology_key);
-      if (value && t.selects(p.ns, *p.labels)) ++anti_[{t.topology_key, *value}];
+      if (!t.selects(p.ns, *p.labels)) continue;
+      if (const std::string* value = value_of(node_of(), t.topology_key)) ++anti_[{t.topology_key, *value}];
     }
   }
 }

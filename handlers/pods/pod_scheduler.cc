@@ -916,7 +916,13 @@ bool PodScheduler::fits(const PodNeeds& needs, const Offer& offer) const {
 
 std::optional<InterPodFilters> PodScheduler::inter_pod_filters(const std::string& key, const PodNeeds& needs,
                                                                const std::vector<InterPodFilters::Planned>* planned) {
-  if (!anti_affinity_.empty()) InterPodFilters::prune(anti_affinity_, tasks_);
+  // The filters pass over holders whose task is gone, so dropping them is
+  // only for memory: once a second, not on every search (each holder is a
+  // lookup, and every create searches).
+  if (uint64_t now = clock_.now_ms(); !anti_affinity_.empty() && now >= holders_pruned_ms_ + 1000) {
+    InterPodFilters::prune(anti_affinity_, tasks_);
+    holders_pruned_ms_ = now;
+  }
   static const std::vector<InterPodFilters::Planned> kNone;
   auto f = InterPodFilters::build(key, needs, tasks_, hub_, anti_affinity_, planned ? *planned : kNone);
   // Counting the placed pods is work as weighing offers is: the pass yields after enough of either.

@@ -293,6 +293,7 @@ class PodScheduler final : public AgentEvents {
   size_t looks_ = 0;                             // offers weighed (search_offers), for kLooksPerPass
   Nominations nominations_;                      // the waiting pods a preemption made room for, and where
   AntiAffinityHolders anti_affinity_;            // the placed pods with required anti-affinity
+  uint64_t holders_pruned_ms_ = 0;               // when anti_affinity_ last dropped the holders that are gone
   std::set<std::string> affinity_waiters_;       // waiting pods with a required podAffinity
   KeptOutPods kept_out_;                         // waiting pods no offer wakes until something changes
   // What each agent has on offer, summed once per pass for the preemptions
