@@ -20,6 +20,14 @@ const std::string* value_of(const Labels* labels, const std::string& key) {
 
 }  // namespace
 
+const std::string* InterPodAffinity::Domains::containing(const Labels& node_labels) const {
+  for (const auto& [key, values] : by_key_) {
+    auto value = node_labels.find(key);
+    if (value != node_labels.end() && values.contains(value->second)) return &key;
+  }
+  return nullptr;
+}
+
 InterPodAffinity::InterPodAffinity(std::string_view ns, const Labels& labels, const PodAffinityTerms* terms,
                                    const std::vector<PlacedPod>& placed, const NodeLabels& node_labels)
     : terms_(terms && !terms->empty() ? terms : nullptr) {
@@ -40,7 +48,7 @@ InterPodAffinity::InterPodAffinity(std::string_view ns, const Labels& labels, co
     if (p.terms) {
       for (const PodAffinityTerm& t : p.terms->anti_affinity) {
         if (!t.selects(ns, labels)) continue;
-        if (const std::string* value = value_of(node_of(), t.topology_key)) ++existing_anti_[{t.topology_key, *value}];
+        if (const std::string* value = value_of(node_of(), t.topology_key)) existing_anti_.add(t.topology_key, *value);
       }
     }
     if (!terms_ || !p.labels) continue;
@@ -50,12 +58,12 @@ InterPodAffinity::InterPodAffinity(std::string_view ns, const Labels& labels, co
                                                  [&](const PodAffinityTerm& t) { return t.selects(p.ns, *p.labels); });
     if (all) {
       for (const PodAffinityTerm& t : terms_->affinity) {
-        if (const std::string* value = value_of(node_of(), t.topology_key)) ++affinity_[{t.topology_key, *value}];
+        if (const std::string* value = value_of(node_of(), t.topology_key)) affinity_.add(t.topology_key, *value);
       }
     }
     for (const PodAffinityTerm& t : terms_->anti_affinity) {
       if (!t.selects(p.ns, *p.labels)) continue;
-      if (const std::string* value = value_of(node_of(), t.topology_key)) ++anti_[{t.topology_key, *value}];
+      if (const std::string* value = value_of(node_of(), t.topology_key)) anti_.add(t.topology_key, *value);
     }
   }
 }
@@ -68,7 +76,7 @@ std::optional<Misfit> InterPodAffinity::misfit(const Labels& node_labels) const 
       if (!value) {
         return Misfit{MisfitKind::kPodAffinity, "the node has no " + t.topology_key + " label for pod affinity"};
       }
-      if (!affinity_.count({t.topology_key, *value})) present = false;
+      if (!affinity_.has(t.topology_key, *value)) present = false;
     }
     // The first of a set that wants to be together: nothing it selects is placed anywhere yet.
     if (!present && !(affinity_.empty() && matches_own_affinity_)) {
@@ -78,18 +86,14 @@ std::optional<Misfit> InterPodAffinity::misfit(const Labels& node_labels) const 
   if (terms_) {
     for (const PodAffinityTerm& t : terms_->anti_affinity) {
       const std::string* value = value_of(&node_labels, t.topology_key);
-      if (value && anti_.count({t.topology_key, *value})) {
+      if (value && anti_.has(t.topology_key, *value)) {
         return Misfit{MisfitKind::kPodAntiAffinity,
                       "a pod its anti-affinity selects is in the node's " + t.topology_key + " domain"};
       }
     }
   }
-  for (const auto& [domain, count] : existing_anti_) {
-    const std::string* value = value_of(&node_labels, domain.first);
-    if (value && *value == domain.second) {
-      return Misfit{MisfitKind::kExistingAntiAffinity,
-                    "a pod in the node's " + domain.first + " domain has anti-affinity to it"};
-    }
+  if (const std::string* key = existing_anti_.containing(node_labels)) {
+    return Misfit{MisfitKind::kExistingAntiAffinity, "a pod in the node's " + *key + " domain has anti-affinity to it"};
   }
   return std::nullopt;
 }
