@@ -642,19 +642,44 @@ void PodScheduler::try_place(const std::string& key) {
     }
   }
   Search search;
-  if (!offer) offer = (search = search_offers(entry.needs, {key, entry.priority, true}, now)).offer;
+  bool refused_everywhere = !offer && refused_by_every_offer(entry, now);
+  if (!offer && !refused_everywhere)
+    offer = (search = search_offers(entry.needs, {key, entry.priority, true}, now)).offer;
   if (offer) {
     placements_.add(placed_label());
     Offer chosen = *offer;
     launch(key, entry.needs, chosen);
     return;
   }
-  std::string reason = why_pending(search, entry.needs);
-  std::vector<uint32_t> refused = refused_until_change(search.seen);  // (read while the offers it names are there)
+  std::string reason = refused_everywhere ? entry.last_why : why_pending(search, entry.needs);
+  entry.last_why = reason;
+  std::vector<uint32_t> refused;
+  if (!refused_everywhere) refused = refused_until_change(search.seen);  // (read while the offers it names are there)
   if (!entry.preempt_never) {
     if (std::string preempted = preempt_for(key, entry, now); !preempted.empty()) reason += " " + preempted;
   }
   wait_and_say(key, entry, reason, now, refused);
+}
+
+// A pod kept out (PendingReason::refused_until_change) by every agent that
+// has an offer now, with nothing changed since that may let it in: a search
+// would weigh each offer to refuse it again, building its inter-pod filters
+// over every placed pod first. Its back-off still runs (SPEC 4), and it says
+// what its last search said. (At 5,000 agents each such try took tens of
+// milliseconds, and 500 such pods kept the loop a third busy and stalled it
+// for half a second at a time.)
+bool PodScheduler::refused_by_every_offer(const Pending& entry, uint64_t now) {
+  if (entry.kept_out_at != kept_out_.stamp() || entry.refused_on.empty() || entry.last_why.empty()) return false;
+  size_t weighed = 0;
+  const Offer* other = hub_.offers().find_first(
+      [&](const Offer& o) {
+        ++weighed;
+        std::optional<uint32_t> agent = tasks_.agent_index(o.agent);
+        return !agent || !entry.refused_on.has(*agent);
+      },
+      now);
+  looks_ += weighed / 8;  // (a bit each: as cheap as a placed pod counted)
+  return !other && weighed > 0;
 }
 
 std::vector<uint32_t> PodScheduler::refused_until_change(const PendingReason& seen) {

@@ -129,6 +129,8 @@ class PodScheduler final : public AgentEvents {
   void agent_lost(const std::string& agent) override { lifecycle_.agent_lost(agent); }
 
   size_t pending() const { return pending_.size(); }
+  // The placement work done so far (offers weighed, placed pods counted): a pass's budget is in it.
+  size_t looks() const { return looks_; }
   // GET /v1/queue: the waiting pods in the order they will be tried.
   void add_routes(Router& router);
   // The pods are loaded and their changes followed.
@@ -150,6 +152,7 @@ class PodScheduler final : public AgentEvents {
     bool preempt_never = false;
     std::vector<std::pair<std::string, uint64_t>> victims;  // the tasks (pod, serial) it preempted, until they end
     std::string last_reason;
+    std::string last_why;           // why its last search found no offer (last_reason before any preemption's note)
     bool from_create = false;       // queued by its create: the watch's copy of the create is nothing new
     uint64_t waiting_since_ms = 0;  // monotonic: when it was first queued
     // The agents that refused it for what no offer changes
@@ -161,6 +164,9 @@ class PodScheduler final : public AgentEvents {
   };
   // The agents `seen` says refused a pod until something changes, by number.
   std::vector<uint32_t> refused_until_change(const PendingReason& seen);
+  // Whether every live offer is of an agent that refused `entry` until
+  // something changes, and nothing has: a search would refuse it again.
+  bool refused_by_every_offer(const Pending& entry, uint64_t now);
   // One walk over the live offers for a pod: the first that fits (claimed
   // for `claimant` when given), or else what was seen and why it failed.
   struct Search {

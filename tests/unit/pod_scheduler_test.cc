@@ -256,8 +256,12 @@ TEST_F(PodSchedulerTest, APodKeptOutByThePlacedPodsLetsOffersGoToOthersUntilThat
   EXPECT_NE(edge->events("LAUNCH")[2].find(R"("name":"default/other")"), std::string::npos);
   offer("edge-1", 0.5, 1024);
   EXPECT_EQ(metric(tried), tries) << "the offers did not wake web-2: nothing changed";
+  size_t looks = scheduler_->looks();
+  std::string said = pod("web-2");
   wait(2000);  // its back-off (2 s after its second try) still runs (SPEC 4)
   EXPECT_EQ(metric(tried), tries + 1);
+  EXPECT_EQ(scheduler_->looks(), looks) << "that try weighed no offer: each is of an agent that refused it since";
+  EXPECT_EQ(pod("web-2"), said) << "and it says what it said";
   EXPECT_NE(pod("web-2").find(R"("phase":"Pending")"), std::string::npos);
 
   // web-1 is deleted; once its task is gone, an offer lets web-2 in.
