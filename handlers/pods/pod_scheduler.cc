@@ -642,9 +642,11 @@ void PodScheduler::try_place(const std::string& key) {
     }
   }
   Search search;
-  bool refused_everywhere = !offer && refused_by_every_offer(entry, now);
-  if (!offer && !refused_everywhere)
-    offer = (search = search_offers(entry.needs, {key, entry.priority, true}, now)).offer;
+  bool refused_everywhere = false;
+  if (!offer) {
+    refused_everywhere = refused_by_every_offer(entry, now);
+    if (!refused_everywhere) offer = (search = search_offers(entry.needs, {key, entry.priority, true}, now)).offer;
+  }
   if (offer) {
     placements_.add(placed_label());
     Offer chosen = *offer;
